@@ -1,0 +1,241 @@
+package model
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Status of a call, as the screen shows it.
+type Status string
+
+const (
+	StatusRunning   Status = "running"
+	StatusOK        Status = "ok"
+	StatusError     Status = "error"
+	StatusCancelled Status = "cancelled"
+	StatusLate      Status = "late"
+)
+
+// Limits that keep one call's memory bounded.
+const (
+	MaxPoints   = 32 // progress points kept per call (first, then a thinning sample; last is Progress)
+	MaxTimeline = 64 // non-progress events kept per call
+	MaxAttempts = 16
+	MaxWarnings = 32
+)
+
+// Call is one tool call as every source saw it: all its attempts, its
+// progress and its result. A Call taken from a Snapshot is immutable: the
+// store copies a call before changing it once a snapshot may hold it.
+type Call struct {
+	ID             string // stable: "task_id/tool_call_id", or "tap#exchange"
+	TaskID         string
+	ToolCallID     string
+	Tool           string
+	AgentName      string
+	IdempotencyKey string
+	RequestID      string
+	Sources        []string // source names that saw the call, first seen first
+
+	FirstSeen  time.Time
+	Started    time.Time // first tool.call
+	Ended      time.Time // zero while running
+	LastUpdate time.Time
+	TimeoutMS  int64
+	Status     Status
+
+	Arguments   json.RawMessage
+	Meta        map[string]any
+	Context     *Context // of the latest attempt that carried one
+	SoatContext map[string]string
+	Headers     map[string]string
+
+	Attempts []Attempt
+	Progress Progress
+	Warnings []Event  // warning events about this call (bounded)
+	Timeline []Event  // every non-progress event (bounded)
+	Events   int      // events applied to this call, all kinds
+	Flags    CallFlag // summary bits for filters and the table
+
+	gen  uint64 // store generation the call was made mutable in
+	keys []callKey
+}
+
+// CallFlag bits summarise what the table's flags column shows.
+type CallFlag uint16
+
+const (
+	FlagRetried CallFlag = 1 << iota
+	FlagReplayed
+	FlagImages
+	FlagStructured
+	FlagStructuredDropped
+	FlagOffloaded
+	FlagLimit // an image over the limits, too many images...
+	FlagRejected
+	FlagLate
+	FlagPII
+	FlagWarning
+)
+
+// Attempt is one try of a call: a tap's HTTP exchange, a feed's retry.
+type Attempt struct {
+	N          int
+	SourceName string // the tap that carried it, when a tap saw it
+	Exchange   string
+	RequestID  string
+	Started    time.Time
+	Ended      time.Time
+	Context    *Context
+	FeedCall   bool // a feed's tool.call was seen for this attempt
+	Cancelled  string
+	HasResult  bool
+	Result     Result
+}
+
+// Result is what a call answered, merged from every source that saw it.
+type Result struct {
+	Time                     time.Time
+	IsError                  bool
+	Error                    string
+	Replayed                 bool
+	DurationMS               int64
+	HTTPStatus               int
+	RPCCode                  int
+	TextChars                int
+	TextPreview              string
+	Offloaded                bool
+	Images                   []Image
+	StructuredContent        json.RawMessage
+	StructuredContentBytes   int
+	StructuredContentDropped bool
+	Late                     bool
+	ResultType               string
+	Denied                   string
+}
+
+// Progress is the progress state of a call: the latest values, counts per
+// source and a bounded history of points.
+type Progress struct {
+	Progress float64
+	Total    float64
+	HasTotal bool
+	Message  string
+	LastAt   time.Time
+
+	Sent          int // notifications a tap saw the server send
+	WouldRelay    int // of those, how many the platform's 0.5 s rule relays
+	Relayed       int // tool.progress events a feed delivered
+	NotIncreasing int
+
+	Points  [MaxPoints]Point
+	NPoints int
+	stride  int // keep one point in stride once the history is full
+	skipped int
+	lastTap float64
+	lastFed float64
+}
+
+// Point is one progress notification kept in the history.
+type Point struct {
+	UnixNano int64
+	Progress float64
+	Total    float64 // 0 with HasTotal false when unknown
+	HasTotal bool
+	Relayed  bool
+	FromTap  bool
+	Message  string
+}
+
+// Time of the point.
+func (p Point) Time() time.Time { return time.Unix(0, p.UnixNano) }
+
+// SentCount is the number of notifications the server sent, as far as known:
+// what a tap saw, else what the feed relayed.
+func (c *Call) SentCount() int {
+	if c.Progress.Sent > 0 {
+		return c.Progress.Sent
+	}
+	return c.Progress.Relayed
+}
+
+// RelayedCount is what the platform relayed: the feed's count when a feed saw
+// the call, else the tap's prediction under the 0.5 s rule.
+func (c *Call) RelayedCount() int {
+	if c.Progress.Relayed > 0 || c.hasFeed() {
+		return c.Progress.Relayed
+	}
+	return c.Progress.WouldRelay
+}
+
+func (c *Call) hasFeed() bool {
+	for _, a := range c.Attempts {
+		if a.FeedCall {
+			return true
+		}
+	}
+	return false
+}
+
+// LastAttempt is the latest attempt, or nil before any.
+func (c *Call) LastAttempt() *Attempt {
+	if len(c.Attempts) == 0 {
+		return nil
+	}
+	return &c.Attempts[len(c.Attempts)-1]
+}
+
+// Finished says whether the call has ended (any status but running).
+func (c *Call) Finished() bool { return c.Status != StatusRunning }
+
+// Elapsed is the call's duration so far (or in all, once ended).
+func (c *Call) Elapsed(now time.Time) time.Duration {
+	start := c.Started
+	if start.IsZero() {
+		start = c.FirstSeen
+	}
+	if !c.Ended.IsZero() {
+		return c.Ended.Sub(start)
+	}
+	return now.Sub(start)
+}
+
+// clone copies what the store changes in place; append-only slices
+// (Timeline, Warnings, Sources, keys) may share their arrays because a
+// snapshot never looks past its own length.
+func (c *Call) clone() *Call {
+	n := *c
+	n.Attempts = append([]Attempt(nil), c.Attempts...)
+	if c.Context != nil {
+		ctx := *c.Context
+		n.Context = &ctx
+	}
+	return &n
+}
+
+func (p *Progress) addPoint(pt Point) {
+	if p.stride == 0 {
+		p.stride = 1
+	}
+	if p.NPoints > 0 && p.skipped+1 < p.stride {
+		p.skipped++
+		return
+	}
+	p.skipped = 0
+	if p.NPoints == MaxPoints {
+		// Thin the history: keep every other point (the first stays).
+		for i := 1; i < MaxPoints/2; i++ {
+			p.Points[i] = p.Points[2*i]
+		}
+		for i := MaxPoints / 2; i < MaxPoints; i++ {
+			p.Points[i] = Point{}
+		}
+		p.NPoints = MaxPoints / 2
+		p.stride *= 2
+	}
+	p.Points[p.NPoints] = pt
+	p.NPoints++
+}
+
+// History returns the kept points, oldest first.
+func (p *Progress) History() []Point { return p.Points[:p.NPoints] }

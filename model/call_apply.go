@@ -1,0 +1,465 @@
+package model
+
+import (
+	"sort"
+	"strings"
+	"time"
+)
+
+// apply folds one call event into the call. The store has already made the
+// call mutable.
+func (c *Call) apply(ev *Event) {
+	c.Events++
+	if ev.Time.After(c.LastUpdate) {
+		c.LastUpdate = ev.Time
+	}
+	if c.FirstSeen.IsZero() || (!ev.Time.IsZero() && ev.Time.Before(c.FirstSeen)) {
+		c.FirstSeen = ev.Time
+	}
+	c.fillIdentity(ev)
+	c.addSource(ev.SourceName)
+
+	switch ev.Kind {
+	case KindToolCall:
+		c.applyCallEvent(ev)
+	case KindToolProgress:
+		c.applyProgress(ev)
+		return // progress is kept in the point history, not the timeline
+	case KindToolResult:
+		c.applyResult(ev)
+	case KindToolCancelled:
+		a := c.attemptFor(ev)
+		a.Cancelled = ev.Reason
+		if a.Cancelled == "" {
+			a.Cancelled = "cancelled"
+		}
+		if a.Ended.IsZero() {
+			a.Ended = ev.Time
+		}
+	case KindWarning:
+		c.Flags |= FlagWarning
+		if ev.Code == "pii_in_context" {
+			c.Flags |= FlagPII
+		}
+		if strings.Contains(ev.Code, "too_large") || strings.Contains(ev.Code, "too_many") || strings.HasPrefix(ev.Code, "image_") {
+			c.Flags |= FlagLimit
+		}
+		if len(c.Warnings) < MaxWarnings {
+			c.Warnings = append(c.Warnings, *ev)
+		}
+	}
+	c.appendTimeline(*ev)
+	c.updateStatus()
+}
+
+func (c *Call) fillIdentity(ev *Event) {
+	if c.TaskID == "" {
+		c.TaskID = ev.TaskID
+	}
+	if c.ToolCallID == "" {
+		c.ToolCallID = ev.ToolCallID
+	}
+	if c.IdempotencyKey == "" {
+		c.IdempotencyKey = ev.IdempotencyKey
+	}
+	if c.RequestID == "" {
+		c.RequestID = ev.RequestID
+	}
+	if ev.Tool != "" {
+		// A tap sees the server's raw name, a feed the agent-facing one:
+		// keep the raw one as Tool and the qualified one as AgentName.
+		if strings.HasPrefix(ev.Tool, "mcp__") && ev.Source != SourceTap {
+			if c.AgentName == "" {
+				c.AgentName = ev.Tool
+			}
+			if c.Tool == "" {
+				c.Tool = ev.Tool
+			}
+		} else if c.Tool == "" || (ev.Source == SourceTap && c.Tool == c.AgentName) {
+			c.Tool = ev.Tool
+		}
+	}
+	if ev.AgentName != "" {
+		c.AgentName = ev.AgentName
+	}
+	if ev.TimeoutMS > 0 {
+		c.TimeoutMS = ev.TimeoutMS
+	}
+}
+
+func (c *Call) addSource(name string) {
+	for _, s := range c.Sources {
+		if s == name {
+			return
+		}
+	}
+	c.Sources = append(c.Sources, name)
+}
+
+func (c *Call) applyCallEvent(ev *Event) {
+	a := c.attemptFor(ev)
+	if a.Started.IsZero() || ev.Time.Before(a.Started) {
+		a.Started = ev.Time
+	}
+	if ev.Source != SourceTap {
+		a.FeedCall = true
+	}
+	if ev.RequestID != "" {
+		a.RequestID = ev.RequestID
+	}
+	if c.Started.IsZero() || ev.Time.Before(c.Started) {
+		c.Started = ev.Time
+	}
+	if len(ev.Arguments) > 0 {
+		c.Arguments = ev.Arguments
+	}
+	if len(ev.Meta) > 0 {
+		c.Meta = ev.Meta
+	}
+	if len(ev.SoatContext) > 0 {
+		c.SoatContext = ev.SoatContext
+	}
+	if len(ev.Headers) > 0 {
+		c.Headers = ev.Headers
+	}
+	if ev.Context != nil {
+		a.Context = ev.Context
+		// The call shows the verdict of its latest attempt with a token.
+		if c.Context == nil || a.N >= c.latestContextAttempt() {
+			c.Context = ev.Context
+		}
+	}
+	if len(c.Attempts) > 1 {
+		c.Flags |= FlagRetried
+	}
+}
+
+func (c *Call) latestContextAttempt() int {
+	n := 0
+	for _, a := range c.Attempts {
+		if a.Context != nil && a.N > n {
+			n = a.N
+		}
+	}
+	return n
+}
+
+func (c *Call) applyProgress(ev *Event) {
+	p := &c.Progress
+	fromTap := ev.Source == SourceTap
+	last := &p.lastFed
+	if fromTap {
+		p.Sent++
+		if ev.Relayed {
+			p.WouldRelay++
+		}
+		last = &p.lastTap
+	} else {
+		p.Relayed++
+	}
+	count := p.Relayed
+	if fromTap {
+		count = p.Sent
+	}
+	if count > 1 && ev.Progress <= *last {
+		p.NotIncreasing++
+	}
+	*last = ev.Progress
+	if !ev.Time.Before(p.LastAt) {
+		p.Progress = ev.Progress
+		if ev.Total != nil {
+			p.Total, p.HasTotal = *ev.Total, true
+		}
+		if ev.Message != "" {
+			p.Message = ev.Message
+		}
+		p.LastAt = ev.Time
+	}
+	pt := Point{UnixNano: ev.Time.UnixNano(), Progress: ev.Progress, Relayed: ev.Relayed || !fromTap, FromTap: fromTap, Message: ev.Message}
+	if ev.Total != nil {
+		pt.Total, pt.HasTotal = *ev.Total, true
+	}
+	p.addPoint(pt)
+	if c.Status == StatusRunning || c.LastAttempt() == nil {
+		c.updateStatus()
+	}
+}
+
+func (c *Call) applyResult(ev *Event) {
+	a := c.attemptFor(ev)
+	r := &a.Result
+	if !a.HasResult || ev.Time.Before(r.Time) {
+		r.Time = ev.Time
+	}
+	a.HasResult = true
+	if a.Ended.IsZero() || ev.Time.After(a.Ended) {
+		a.Ended = ev.Time
+	}
+	r.IsError = r.IsError || ev.IsError
+	setString(&r.Error, ev.Error)
+	r.Replayed = r.Replayed || ev.Replayed
+	setInt64(&r.DurationMS, ev.DurationMS)
+	setInt(&r.HTTPStatus, ev.HTTPStatus)
+	setInt(&r.RPCCode, ev.RPCCode)
+	setInt(&r.TextChars, ev.TextChars)
+	setString(&r.TextPreview, ev.TextPreview)
+	r.Offloaded = r.Offloaded || ev.Offloaded
+	if len(ev.Images) > 0 {
+		r.Images = ev.Images
+	}
+	if len(ev.StructuredContent) > 0 {
+		r.StructuredContent = ev.StructuredContent
+	}
+	setInt(&r.StructuredContentBytes, ev.StructuredContentBytes)
+	r.StructuredContentDropped = r.StructuredContentDropped || ev.StructuredContentDropped
+	r.Late = r.Late || ev.Late
+	setString(&r.ResultType, ev.ResultType)
+	setString(&r.Denied, ev.Denied)
+
+	if r.Replayed {
+		c.Flags |= FlagReplayed
+	}
+	if len(r.Images) > 0 {
+		c.Flags |= FlagImages
+		for _, im := range r.Images {
+			if im.Problem != "" {
+				c.Flags |= FlagLimit
+			}
+		}
+	}
+	if r.StructuredContentBytes > 0 || len(r.StructuredContent) > 0 {
+		c.Flags |= FlagStructured
+	}
+	if r.StructuredContentDropped {
+		c.Flags |= FlagStructuredDropped
+	}
+	if r.Offloaded {
+		c.Flags |= FlagOffloaded
+	}
+	if r.Late {
+		c.Flags |= FlagLate
+	}
+	if r.HTTPStatus == 401 || r.HTTPStatus == 403 {
+		c.Flags |= FlagRejected
+	}
+}
+
+func setString(dst *string, v string) {
+	if v != "" {
+		*dst = v
+	}
+}
+
+func setInt(dst *int, v int) {
+	if v != 0 {
+		*dst = v
+	}
+}
+
+func setInt64(dst *int64, v int64) {
+	if v != 0 {
+		*dst = v
+	}
+}
+
+// attemptFor finds or makes the attempt an event belongs to:
+//   - a tap's exchange is one attempt; a new exchange for the same call is the
+//     next attempt (same idempotency key seen again);
+//   - an explicit `attempt` number wins;
+//   - a feed's tool.call without one is the next attempt the feed has not
+//     announced yet; a feed's result without one is attempt 1 (the contract
+//     leaves `attempt` out on a first call); anything else joins the latest.
+func (c *Call) attemptFor(ev *Event) *Attempt {
+	if ev.Exchange != "" {
+		for i := range c.Attempts {
+			a := &c.Attempts[i]
+			if a.Exchange == ev.Exchange && a.SourceName == ev.SourceName {
+				return a
+			}
+		}
+		n := ev.Attempt
+		if n == 0 {
+			n = 1
+			for _, a := range c.Attempts {
+				if a.Exchange != "" && a.N >= n {
+					n = a.N + 1
+				}
+			}
+		}
+		a := c.attemptN(n)
+		if a.Exchange == "" {
+			a.Exchange, a.SourceName = ev.Exchange, ev.SourceName
+		}
+		return a
+	}
+	n := ev.Attempt
+	if n == 0 {
+		switch ev.Kind {
+		case KindToolCall:
+			n = 1
+			for _, a := range c.Attempts {
+				if a.FeedCall && a.N >= n {
+					n = a.N + 1
+				}
+			}
+		case KindToolResult:
+			n = 1
+		default:
+			n = max(len(c.Attempts), 1)
+			if len(c.Attempts) > 0 {
+				n = c.Attempts[len(c.Attempts)-1].N
+			}
+		}
+	}
+	return c.attemptN(n)
+}
+
+// attemptN returns attempt n, creating it (and keeping attempts sorted).
+func (c *Call) attemptN(n int) *Attempt {
+	if n < 1 {
+		n = 1
+	}
+	if n > MaxAttempts {
+		n = MaxAttempts
+	}
+	for i := range c.Attempts {
+		if c.Attempts[i].N == n {
+			return &c.Attempts[i]
+		}
+	}
+	c.Attempts = append(c.Attempts, Attempt{N: n})
+	sort.Slice(c.Attempts, func(i, j int) bool { return c.Attempts[i].N < c.Attempts[j].N })
+	if len(c.Attempts) > 1 {
+		c.Flags |= FlagRetried
+	}
+	for i := range c.Attempts {
+		if c.Attempts[i].N == n {
+			return &c.Attempts[i]
+		}
+	}
+	return nil // unreachable
+}
+
+// updateStatus derives the call's status from its latest attempt.
+func (c *Call) updateStatus() {
+	a := c.LastAttempt()
+	switch {
+	case a == nil:
+		c.Status = StatusRunning
+	case a.HasResult && a.Result.Late:
+		c.Status = StatusLate
+	case a.HasResult && (a.Result.IsError || a.Result.Error != "" || a.Result.RPCCode != 0 || a.Result.HTTPStatus >= 400):
+		c.Status = StatusError
+	case a.HasResult:
+		c.Status = StatusOK
+	case a.Cancelled != "":
+		c.Status = StatusCancelled
+	default:
+		c.Status = StatusRunning
+	}
+	if c.Status == StatusRunning {
+		c.Ended = time.Time{}
+	} else {
+		c.Ended = a.Ended
+	}
+	if c.Context != nil && c.Context.Verdict == VerdictRejected {
+		c.Flags |= FlagRejected
+	}
+}
+
+func (c *Call) appendTimeline(ev Event) {
+	if len(c.Timeline) >= MaxTimeline {
+		// Keep the first half (how it started) and the most recent events,
+		// in a new array: a snapshot may hold the old one.
+		n := make([]Event, 0, MaxTimeline)
+		n = append(n, c.Timeline[:MaxTimeline/2]...)
+		n = append(n, c.Timeline[len(c.Timeline)-MaxTimeline/4:]...)
+		c.Timeline = n
+	}
+	c.Timeline = append(c.Timeline, ev)
+}
+
+// absorb folds another view of the same call into this one.
+func (c *Call) absorb(o *Call) {
+	ev := Event{TaskID: o.TaskID, ToolCallID: o.ToolCallID, IdempotencyKey: o.IdempotencyKey,
+		RequestID: o.RequestID, Tool: o.Tool, AgentName: o.AgentName, TimeoutMS: o.TimeoutMS}
+	c.fillIdentity(&ev)
+	for _, s := range o.Sources {
+		c.addSource(s)
+	}
+	if o.FirstSeen.Before(c.FirstSeen) {
+		c.FirstSeen = o.FirstSeen
+	}
+	if c.Started.IsZero() || (!o.Started.IsZero() && o.Started.Before(c.Started)) {
+		c.Started = o.Started
+	}
+	if o.LastUpdate.After(c.LastUpdate) {
+		c.LastUpdate = o.LastUpdate
+	}
+	if c.Arguments == nil {
+		c.Arguments = o.Arguments
+	}
+	if c.Meta == nil {
+		c.Meta = o.Meta
+	}
+	if c.Context == nil {
+		c.Context = o.Context
+	}
+	if c.SoatContext == nil {
+		c.SoatContext = o.SoatContext
+	}
+	if c.Headers == nil {
+		c.Headers = o.Headers
+	}
+	for _, oa := range o.Attempts {
+		a := c.attemptN(oa.N)
+		if a.Exchange == "" {
+			a.Exchange, a.SourceName = oa.Exchange, oa.SourceName
+		}
+		if a.Started.IsZero() || (!oa.Started.IsZero() && oa.Started.Before(a.Started)) {
+			a.Started = oa.Started
+		}
+		if oa.Ended.After(a.Ended) {
+			a.Ended = oa.Ended
+		}
+		if a.Context == nil {
+			a.Context = oa.Context
+		}
+		if a.RequestID == "" {
+			a.RequestID = oa.RequestID
+		}
+		a.FeedCall = a.FeedCall || oa.FeedCall
+		if a.Cancelled == "" {
+			a.Cancelled = oa.Cancelled
+		}
+		if !a.HasResult && oa.HasResult {
+			a.HasResult, a.Result = true, oa.Result
+		}
+	}
+	p, op := &c.Progress, &o.Progress
+	p.Sent += op.Sent
+	p.WouldRelay += op.WouldRelay
+	p.Relayed += op.Relayed
+	p.NotIncreasing += op.NotIncreasing
+	if op.LastAt.After(p.LastAt) {
+		p.Progress, p.Total, p.HasTotal, p.Message, p.LastAt = op.Progress, op.Total, op.HasTotal, op.Message, op.LastAt
+	}
+	for _, pt := range op.History() {
+		p.addPoint(pt)
+	}
+	if len(o.Timeline) > 0 {
+		tl := make([]Event, 0, len(c.Timeline)+len(o.Timeline))
+		tl = append(append(tl, c.Timeline...), o.Timeline...)
+		sort.SliceStable(tl, func(i, j int) bool { return tl[i].Time.Before(tl[j].Time) })
+		if len(tl) > MaxTimeline {
+			tl = append(tl[:MaxTimeline/2:MaxTimeline/2], tl[len(tl)-MaxTimeline/2:]...)
+		}
+		c.Timeline = tl
+	}
+	if len(o.Warnings) > 0 {
+		c.Warnings = append(c.Warnings[:len(c.Warnings):len(c.Warnings)], o.Warnings...)
+	}
+	c.Events += o.Events
+	c.Flags |= o.Flags
+	c.updateStatus()
+}

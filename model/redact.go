@@ -1,0 +1,86 @@
+package model
+
+import (
+	"net/textproto"
+	"strings"
+)
+
+// Redacted replaces a secret's value wherever one would be written.
+const Redacted = "[redacted]"
+
+// secretHeaders are header names whose values are credentials. More can be
+// added with AddSecretHeader (the instance's configured credential header).
+var secretHeaders = map[string]bool{
+	"Authorization":       true,
+	"Proxy-Authorization": true,
+	"X-Api-Key":           true,
+	"Cookie":              true,
+	"Set-Cookie":          true,
+}
+
+// ContextHeader carries the AgentArea context token.
+const ContextHeader = "X-Agentarea-Context"
+
+// AddSecretHeader marks one more header name as holding a credential.
+// Call it at start-up, before sources run.
+func AddSecretHeader(name string) {
+	secretHeaders[textproto.CanonicalMIMEHeaderKey(name)] = true
+}
+
+// IsSecretHeader says whether a header's value must never be shown.
+func IsSecretHeader(name string) bool {
+	return secretHeaders[textproto.CanonicalMIMEHeaderKey(name)]
+}
+
+// RedactHeader returns a header value safe to record: credentials become
+// "Bearer [redacted]" (the scheme is kept, it helps debugging), a context
+// token keeps its header and claims but loses its signature.
+func RedactHeader(name, value string) string {
+	canon := textproto.CanonicalMIMEHeaderKey(name)
+	if canon == ContextHeader {
+		return RedactToken(value)
+	}
+	if !secretHeaders[canon] {
+		return value
+	}
+	if scheme, _, ok := strings.Cut(value, " "); ok && len(scheme) < 16 && value != "" {
+		return scheme + " " + Redacted
+	}
+	return Redacted
+}
+
+// RedactToken drops the signature of a compact JWS, keeping what anyone
+// holding the token could read anyway (header and claims).
+func RedactToken(token string) string {
+	i := strings.LastIndexByte(token, '.')
+	if i < 0 || strings.Count(token, ".") != 2 {
+		if token == "" {
+			return ""
+		}
+		return Redacted
+	}
+	return token[:i+1] + Redacted
+}
+
+// Redact returns the event with every secret it may hold replaced. The
+// original is not modified (its maps may be shared with the store).
+func Redact(e Event) Event {
+	if len(e.Headers) > 0 {
+		var out map[string]string
+		for k, v := range e.Headers {
+			if r := RedactHeader(k, v); r != v {
+				if out == nil {
+					out = make(map[string]string, len(e.Headers))
+					for k2, v2 := range e.Headers {
+						out[k2] = v2
+					}
+				}
+				out[k] = r
+			}
+		}
+		if out != nil {
+			e.Headers = out
+		}
+	}
+	return e
+}

@@ -1,0 +1,406 @@
+package model
+
+import (
+	"sync"
+	"time"
+)
+
+// Options bound the store's memory.
+type Options struct {
+	MaxFinishedCalls int // finished calls retained; the oldest are evicted first
+	MaxSeenEventIDs  int // feed event ids remembered for de-duplication
+	MaxOtherEvents   int // task, source and pass-through events retained
+}
+
+// DefaultOptions suits a long-running monitor.
+func DefaultOptions() Options {
+	return Options{MaxFinishedCalls: 10000, MaxSeenEventIDs: 200000, MaxOtherEvents: 1000}
+}
+
+// SourceState is the latest known state of one source.
+type SourceState struct {
+	Source   string
+	Name     string
+	State    string
+	Detail   string
+	Events   int64
+	Calls    int
+	Changed  time.Time
+	Attempts int // reconnect attempts reported so far
+}
+
+// Snapshot is an immutable, consistent view of the store. Its calls must not
+// be modified.
+type Snapshot struct {
+	Version    uint64
+	Calls      []*Call // in first-seen order
+	Sources    []SourceState
+	Other      []Event // task, source, pass-through and unattached events, newest last
+	Events     int64   // events applied
+	Duplicates int64   // events ignored as already applied (same event_id)
+	Evicted    int64   // finished calls evicted to bound memory
+	Warnings   int64
+}
+
+// FindCall returns the call with this ID (or tool_call_id), or nil.
+func (s *Snapshot) FindCall(id string) *Call {
+	for _, c := range s.Calls {
+		if c.ID == id {
+			return c
+		}
+	}
+	for _, c := range s.Calls {
+		if c.ToolCallID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+type keyKind uint8
+
+const (
+	keyIDs keyKind = iota + 1
+	keyIdem
+	keyExchange
+)
+
+type callKey struct {
+	kind keyKind
+	a, b string
+}
+
+// entry is the stable slot of a call: the store swaps entry.call when it
+// copies a call that a snapshot may hold.
+type entry struct {
+	call     *Call
+	dead     bool
+	queued   bool // in the finished queue
+	finished bool
+}
+
+type sourceKey struct{ source, name string }
+
+// Store holds every call and source. Apply is its only mutation; it is safe
+// for concurrent use.
+type Store struct {
+	mu   sync.Mutex
+	opts Options
+
+	calls    map[callKey]*entry
+	order    []*entry
+	dead     int
+	finished []*entry // FIFO of entries that finished, oldest first
+	finHead  int
+	nFin     int // live finished calls
+
+	seen seenSet
+
+	sources     map[sourceKey]*SourceState
+	sourceOrder []sourceKey
+
+	other []Event
+
+	version, gen                          uint64
+	events, duplicates, evicted, warnings int64
+	last                                  *Snapshot
+}
+
+// NewStore makes an empty store. Zero option values take the defaults.
+func NewStore(o Options) *Store {
+	d := DefaultOptions()
+	if o.MaxFinishedCalls <= 0 {
+		o.MaxFinishedCalls = d.MaxFinishedCalls
+	}
+	if o.MaxSeenEventIDs <= 0 {
+		o.MaxSeenEventIDs = d.MaxSeenEventIDs
+	}
+	if o.MaxOtherEvents <= 0 {
+		o.MaxOtherEvents = d.MaxOtherEvents
+	}
+	return &Store{
+		opts:    o,
+		calls:   make(map[callKey]*entry),
+		seen:    newSeenSet(o.MaxSeenEventIDs),
+		sources: make(map[sourceKey]*SourceState),
+		gen:     1,
+	}
+}
+
+// Version moves on every change; a reader compares it to skip rebuilding.
+func (s *Store) Version() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version
+}
+
+// Snapshot returns a consistent, immutable view. Readers may keep it as long
+// as they like without holding the store's lock.
+func (s *Store) Snapshot() *Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last != nil && s.last.Version == s.version {
+		return s.last
+	}
+	calls := make([]*Call, 0, len(s.order)-s.dead)
+	for _, e := range s.order {
+		if !e.dead {
+			calls = append(calls, e.call)
+		}
+	}
+	srcs := make([]SourceState, len(s.sourceOrder))
+	for i, k := range s.sourceOrder {
+		srcs[i] = *s.sources[k]
+	}
+	snap := &Snapshot{
+		Version:    s.version,
+		Calls:      calls,
+		Sources:    srcs,
+		Other:      s.other[:len(s.other):len(s.other)],
+		Events:     s.events,
+		Duplicates: s.duplicates,
+		Evicted:    s.evicted,
+		Warnings:   s.warnings,
+	}
+	s.gen++ // calls the snapshot holds are copied before their next change
+	s.last = snap
+	return snap
+}
+
+// Apply records one event. It returns false when the event was ignored as a
+// duplicate (an event_id already applied). Events may arrive in any order.
+func (s *Store) Apply(ev Event) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ev.EventID != "" {
+		if s.seen.has(ev.EventID) {
+			s.duplicates++
+			return false
+		}
+		s.seen.add(ev.EventID)
+	}
+	s.version++
+	s.events++
+	src := s.source(ev.Source, ev.SourceName)
+	src.Events++
+
+	switch ev.Kind {
+	case KindToolCall, KindToolProgress, KindToolResult, KindToolCancelled:
+		s.applyCall(&ev, src)
+	case KindWarning:
+		s.warnings++
+		if ev.IsCallEvent() {
+			s.applyCall(&ev, src)
+		} else {
+			s.addOther(ev)
+		}
+	case KindSourceStatus:
+		if ev.State != "" {
+			src.State = ev.State
+			src.Detail = ev.Detail
+			src.Changed = ev.Time
+			if ev.State == StateReconnecting {
+				src.Attempts++
+			}
+		}
+		s.addOther(ev)
+	default:
+		// task.status and pass-through events: kept, and shown on the
+		// call they name if it is known (approval.* carry tool_call_id).
+		if ev.TaskID != "" && ev.ToolCallID != "" {
+			if e := s.calls[callKey{keyIDs, ev.TaskID, ev.ToolCallID}]; e != nil {
+				c := s.mutable(e)
+				c.appendTimeline(ev)
+				c.Events++
+			}
+		}
+		s.addOther(ev)
+	}
+	return true
+}
+
+func (s *Store) source(source, name string) *SourceState {
+	k := sourceKey{source, name}
+	if st := s.sources[k]; st != nil {
+		return st
+	}
+	st := &SourceState{Source: source, Name: name}
+	s.sources[k] = st
+	s.sourceOrder = append(s.sourceOrder, k)
+	return st
+}
+
+func (s *Store) addOther(ev Event) {
+	if len(s.other) >= s.opts.MaxOtherEvents {
+		// A new array: snapshots may still hold the old one.
+		keep := s.opts.MaxOtherEvents / 2
+		n := make([]Event, keep, s.opts.MaxOtherEvents)
+		copy(n, s.other[len(s.other)-keep:])
+		s.other = n
+	}
+	s.other = append(s.other, ev)
+}
+
+// mutable returns the entry's call, copied first if a snapshot may hold it.
+func (s *Store) mutable(e *entry) *Call {
+	if e.call.gen != s.gen {
+		c := e.call.clone()
+		c.gen = s.gen
+		e.call = c
+	}
+	return e.call
+}
+
+// eventKeys lists the join keys an event carries, most specific first.
+func eventKeys(ev *Event, buf *[3]callKey) []callKey {
+	ks := buf[:0]
+	if ev.TaskID != "" && ev.ToolCallID != "" {
+		ks = append(ks, callKey{keyIDs, ev.TaskID, ev.ToolCallID})
+	}
+	if ev.IdempotencyKey != "" {
+		ks = append(ks, callKey{keyIdem, ev.IdempotencyKey, ""})
+	}
+	if ev.Exchange != "" {
+		ks = append(ks, callKey{keyExchange, ev.SourceName, ev.Exchange})
+	}
+	return ks
+}
+
+func (s *Store) applyCall(ev *Event, src *SourceState) {
+	var buf [3]callKey
+	keys := eventKeys(ev, &buf)
+	var found *entry
+	for _, k := range keys {
+		e := s.calls[k]
+		if e == nil || e == found {
+			continue
+		}
+		if found == nil {
+			found = e
+		} else {
+			found = s.merge(found, e)
+		}
+	}
+	if found == nil {
+		if len(keys) == 0 {
+			// Nothing to join on: keep it visible rather than drop it.
+			s.addOther(*ev)
+			return
+		}
+		found = s.newCall(ev)
+		src.Calls++
+	}
+	c := s.mutable(found)
+	for _, k := range keys {
+		if s.calls[k] == nil {
+			s.calls[k] = found
+			c.keys = append(c.keys, k)
+		}
+	}
+	wasFinished := found.finished
+	c.apply(ev)
+	found.finished = c.Finished()
+	switch {
+	case found.finished && !wasFinished:
+		s.nFin++
+		if !found.queued {
+			found.queued = true
+			s.finished = append(s.finished, found)
+		}
+		s.evict()
+	case !found.finished && wasFinished:
+		s.nFin--
+	}
+}
+
+func (s *Store) newCall(ev *Event) *entry {
+	c := &Call{
+		FirstSeen: ev.Time,
+		Status:    StatusRunning,
+		gen:       s.gen,
+	}
+	switch {
+	case ev.TaskID != "" && ev.ToolCallID != "":
+		c.ID = ev.TaskID + "/" + ev.ToolCallID
+	case ev.Exchange != "":
+		c.ID = ev.SourceName + "#" + ev.Exchange
+	default:
+		c.ID = ev.IdempotencyKey
+	}
+	e := &entry{call: c}
+	s.order = append(s.order, e)
+	return e
+}
+
+// evict drops the oldest finished calls past the limit; a running call is
+// never evicted.
+func (s *Store) evict() {
+	for s.nFin > s.opts.MaxFinishedCalls && s.finHead < len(s.finished) {
+		e := s.finished[s.finHead]
+		s.finished[s.finHead] = nil
+		s.finHead++
+		e.queued = false
+		if e.dead || !e.finished {
+			continue // merged away, or running again: re-queued when it ends
+		}
+		s.drop(e)
+		s.nFin--
+		s.evicted++
+	}
+	if s.finHead > 1024 && s.finHead*2 > len(s.finished) {
+		s.finished = append([]*entry(nil), s.finished[s.finHead:]...)
+		s.finHead = 0
+	}
+}
+
+// drop removes an entry's keys and marks it dead; order is compacted lazily.
+func (s *Store) drop(e *entry) {
+	for _, k := range e.call.keys {
+		if s.calls[k] == e {
+			delete(s.calls, k)
+		}
+	}
+	e.dead = true
+	s.dead++
+	if s.dead > 64 && s.dead*2 > len(s.order) {
+		live := make([]*entry, 0, len(s.order)-s.dead)
+		for _, o := range s.order {
+			if !o.dead {
+				live = append(live, o)
+			}
+		}
+		s.order = live
+		s.dead = 0
+	}
+}
+
+// merge folds the later-seen call into the earlier one: both were views of
+// the same call that a later event joined.
+func (s *Store) merge(a, b *entry) *entry {
+	if b.call.FirstSeen.Before(a.call.FirstSeen) {
+		a, b = b, a
+	}
+	into := s.mutable(a)
+	into.absorb(b.call)
+	for _, k := range b.call.keys {
+		s.calls[k] = a
+		into.keys = append(into.keys, k)
+	}
+	if a.finished {
+		s.nFin--
+	}
+	if b.finished {
+		s.nFin--
+	}
+	b.finished = false
+	a.finished = into.Finished()
+	if a.finished {
+		s.nFin++
+		if !a.queued {
+			a.queued = true
+			s.finished = append(s.finished, a)
+		}
+	}
+	s.drop(b)
+	return a
+}

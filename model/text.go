@@ -1,0 +1,134 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// TextLine renders an event as one readable, sanitized line (no newline).
+func TextLine(e Event) string {
+	e = Redact(e)
+	var b strings.Builder
+	b.WriteString(e.Time.UTC().Format("15:04:05.000"))
+	b.WriteByte(' ')
+	fmt.Fprintf(&b, "%-5s %-16s ", e.Source, Sanitize(e.SourceName))
+	b.WriteString(string(e.Kind))
+	if id := callLabel(&e); id != "" {
+		b.WriteString(" [" + Sanitize(id) + "]")
+	}
+	if e.Tool != "" {
+		b.WriteString(" " + Sanitize(e.Tool))
+	}
+	add := func(k, v string) {
+		if v != "" {
+			b.WriteString(" " + k + "=" + Sanitize(v))
+		}
+	}
+	switch e.Kind {
+	case KindToolCall:
+		if e.Attempt > 1 {
+			add("attempt", strconv.Itoa(e.Attempt))
+		}
+		if e.Context != nil {
+			v := e.Context.Verdict
+			if e.Context.HTTPStatus != 0 {
+				v += fmt.Sprintf("(%d/%d)", e.Context.HTTPStatus, e.Context.RPCCode)
+			}
+			add("context", v)
+		}
+		if len(e.SoatContext) > 0 {
+			add("soat_keys", strconv.Itoa(len(e.SoatContext)))
+		}
+		add("args", truncate(string(e.Arguments), 80))
+	case KindToolProgress:
+		total := "?"
+		if e.Total != nil {
+			total = formatNumber(*e.Total)
+		}
+		add("progress", formatNumber(e.Progress)+"/"+total)
+		add("relayed", strconv.FormatBool(e.Relayed))
+		add("msg", strconv.Quote(e.Message))
+	case KindToolResult:
+		status := "ok"
+		if e.IsError || e.Error != "" {
+			status = "error"
+		}
+		add("status", status)
+		if e.Attempt > 1 {
+			add("attempt", strconv.Itoa(e.Attempt))
+		}
+		if e.Replayed {
+			add("replayed", "true")
+		}
+		if e.HTTPStatus != 0 {
+			add("http", strconv.Itoa(e.HTTPStatus))
+		}
+		if e.RPCCode != 0 {
+			add("rpc_code", strconv.Itoa(e.RPCCode))
+		}
+		if e.TextChars > 0 {
+			add("text_chars", strconv.Itoa(e.TextChars))
+		}
+		if e.Offloaded {
+			add("offloaded", "true")
+		}
+		if len(e.Images) > 0 {
+			add("images", strconv.Itoa(len(e.Images)))
+		}
+		if e.StructuredContentBytes > 0 {
+			add("structured_bytes", strconv.Itoa(e.StructuredContentBytes))
+		}
+		if e.StructuredContentDropped {
+			add("structured_dropped", "true")
+		}
+		if e.Late {
+			add("late", "true")
+		}
+		if e.DurationMS > 0 {
+			add("duration_ms", strconv.FormatInt(e.DurationMS, 10))
+		}
+		add("error", truncate(e.Error, 120))
+	case KindToolCancelled:
+		add("reason", e.Reason)
+	case KindTaskStatus:
+		add("event", e.EventType)
+		add("msg", strconv.Quote(e.Message))
+		add("reason", e.Reason)
+	case KindSourceStatus:
+		add("state", e.State)
+		add("detail", e.Detail)
+	case KindWarning:
+		add("code", e.Code)
+		add("msg", strconv.Quote(e.Message))
+	case KindEvent:
+		add("event", e.EventType)
+		add("data", truncate(string(e.Data), 100))
+	}
+	return b.String()
+}
+
+func callLabel(e *Event) string {
+	switch {
+	case e.ToolCallID != "":
+		return shortID(e.TaskID) + "/" + e.ToolCallID
+	case e.Exchange != "":
+		return "#" + e.Exchange
+	}
+	return ""
+}
+
+// shortID keeps the first 8 characters of a long id, as the screen shows it.
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
