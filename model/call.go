@@ -36,6 +36,7 @@ type Call struct {
 	IdempotencyKey string
 	RequestID      string
 	Sources        []string // source names that saw the call, first seen first
+	SeenByFeed     bool     // a task feed reported the call (its relayed count is then real)
 
 	FirstSeen  time.Time
 	Started    time.Time // first tool.call
@@ -162,19 +163,10 @@ func (c *Call) SentCount() int {
 // RelayedCount is what the platform relayed: the feed's count when a feed saw
 // the call, else the tap's prediction under the 0.5 s rule.
 func (c *Call) RelayedCount() int {
-	if c.Progress.Relayed > 0 || c.hasFeed() {
+	if c.SeenByFeed {
 		return c.Progress.Relayed
 	}
 	return c.Progress.WouldRelay
-}
-
-func (c *Call) hasFeed() bool {
-	for _, a := range c.Attempts {
-		if a.FeedCall {
-			return true
-		}
-	}
-	return false
 }
 
 // LastAttempt is the latest attempt, or nil before any.

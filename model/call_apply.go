@@ -18,6 +18,9 @@ func (c *Call) apply(ev *Event) {
 	}
 	c.fillIdentity(ev)
 	c.addSource(ev.SourceName)
+	if ev.Source == SourceFeed {
+		c.SeenByFeed = true
+	}
 
 	switch ev.Kind {
 	case KindToolCall:
@@ -387,6 +390,7 @@ func (c *Call) absorb(o *Call) {
 	for _, s := range o.Sources {
 		c.addSource(s)
 	}
+	c.SeenByFeed = c.SeenByFeed || o.SeenByFeed
 	if o.FirstSeen.Before(c.FirstSeen) {
 		c.FirstSeen = o.FirstSeen
 	}

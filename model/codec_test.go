@@ -1,0 +1,149 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// oneOfEachKind is an event of every kind with every field its kind uses.
+func oneOfEachKind() []Event {
+	base := Event{Time: time.Date(2026, 7, 29, 10, 0, 1, 500_000_000, time.UTC), Source: SourceTap, SourceName: "tap",
+		TaskID: "T1", ToolCallID: "call_a", Tool: "read", Exchange: "4", RequestID: "3", IdempotencyKey: "T1:call_a"}
+	with := func(f func(*Event)) Event { e := base; f(&e); return e }
+	return []Event{
+		with(func(e *Event) {
+			e.Kind = KindToolCall
+			e.Arguments = json.RawMessage(`{"orderId":"A-17"}`)
+			e.Attempt = 2
+			e.Meta = map[string]any{"agentarea/task_id": "T1", "agentarea/metadata": map[string]any{"chatId": "c-9"}}
+			e.Context = &Context{Present: true, Verdict: VerdictRejected, HTTPStatus: 403, RPCCode: -32003, Reason: "tool mismatch",
+				Claims: map[string]any{"iss": "agentarea"}, Steps: []Step{{Name: "signature", Passed: true}, {Name: "tool", Passed: false, Detail: "x"}}}
+			e.SoatContext = map[string]string{"session_id": "sess_01"}
+			e.AgentName = "mcp__sheets__read"
+			e.TimeoutMS = 300000
+			e.Headers = map[string]string{"Mcp-Method": "tools/call"}
+		}),
+		with(func(e *Event) {
+			e.Kind = KindToolProgress
+			e.Progress = 5
+			e.Total = f64(23)
+			e.Message = "Reading sheet 5 of 23"
+			e.Relayed = true
+		}),
+		with(func(e *Event) { e.Kind = KindToolProgress; e.Progress = 0.25 }),
+		with(func(e *Event) {
+			e.Kind = KindToolResult
+			e.IsError, e.Error, e.Replayed, e.Attempt, e.DurationMS, e.HTTPStatus, e.RPCCode = true, "boom", true, 2, 1234, 200, -32603
+			e.TextChars, e.TextPreview, e.Offloaded = 9000, "Hello", true
+			e.Images = []Image{{ID: "img1", MimeType: "image/png", Size: 2048}, {MimeType: "image/bmp", Size: 10, Problem: "type"}}
+			e.StructuredContent = json.RawMessage(`{"rows":[1,2]}`)
+			e.StructuredContentBytes, e.StructuredContentDropped, e.Late = 17000, true, true
+			e.ResultType, e.Denied = "complete", "policy"
+		}),
+		with(func(e *Event) { e.Kind = KindToolCancelled; e.Reason = "timeout" }),
+		{Time: base.Time, Source: SourceFeed, SourceName: "task-1", Kind: KindTaskStatus, TaskID: "T1", EventType: "task.failed", Message: "m", Reason: "r", EventID: "e1"},
+		{Time: base.Time, Source: SourceFeed, SourceName: "task-1", Kind: KindSourceStatus, State: StateReconnecting, Detail: "attempt 2: EOF"},
+		{Time: base.Time, Source: SourceFeed, SourceName: "task-1", Kind: KindWarning, Code: "malformed_event", Message: "bad json"},
+		{Time: base.Time, Source: SourceFeed, SourceName: "task-1", Kind: KindEvent, EventType: "llm.call.started", Data: json.RawMessage(`{"a":1}`)},
+	}
+}
+
+func TestCodecRoundTripsEveryKind(t *testing.T) {
+	seen := map[Kind]bool{}
+	for _, ev := range oneOfEachKind() {
+		seen[ev.Kind] = true
+		line, err := EncodeLine(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Count(line, []byte("\n")) != 1 || line[len(line)-1] != '\n' {
+			t.Fatalf("%s: not one line: %q", ev.Kind, line)
+		}
+		back, err := DecodeLine(line)
+		if err != nil {
+			t.Fatalf("%s: %v", ev.Kind, err)
+		}
+		if !reflect.DeepEqual(normalize(t, ev), normalize(t, back)) {
+			t.Errorf("%s did not round-trip:\n in: %+v\nout: %+v", ev.Kind, ev, back)
+		}
+	}
+	for _, k := range Kinds {
+		if !seen[k] {
+			t.Errorf("kind %s not covered", k)
+		}
+	}
+}
+
+// normalize compares through JSON values so that map[string]any numbers and
+// nested maps compare equal after a round trip.
+func normalize(t *testing.T, e Event) map[string]any {
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestProgressFieldsAreAlwaysWritten(t *testing.T) {
+	ev := Event{Time: t0, Source: SourceFeed, SourceName: "f", Kind: KindToolProgress, Progress: 0}
+	line, _ := EncodeLine(ev)
+	for _, want := range []string{`"progress":0`, `"total":null`, `"relayed":false`, `"time":"2026-07-29T10:00:00Z"`} {
+		if !strings.Contains(string(line), want) {
+			t.Errorf("%s lacks %s", line, want)
+		}
+	}
+	other, _ := EncodeLine(Event{Time: t0, Kind: KindToolCall})
+	if strings.Contains(string(other), "total") {
+		t.Errorf("a call event carries progress fields: %s", other)
+	}
+}
+
+func TestSecretsAreRedactedBeforeWriting(t *testing.T) {
+	token := "eyJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJhZ2VudGFyZWEifQ.c2lnbmF0dXJlLXNlY3JldA"
+	ev := Event{Time: t0, Kind: KindToolCall, Headers: map[string]string{
+		"Authorization": "Bearer sk-live-123", "X-Api-Key": "k-999", "Cookie": "sid=abc",
+		"X-Agentarea-Context": token, "Mcp-Method": "tools/call"}}
+	line, _ := EncodeLine(ev)
+	text := TextLine(ev)
+	for _, secret := range []string{"sk-live-123", "k-999", "sid=abc", "c2lnbmF0dXJlLXNlY3JldA"} {
+		if strings.Contains(string(line), secret) || strings.Contains(text, secret) {
+			t.Errorf("secret %q written: %s", secret, line)
+		}
+	}
+	if !strings.Contains(string(line), "Bearer [redacted]") || !strings.Contains(string(line), "tools/call") {
+		t.Errorf("redaction lost too much: %s", line)
+	}
+	if ev.Headers["Authorization"] != "Bearer sk-live-123" {
+		t.Error("redaction modified the original event")
+	}
+}
+
+func TestSanitize(t *testing.T) {
+	cases := map[string]string{
+		"plain":                    "plain",
+		"\x1b]52;c;ZXZpbA==\x07hi": "␛]52;c;ZXZpbA==␇hi",
+		"\x1b[2J\x1b[31mred":       "␛[2J␛[31mred",
+		"a\nb\tc\rd":               "a⏎b c␍d",
+		"bad\xffutf8":              "bad\uFFFDutf8",
+		"\u009b31m c1 csi":         "\uFFFD31m c1 csi",
+		"rtl\u202eevil":            "rtl\uFFFDevil",
+		"Reading sheet 5 of 23 ✓":  "Reading sheet 5 of 23 ✓",
+		"инструменты":              "инструменты",
+	}
+	for in, want := range cases {
+		if got := Sanitize(in); got != want {
+			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := SanitizeBlock("a\nb\x1b[1m"); got != "a\nb␛[1m" {
+		t.Errorf("SanitizeBlock = %q", got)
+	}
+}
