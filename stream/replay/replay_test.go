@@ -1,0 +1,81 @@
+package replay
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"toolscope/model"
+)
+
+type collect struct {
+	mu  sync.Mutex
+	evs []model.Event
+}
+
+func (c *collect) Emit(e model.Event) { c.mu.Lock(); c.evs = append(c.evs, e); c.mu.Unlock() }
+
+func TestReplayAppliesEverythingAndWarnsOnBadLines(t *testing.T) {
+	store := model.NewStore(model.Options{})
+	var got collect
+	hub := model.NewHub(store)
+	sink := model.SinkFunc(func(e model.Event) { got.Emit(e); hub.Emit(e) })
+	if err := Run(context.Background(), "testdata/sample.jsonl", Options{Speed: 0}, sink); err != nil {
+		t.Fatal(err)
+	}
+	var warn *model.Event
+	for i, e := range got.evs {
+		if e.Kind == model.KindWarning && e.Code == "malformed_line" {
+			warn = &got.evs[i]
+		}
+	}
+	if warn == nil || !strings.Contains(warn.Message, "line 46") {
+		t.Fatalf("no malformed_line warning naming line 46: %+v", warn)
+	}
+	snap := store.Snapshot()
+	if len(snap.Calls) != 4 {
+		t.Fatalf("%d calls, want 4", len(snap.Calls))
+	}
+	sheets := snap.FindCall("call_sheets")
+	if sheets == nil || sheets.Status != model.StatusOK || sheets.SentCount() != 23 || sheets.RelayedCount() != 9 {
+		t.Fatalf("sheets call: %+v", sheets)
+	}
+	last := got.evs[len(got.evs)-1]
+	if last.Kind != model.KindSourceStatus || last.State != model.StateEnded || last.Source != model.SourceReplay {
+		t.Errorf("last event %+v", last)
+	}
+}
+
+func TestReplayMissingFile(t *testing.T) {
+	err := Run(context.Background(), "testdata/nope.jsonl", Options{}, model.SinkFunc(func(model.Event) {}))
+	if err == nil || !strings.Contains(err.Error(), "nope.jsonl") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestReplayKeepsScaledTiming(t *testing.T) {
+	lines := `{"time":"2026-07-29T10:00:00Z","source":"feed","source_name":"f","kind":"event","event_type":"a"}
+{"time":"2026-07-29T10:00:00.400Z","source":"feed","source_name":"f","kind":"event","event_type":"b"}
+`
+	start := time.Now()
+	if err := Play(context.Background(), strings.NewReader(lines), Options{Speed: 2, Name: "x"}, model.SinkFunc(func(model.Event) {})); err != nil {
+		t.Fatal(err)
+	}
+	// 400 ms recorded at speed 2: at least 200 ms (timers never fire early).
+	if d := time.Since(start); d < 200*time.Millisecond {
+		t.Errorf("replay took %v, want >= 200ms", d)
+	}
+}
+
+func TestReplayStopsOnCancel(t *testing.T) {
+	lines := `{"time":"2026-07-29T10:00:00Z","source":"feed","source_name":"f","kind":"event"}
+{"time":"2026-07-29T10:00:04Z","source":"feed","source_name":"f","kind":"event"}
+`
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := Play(ctx, strings.NewReader(lines), Options{Speed: 1}, model.SinkFunc(func(model.Event) {})); err == nil {
+		t.Fatal("want the context's error")
+	}
+}
