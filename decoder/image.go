@@ -1,0 +1,111 @@
+package decoder
+
+import (
+	"encoding/base64"
+	"mime"
+	"strings"
+
+	"toolscope/model"
+)
+
+// checkImage summarises one base64 image (block i of the content) against
+// the platform's limits: its decoded size, its declared type against PNG,
+// JPEG, GIF and WebP, and the type its first bytes show.
+func checkImage(i int, declared, data string, warn func(code, format string, args ...any)) model.Image {
+	mt := normalizeMime(declared)
+	img := model.Image{MimeType: mt}
+	size, ok := base64DecodedSize(data)
+	if !ok {
+		warn("image_data_invalid", "content[%d]: image data is not valid base64", i)
+		img.Problem = "data is not valid base64"
+		return img
+	}
+	img.Size = size
+	sniffed := sniffImage(data)
+	switch {
+	case !supportedImageTypes[mt]:
+		warn("image_type_unsupported", "content[%d]: image type %q is not PNG, JPEG, GIF or WebP", i, declared)
+		img.Problem = "type not supported"
+	case sniffed != mt:
+		what := "unrecognisable image bytes"
+		if sniffed != "" {
+			what = "bytes of " + sniffed
+		}
+		warn("image_mime_mismatch", "content[%d]: declared %s but holds %s", i, mt, what)
+	}
+	if size > MaxImageBytes {
+		warn("image_too_large", "content[%d]: %s image is %d bytes; the limit is %d", i, mt, size, MaxImageBytes)
+		if img.Problem == "" {
+			img.Problem = "over 5 MB"
+		} else {
+			img.Problem += "; over 5 MB"
+		}
+	}
+	return img
+}
+
+func normalizeMime(m string) string {
+	if t, _, err := mime.ParseMediaType(m); err == nil {
+		return t
+	}
+	return strings.ToLower(strings.TrimSpace(m))
+}
+
+// base64DecodedSize validates standard base64 (padding optional, no
+// whitespace) and returns the decoded length without decoding it all.
+func base64DecodedSize(s string) (int, bool) {
+	n := len(s)
+	for n > 0 && s[n-1] == '=' {
+		n--
+	}
+	if len(s)-n > 2 || (len(s) != n && len(s)%4 != 0) {
+		return 0, false
+	}
+	for i := 0; i < n; i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/') {
+			return 0, false
+		}
+	}
+	if n%4 == 1 {
+		return 0, false
+	}
+	return n * 6 / 8, true
+}
+
+// sniffImage names the image type the first bytes of base64 data show, or "".
+func sniffImage(data string) string {
+	head := data
+	if len(head) > 24 {
+		head = head[:24]
+	}
+	head = strings.TrimRight(head, "=")
+	b, err := base64.RawStdEncoding.DecodeString(head[:len(head)/4*4+rawTail(len(head)%4)])
+	if err != nil {
+		return ""
+	}
+	return sniffBytes(b)
+}
+
+// rawTail keeps a partial final quantum only when it decodes to whole bytes.
+func rawTail(r int) int {
+	if r == 1 {
+		return 0
+	}
+	return r
+}
+
+func sniffBytes(b []byte) string {
+	s := string(b)
+	switch {
+	case strings.HasPrefix(s, "\x89PNG\r\n\x1a\n"):
+		return "image/png"
+	case strings.HasPrefix(s, "\xff\xd8\xff"):
+		return "image/jpeg"
+	case strings.HasPrefix(s, "GIF87a"), strings.HasPrefix(s, "GIF89a"):
+		return "image/gif"
+	case len(s) >= 12 && s[:4] == "RIFF" && s[8:12] == "WEBP":
+		return "image/webp"
+	}
+	return ""
+}

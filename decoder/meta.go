@@ -1,0 +1,154 @@
+package decoder
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Warning is a finding that becomes a model warning event: Code is short and
+// stable (e.g. meta_claim_mismatch), Message says what was seen.
+type Warning struct{ Code, Message string }
+
+func (w Warning) String() string { return w.Code + ": " + w.Message }
+
+// AgentAreaPrefix starts every key AgentArea adds to _meta.
+const AgentAreaPrefix = "agentarea/"
+
+// The _meta keys of AgentArea's contract and of MCP 2026-07-28.
+const (
+	MetaProtocol        = "agentarea/protocol"
+	MetaTaskID          = "agentarea/task_id"
+	MetaToolCallID      = "agentarea/tool_call_id"
+	MetaWorkspaceID     = "agentarea/workspace_id"
+	MetaIdempotencyKey  = "agentarea/idempotency_key"
+	MetaAgentID         = "agentarea/agent_id"
+	MetaEndUserID       = "agentarea/end_user_id"
+	MetaMetadata        = "agentarea/metadata"
+	MetaReplayed        = "agentarea/replayed"
+	MetaProgressToken   = "progressToken"
+	MetaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+)
+
+// traceKeys are the W3C trace context keys MCP 2026-07-28 allows in _meta.
+var traceKeys = []string{"traceparent", "tracestate", "baggage"}
+
+// CallParams is the params object of a tools/call request.
+type CallParams struct {
+	Name      string
+	Arguments json.RawMessage
+	Meta      map[string]any
+}
+
+// ParseCallParams reads tools/call params. A missing or non-string name, or
+// _meta that is not an object, is an error (the server answers -32602).
+func ParseCallParams(params json.RawMessage) (CallParams, error) {
+	var raw struct {
+		Name      *json.RawMessage `json:"name"`
+		Arguments json.RawMessage  `json:"arguments"`
+		Meta      json.RawMessage  `json:"_meta"`
+	}
+	p := bytes.TrimSpace(params)
+	if len(p) == 0 || p[0] != '{' {
+		return CallParams{}, errors.New("tools/call params is not an object")
+	}
+	if err := json.Unmarshal(p, &raw); err != nil {
+		return CallParams{}, fmt.Errorf("tools/call params: %v", err)
+	}
+	var cp CallParams
+	if raw.Name == nil {
+		return cp, errors.New("tools/call params has no name")
+	}
+	if err := json.Unmarshal(*raw.Name, &cp.Name); err != nil {
+		return cp, errors.New("tools/call name is not a string")
+	}
+	cp.Arguments = nonNull(raw.Arguments)
+	if m := nonNull(raw.Meta); m != nil {
+		if m[0] != '{' {
+			return cp, errors.New("tools/call _meta is not an object")
+		}
+		if err := json.Unmarshal(m, &cp.Meta); err != nil {
+			return cp, fmt.Errorf("tools/call _meta: %v", err)
+		}
+	}
+	return cp, nil
+}
+
+// MetaInfo is what toolscope reads from a _meta object.
+type MetaInfo struct {
+	AgentArea                          map[string]any // the agentarea/* keys, prefix kept
+	TaskID, ToolCallID, IdempotencyKey string
+	ProgressToken                      json.RawMessage
+	ProtocolVersion                    string            // io.modelcontextprotocol/protocolVersion
+	Trace                              map[string]string // traceparent, tracestate, baggage
+	Replayed                           bool              // agentarea/replayed (on results)
+}
+
+// ExtractMeta picks the keys toolscope knows out of _meta. Values of the
+// wrong type are left out of the typed fields (they stay in AgentArea, and
+// VerifyContext reports them).
+func ExtractMeta(meta map[string]any) MetaInfo {
+	var mi MetaInfo
+	for k, v := range meta {
+		if strings.HasPrefix(k, AgentAreaPrefix) {
+			if mi.AgentArea == nil {
+				mi.AgentArea = make(map[string]any)
+			}
+			mi.AgentArea[k] = v
+		}
+	}
+	mi.TaskID, _ = meta[MetaTaskID].(string)
+	mi.ToolCallID, _ = meta[MetaToolCallID].(string)
+	mi.IdempotencyKey, _ = meta[MetaIdempotencyKey].(string)
+	mi.ProtocolVersion, _ = meta[MetaProtocolVersion].(string)
+	if b, ok := meta[MetaReplayed].(bool); ok {
+		mi.Replayed = b
+	}
+	if tok, ok := meta[MetaProgressToken]; ok && tok != nil {
+		switch tok.(type) {
+		case string, float64, json.Number:
+			if raw, err := json.Marshal(tok); err == nil {
+				mi.ProgressToken = raw
+			}
+		}
+	}
+	for _, k := range traceKeys {
+		if s, ok := meta[k].(string); ok {
+			if mi.Trace == nil {
+				mi.Trace = make(map[string]string, len(traceKeys))
+			}
+			mi.Trace[k] = s
+		}
+	}
+	return mi
+}
+
+// MCP 2026-07-28 request headers.
+const (
+	HeaderProtocolVersion = "MCP-Protocol-Version"
+	HeaderMethod          = "Mcp-Method"
+	HeaderName            = "Mcp-Name"
+)
+
+// CheckMCPHeaders compares MCP-Protocol-Version, Mcp-Method and Mcp-Name
+// with the body when both sides are present; each mismatch is a warning
+// (code mcp_header_mismatch; a 2026-07-28 server answers it with -32020).
+func CheckMCPHeaders(h http.Header, method, toolName string, meta MetaInfo) []Warning {
+	var ws []Warning
+	check := func(header, got, want, what string) {
+		if got == "" || want == "" || got == want {
+			return
+		}
+		ws = append(ws, Warning{Code: "mcp_header_mismatch", Message: fmt.Sprintf(
+			"%s header %q differs from the body's %s %q", header, got, what, want)})
+	}
+	check(HeaderProtocolVersion, strings.TrimSpace(h.Get(HeaderProtocolVersion)), meta.ProtocolVersion, "_meta protocolVersion")
+	check(HeaderMethod, strings.TrimSpace(h.Get(HeaderMethod)), method, "method")
+	if method == MethodToolsCall {
+		check(HeaderName, strings.TrimSpace(h.Get(HeaderName)), toolName, "tool name")
+	}
+	return ws
+}

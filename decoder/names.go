@@ -1,0 +1,156 @@
+package decoder
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxAgentNameLen bounds an agent-facing tool name.
+const MaxAgentNameLen = 64
+
+// DigestLen is the length of the digest that ends a cut name.
+const DigestLen = 8
+
+// QualifiedName is the agent-facing name of an MCP tool,
+// mcp__<server>__<tool>, per the contract's "Tool names the model sees":
+// <server> is ServerLabel(instanceName), <tool> the raw name with every
+// character outside [a-zA-Z0-9_-] replaced by "_". A name over 64 characters
+// is cut to 55 and ended with "_" and a digest: the first 8 hex digits of the
+// SHA-256 of the whole uncut name, so two long names that share a start stay
+// apart and the same name always gives the same result.
+func QualifiedName(instanceName, tool string) string {
+	full := "mcp__" + ServerLabel(instanceName) + "__" + ToolLabel(tool)
+	if len(full) <= MaxAgentNameLen {
+		return full
+	}
+	sum := sha256.Sum256([]byte(full))
+	return full[:MaxAgentNameLen-DigestLen-1] + "_" + hex.EncodeToString(sum[:])[:DigestLen]
+}
+
+// ToolLabel replaces every character of a tool name outside [a-zA-Z0-9_-]
+// with "_" (one per character, nothing collapsed).
+func ToolLabel(tool string) string {
+	var b strings.Builder
+	b.Grow(len(tool))
+	for _, r := range tool {
+		if isNameChar(r) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+func isNameChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'
+}
+
+// ServerLabel is the <server> part of an agent-facing name. An ASCII-only
+// instance name is lowercased with every character outside [a-zA-Z0-9_-]
+// replaced by "_" (nothing collapsed: "My GitHub!" gives "my_github_").
+// Any other name is made readable: Cyrillic is transliterated, accents are
+// dropped, letters are lowercased, and every run of anything but [a-z0-9]
+// becomes one "_", trimmed at both ends. Nothing readable left (CJK only,
+// say) gives "server".
+func ServerLabel(name string) string {
+	if isASCII(name) {
+		if name == "" {
+			return "server"
+		}
+		return strings.ToLower(ToolLabel(name))
+	}
+	var b strings.Builder
+	pendingSep := false
+	emit := func(s string) {
+		if pendingSep && b.Len() > 0 {
+			b.WriteByte('_')
+		}
+		pendingSep = false
+		b.WriteString(s)
+	}
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			emit(string(r))
+		case r >= 'A' && r <= 'Z':
+			emit(string(r + 'a' - 'A'))
+		default:
+			if t, ok := readable(r); ok && t != "" {
+				emit(t)
+			} else if !ok {
+				pendingSep = true
+			}
+			// ok with t == "" (soft and hard signs) drops the letter, no separator.
+		}
+	}
+	if b.Len() == 0 {
+		return "server"
+	}
+	return b.String()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// readable returns the ASCII spelling of a letter: Cyrillic transliterated
+// (the ICAO passport scheme, ь and ъ dropped), Latin with accents stripped.
+// ok is false for anything else.
+func readable(r rune) (string, bool) {
+	if t, ok := cyrillic[r]; ok {
+		return t, true
+	}
+	if t, ok := latinFolds[r]; ok {
+		return t, true
+	}
+	return "", false
+}
+
+var cyrillic = map[rune]string{}
+
+var latinFolds = map[rune]string{}
+
+func init() {
+	lower := []struct {
+		upper, lower rune
+		ascii        string
+	}{
+		{'А', 'а', "a"}, {'Б', 'б', "b"}, {'В', 'в', "v"}, {'Г', 'г', "g"}, {'Д', 'д', "d"},
+		{'Е', 'е', "e"}, {'Ё', 'ё', "e"}, {'Ж', 'ж', "zh"}, {'З', 'з', "z"}, {'И', 'и', "i"},
+		{'Й', 'й', "i"}, {'К', 'к', "k"}, {'Л', 'л', "l"}, {'М', 'м', "m"}, {'Н', 'н', "n"},
+		{'О', 'о', "o"}, {'П', 'п', "p"}, {'Р', 'р', "r"}, {'С', 'с', "s"}, {'Т', 'т', "t"},
+		{'У', 'у', "u"}, {'Ф', 'ф', "f"}, {'Х', 'х', "kh"}, {'Ц', 'ц', "ts"}, {'Ч', 'ч', "ch"},
+		{'Ш', 'ш', "sh"}, {'Щ', 'щ', "shch"}, {'Ъ', 'ъ', ""}, {'Ы', 'ы', "y"}, {'Ь', 'ь', ""},
+		{'Э', 'э', "e"}, {'Ю', 'ю', "iu"}, {'Я', 'я', "ia"},
+		// Ukrainian and Belarusian letters.
+		{'І', 'і', "i"}, {'Ї', 'ї', "i"}, {'Є', 'є', "ie"}, {'Ґ', 'ґ', "g"}, {'Ў', 'ў', "u"},
+	}
+	for _, l := range lower {
+		cyrillic[l.upper] = l.ascii
+		cyrillic[l.lower] = l.ascii
+	}
+	// Latin letters with diacritics (Latin-1 Supplement, Latin Extended-A)
+	// and the few that fold to more than one letter.
+	groups := map[string]string{
+		"a": "ÀÁÂÃÄÅàáâãäåĀāĂăĄą", "c": "ÇçĆćĈĉĊċČč", "d": "ĎďĐđÐð",
+		"e": "ÈÉÊËèéêëĒēĔĕĖėĘęĚě", "g": "ĜĝĞğĠġĢģ", "h": "ĤĥĦħ",
+		"i": "ÌÍÎÏìíîïĨĩĪīĬĭĮįİı", "j": "Ĵĵ", "k": "Ķķĸ", "l": "ĹĺĻļĽľĿŀŁł",
+		"n": "ÑñŃńŅņŇňŉŊŋ", "o": "ÒÓÔÕÖØòóôõöøŌōŎŏŐő", "r": "ŔŕŖŗŘř",
+		"s": "ŚśŜŝŞşŠšſ", "t": "ŢţŤťŦŧ", "u": "ÙÚÛÜùúûüŨũŪūŬŭŮůŰűŲų",
+		"w": "Ŵŵ", "y": "ÝýÿŶŷŸ", "z": "ŹźŻżŽž",
+		"ae": "ÆæǼǽ", "oe": "Œœ", "ss": "ß", "th": "Þþ", "ij": "Ĳĳ",
+	}
+	for ascii, letters := range groups {
+		for _, r := range letters {
+			latinFolds[r] = ascii
+		}
+	}
+}

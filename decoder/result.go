@@ -1,0 +1,296 @@
+package decoder
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"toolscope/model"
+)
+
+// The platform's result limits (agentarea-mcp-tool-context.md, Results).
+const (
+	// MaxTextChars: text over this many characters is offloaded; the model
+	// sees a pointer and a preview.
+	MaxTextChars = 8000
+	// MaxStructuredChars: structuredContent over this many characters of JSON
+	// is left out of the tool.result event.
+	MaxStructuredChars = 16000
+	// MaxImageBytes: an image over 5 MB (decoded) is refused.
+	MaxImageBytes = 5 * 1024 * 1024
+	// MaxImages: at most this many images per result.
+	MaxImages = 8
+	// PreviewChars is how much text ApplyTo keeps as the event's preview.
+	PreviewChars = 2000
+	// MaxKeptStructuredBytes: ApplyTo keeps the raw structuredContent only up
+	// to this size, so one result cannot bloat the store or a recording.
+	MaxKeptStructuredBytes = 64 * 1024
+)
+
+// Result types of MCP 2026-07-28 (a missing resultType means complete).
+const (
+	ResultComplete      = "complete"
+	ResultInputRequired = "input_required"
+)
+
+// supportedImageTypes are the image types the platform keeps.
+var supportedImageTypes = map[string]bool{
+	"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true,
+}
+
+// ResultSummary is what toolscope reports of one CallToolResult (or of a
+// JSON-RPC error answering a tools/call).
+type ResultSummary struct {
+	// TextChars counts the characters (code points) of the text the model
+	// reads: text blocks and embedded text resources, or the
+	// structuredContent JSON when content is empty.
+	TextChars int
+	// TextPreview is the start of that text (PreviewChars characters).
+	TextPreview string
+	// Offloaded: TextChars is over MaxTextChars.
+	Offloaded bool
+	// Images from image blocks and embedded resources with an image/* blob.
+	Images []model.Image
+	// Blocks counts content blocks by type.
+	Blocks map[string]int
+	// StructuredContent is the raw JSON as received (nil when absent).
+	StructuredContent json.RawMessage
+	// StructuredContentBytes is its compact size in bytes, and
+	// StructuredContentChars in characters (what the 16000 limit counts).
+	StructuredContentBytes int
+	StructuredContentChars int
+	StructuredContentDropped bool
+	// EmptyContent: content is empty, so the model reads structuredContent.
+	EmptyContent bool
+	IsError      bool
+	// Error is the text of an isError result, or a JSON-RPC error's message.
+	Error string
+	// RPCCode is set when the call was answered with a JSON-RPC error.
+	RPCCode    int
+	Replayed   bool
+	ResultType string
+}
+
+type wireBlock struct {
+	Type     string  `json:"type"`
+	Text     *string `json:"text"`
+	Data     *string `json:"data"`
+	MimeType string  `json:"mimeType"`
+	Resource *struct {
+		URI      string  `json:"uri"`
+		MimeType string  `json:"mimeType"`
+		Text     *string `json:"text"`
+		Blob     *string `json:"blob"`
+	} `json:"resource"`
+}
+
+// SummarizeResult summarises a tools/call result against the platform's
+// rules. Malformed parts produce warnings (code result_malformed); the
+// summary holds whatever could be read.
+func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
+	s := ResultSummary{ResultType: ResultComplete}
+	var ws []Warning
+	warn := func(code, format string, args ...any) {
+		ws = append(ws, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
+	}
+	r := bytes.TrimSpace(result)
+	if len(r) == 0 || r[0] != '{' {
+		warn("result_malformed", "tools/call result is not a JSON object")
+		return s, ws
+	}
+	var w struct {
+		Content           json.RawMessage            `json:"content"`
+		StructuredContent json.RawMessage            `json:"structuredContent"`
+		IsError           json.RawMessage            `json:"isError"`
+		Meta              map[string]json.RawMessage `json:"_meta"`
+		ResultType        json.RawMessage            `json:"resultType"`
+	}
+	if err := json.Unmarshal(r, &w); err != nil {
+		warn("result_malformed", "tools/call result is unreadable: %v", err)
+		return s, ws
+	}
+
+	var blocks []json.RawMessage
+	if c := nonNull(w.Content); c != nil {
+		if err := json.Unmarshal(c, &blocks); err != nil {
+			warn("result_malformed", "content is not an array")
+		}
+	} else {
+		warn("result_malformed", "result has no content array")
+	}
+
+	var text strings.Builder
+	textParts := 0
+	addText := func(t string) {
+		if textParts > 0 {
+			text.WriteByte('\n')
+		}
+		textParts++
+		text.WriteString(t)
+	}
+	for i, raw := range blocks {
+		var b wireBlock
+		if err := json.Unmarshal(raw, &b); err != nil {
+			warn("result_malformed", "content[%d] is not a content block", i)
+			continue
+		}
+		if s.Blocks == nil {
+			s.Blocks = make(map[string]int)
+		}
+		s.Blocks[b.Type]++
+		switch b.Type {
+		case "text":
+			if b.Text == nil {
+				warn("result_malformed", "content[%d] is a text block without text", i)
+				continue
+			}
+			addText(*b.Text)
+		case "image":
+			if b.Data == nil {
+				warn("result_malformed", "content[%d] is an image block without data", i)
+				continue
+			}
+			s.Images = append(s.Images, checkImage(i, b.MimeType, *b.Data, warn))
+		case "resource":
+			if b.Resource == nil {
+				warn("result_malformed", "content[%d] is a resource block without resource", i)
+				continue
+			}
+			res := b.Resource
+			switch {
+			case res.Blob != nil && strings.HasPrefix(strings.ToLower(res.MimeType), "image/"):
+				s.Images = append(s.Images, checkImage(i, res.MimeType, *res.Blob, warn))
+			case res.Text != nil:
+				addText("[resource " + res.URI + "]\n" + *res.Text)
+			}
+		}
+	}
+	if len(s.Images) > MaxImages {
+		warn("too_many_images", "%d images in one result; the platform keeps at most %d", len(s.Images), MaxImages)
+		for i := MaxImages; i < len(s.Images); i++ {
+			if s.Images[i].Problem == "" {
+				s.Images[i].Problem = fmt.Sprintf("over %d images per result", MaxImages)
+			}
+		}
+	}
+
+	if sc := nonNull(w.StructuredContent); sc != nil {
+		s.StructuredContent = sc
+		compact := sc
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, sc); err == nil {
+			compact = buf.Bytes()
+		}
+		s.StructuredContentBytes = len(compact)
+		s.StructuredContentChars = utf8.RuneCount(compact)
+		if s.StructuredContentChars > MaxStructuredChars {
+			s.StructuredContentDropped = true
+			warn("structured_content_dropped", "structuredContent is %d characters of JSON; over %d the platform leaves it out of the tool.result event",
+				s.StructuredContentChars, MaxStructuredChars)
+		}
+	}
+
+	s.EmptyContent = len(blocks) == 0
+	modelText := text.String()
+	if s.EmptyContent && s.StructuredContent != nil {
+		// The model reads structuredContent as text instead.
+		modelText = string(s.StructuredContent)
+		if b := compactString(s.StructuredContent); b != "" {
+			modelText = b
+		}
+		warn("content_empty", "content is empty; the model reads structuredContent as text")
+	}
+	s.TextChars = utf8.RuneCountInString(modelText)
+	s.TextPreview = truncateRunes(modelText, PreviewChars)
+	if s.TextChars > MaxTextChars {
+		s.Offloaded = true
+		warn("text_offloaded", "the model reads %d characters; over %d the text is offloaded and the model sees a pointer and a preview",
+			s.TextChars, MaxTextChars)
+	}
+
+	if ie := nonNull(w.IsError); ie != nil {
+		if err := json.Unmarshal(ie, &s.IsError); err != nil {
+			warn("result_malformed", "isError is not a boolean")
+		}
+	}
+	if s.IsError {
+		s.Error = truncateRunes(text.String(), PreviewChars)
+	}
+	if rep, ok := w.Meta[MetaReplayed]; ok {
+		var b bool
+		if json.Unmarshal(rep, &b) == nil {
+			s.Replayed = b
+		} else {
+			warn("result_malformed", "_meta agentarea/replayed is not a boolean")
+		}
+	}
+	if rt := nonNull(w.ResultType); rt != nil {
+		var t string
+		if json.Unmarshal(rt, &t) != nil {
+			warn("result_malformed", "resultType is not a string")
+		} else {
+			s.ResultType = t
+			if t != ResultComplete && t != ResultInputRequired {
+				warn("result_type_unknown", "resultType %q is neither complete nor input_required", t)
+			}
+		}
+	}
+	return s, ws
+}
+
+// ErrorSummary describes a JSON-RPC error answering a tools/call.
+func ErrorSummary(e *RPCError) ResultSummary {
+	s := ResultSummary{IsError: true}
+	if e != nil {
+		s.RPCCode = e.Code
+		s.Error = truncateRunes(e.Message, PreviewChars)
+	}
+	return s
+}
+
+// ApplyTo fills the tool.result fields of ev.
+func (s ResultSummary) ApplyTo(ev *model.Event) {
+	ev.TextChars = s.TextChars
+	ev.TextPreview = s.TextPreview
+	ev.Offloaded = s.Offloaded
+	if len(s.Images) > 0 {
+		ev.Images = append([]model.Image(nil), s.Images...)
+	}
+	if s.StructuredContent != nil && len(s.StructuredContent) <= MaxKeptStructuredBytes {
+		ev.StructuredContent = append(json.RawMessage(nil), s.StructuredContent...)
+	}
+	ev.StructuredContentBytes = s.StructuredContentBytes
+	ev.StructuredContentDropped = s.StructuredContentDropped
+	ev.IsError = s.IsError
+	ev.Error = s.Error
+	ev.Replayed = s.Replayed
+	ev.ResultType = s.ResultType
+	if s.RPCCode != 0 {
+		ev.RPCCode = s.RPCCode
+	}
+}
+
+func compactString(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return ""
+	}
+	return buf.String()
+}
+
+// truncateRunes returns at most n code points of s, never splitting one.
+func truncateRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i]
+		}
+		count++
+	}
+	return s
+}

@@ -1,0 +1,165 @@
+package decoder
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// DefaultSoatPrefix is SOAT's context header prefix when
+// TOOL_CONTEXT_HEADER_PREFIX is unset or empty.
+const DefaultSoatPrefix = "X-Soat-Context-"
+
+// SoatPrefixEnv names the variable that replaces the prefix.
+const SoatPrefixEnv = "TOOL_CONTEXT_HEADER_PREFIX"
+
+// SoatPrefix validates the value of TOOL_CONTEXT_HEADER_PREFIX: empty keeps
+// the default (the prefix cannot be removed); anything but header-name
+// characters is an error naming the variable.
+func SoatPrefix(env string) (string, error) {
+	if env == "" {
+		return DefaultSoatPrefix, nil
+	}
+	if i := invalidTokenChar(env); i >= 0 {
+		return "", fmt.Errorf("%s=%q is not a valid HTTP header-name prefix: character %q at %d is not a letter, digit or one of !#$%%&'*+-.^_`|~",
+			SoatPrefixEnv, env, env[i], i)
+	}
+	return env, nil
+}
+
+// isTokenChar reports whether c may appear in an HTTP field name (RFC 9110 token).
+func isTokenChar(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
+// invalidTokenChar returns the index of the first byte of s that is not a
+// token character, or -1.
+func invalidTokenChar(s string) int {
+	for i := 0; i < len(s); i++ {
+		if !isTokenChar(s[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// SOAT's auto-populated identity keys, and the camelCase spellings some
+// servers send.
+var soatIdentityKeys = map[string]string{
+	"session_id":        "session_id",
+	"actor_id":          "actor_id",
+	"actor_external_id": "actor_external_id",
+	"sessionid":         "session_id",
+	"actorid":           "actor_id",
+	"actorexternalid":   "actor_external_id",
+}
+
+// SoatIdentityKey returns the canonical identity key a context key names
+// ("session_id", "actor_id", "actor_external_id"), matched case-insensitively
+// and in snake or camel case, or "".
+func SoatIdentityKey(key string) string {
+	l := strings.ToLower(key)
+	if id, ok := soatIdentityKeys[l]; ok {
+		return id
+	}
+	return ""
+}
+
+// SoatBag is the tool context a request carried: key (as received, after
+// the prefix) to value, and which keys are SOAT's identity keys.
+type SoatBag struct {
+	Values   map[string]string
+	Identity map[string]bool
+}
+
+var (
+	emailLike = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
+	phoneLike = regexp.MustCompile(`^\+?[0-9][0-9 ().-]{6,}[0-9]$`)
+)
+
+// looksLikePII reports whether an external id looks like an e-mail address
+// or a phone number (SOAT warns these reach every third-party tool).
+func looksLikePII(v string) string {
+	v = strings.TrimSpace(v)
+	switch {
+	case emailLike.MatchString(v):
+		return "an e-mail address"
+	case phoneLike.MatchString(v):
+		digits := 0
+		for i := 0; i < len(v); i++ {
+			if v[i] >= '0' && v[i] <= '9' {
+				digits++
+			}
+		}
+		if digits >= 7 && digits <= 15 {
+			return "a phone number"
+		}
+	}
+	return ""
+}
+
+// SoatContext builds the context bag from the headers under prefix (matched
+// case-insensitively, as HTTP field names are). Go canonicalises header
+// names, so the key is recovered as the suffix after the prefix, spelled as
+// received. Warnings: several values for one key (or two spellings that HTTP
+// folds into one), a key with characters no header name may hold, and
+// pii_in_context when actor_external_id looks like an e-mail or phone number.
+func SoatContext(h http.Header, prefix string) (SoatBag, []Warning) {
+	if prefix == "" {
+		prefix = DefaultSoatPrefix
+	}
+	var bag SoatBag
+	var ws []Warning
+	names := make([]string, 0, len(h))
+	for name := range h {
+		names = append(names, name)
+	}
+	sort.Strings(names) // deterministic warnings and folding
+	folded := map[string]string{}
+	for _, name := range names {
+		if len(name) <= len(prefix) || !strings.EqualFold(name[:len(prefix)], prefix) {
+			continue
+		}
+		key := name[len(prefix):]
+		vals := h[name]
+		if len(vals) == 0 {
+			continue
+		}
+		if bag.Values == nil {
+			bag.Values = make(map[string]string)
+			bag.Identity = make(map[string]bool)
+		}
+		if i := invalidTokenChar(key); i >= 0 {
+			ws = append(ws, Warning{Code: "invalid_context_key", Message: fmt.Sprintf(
+				"context header %q holds a character no header name may hold", name)})
+		}
+		if len(vals) > 1 {
+			ws = append(ws, Warning{Code: "duplicate_context_key", Message: fmt.Sprintf(
+				"context key %q arrived with %d values; the first is kept", key, len(vals))})
+		}
+		lower := strings.ToLower(key)
+		if prev, ok := folded[lower]; ok {
+			ws = append(ws, Warning{Code: "duplicate_context_key", Message: fmt.Sprintf(
+				"context keys %q and %q name one header field; %q is kept", prev, key, prev)})
+			continue
+		}
+		folded[lower] = key
+		bag.Values[key] = vals[0]
+		if id := SoatIdentityKey(key); id != "" {
+			bag.Identity[key] = true
+			if id == "actor_external_id" {
+				if what := looksLikePII(vals[0]); what != "" {
+					ws = append(ws, Warning{Code: "pii_in_context", Message: fmt.Sprintf(
+						"%s looks like %s; it reaches every tool endpoint the agent calls", key, what)})
+				}
+			}
+		}
+	}
+	return bag, ws
+}
