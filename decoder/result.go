@@ -59,8 +59,8 @@ type ResultSummary struct {
 	StructuredContent json.RawMessage
 	// StructuredContentBytes is its compact size in bytes, and
 	// StructuredContentChars in characters (what the 16000 limit counts).
-	StructuredContentBytes int
-	StructuredContentChars int
+	StructuredContentBytes   int
+	StructuredContentChars   int
 	StructuredContentDropped bool
 	// EmptyContent: content is empty, so the model reads structuredContent.
 	EmptyContent bool

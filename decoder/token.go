@@ -132,7 +132,7 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 			finish(&ctx, first, ws)
 			return ctx, ws
 		}
-		step(StepSignature, fail(StatusUnauthorized, CodeUnauthorized, "no " + ContextHeader + " token"), "")
+		step(StepSignature, fail(StatusUnauthorized, CodeUnauthorized, "no "+ContextHeader+" token"), "")
 		step(StepTool, fail(StatusUnauthorized, CodeUnauthorized, "not checked: no token"), "")
 		step(StepMeta, fail(StatusUnauthorized, CodeUnauthorized, "not checked: no token"), "")
 		runStep(&ctx, first, step)
@@ -143,7 +143,7 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	header, claims, perr := decodeToken(in.Token)
 	ctx.Header, ctx.Claims = header, claims
 	if perr != nil {
-		step(StepSignature, fail(StatusUnauthorized, CodeUnauthorized, "unreadable token: " + perr.Error()), "")
+		step(StepSignature, fail(StatusUnauthorized, CodeUnauthorized, "unreadable token: "+perr.Error()), "")
 		step(StepTool, fail(StatusUnauthorized, CodeUnauthorized, "not checked: unreadable token"), "")
 		step(StepMeta, fail(StatusUnauthorized, CodeUnauthorized, "not checked: unreadable token"), "")
 		runStep(&ctx, first, step)
@@ -170,12 +170,12 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 		which, err := verifySignature(in)
 		switch {
 		case which < 0:
-			sigFail = fail(StatusUnauthorized, CodeUnauthorized, "bad signature: " + signatureProblem(err, len(in.Secrets)))
+			sigFail = fail(StatusUnauthorized, CodeUnauthorized, "bad signature: "+signatureProblem(err, len(in.Secrets)))
 		case len(claimProblems) > 0:
 			sigFail = fail(StatusUnauthorized, CodeUnauthorized, strings.Join(claimProblems, "; "))
 		case err != nil:
 			// golang-jwt refused what the checks here passed: report it rather than guess.
-			sigFail = fail(StatusUnauthorized, CodeUnauthorized, "rejected by the JWT library: " + err.Error())
+			sigFail = fail(StatusUnauthorized, CodeUnauthorized, "rejected by the JWT library: "+err.Error())
 		default:
 			secretNote := ""
 			if len(in.Secrets) > 1 {
@@ -440,7 +440,7 @@ func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, 
 	// Malformed values first: they make the call unreadable, not mismatched.
 	for _, k := range keys {
 		if p := malformedContextValue(strings.TrimPrefix(k, AgentAreaPrefix), meta[k]); p != "" {
-			return fail(StatusBadRequest, CodeInvalidParams, "malformed _meta " + k + ": " + p), ""
+			return fail(StatusBadRequest, CodeInvalidParams, "malformed _meta "+k+": "+p), ""
 		}
 	}
 	for _, name := range sortedKeys(claims) {
@@ -448,7 +448,7 @@ func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, 
 			continue
 		}
 		if p := malformedContextValue(name, claims[name]); p != "" {
-			return fail(StatusBadRequest, CodeInvalidParams, "malformed claim " + name + ": " + p), ""
+			return fail(StatusBadRequest, CodeInvalidParams, "malformed claim "+name+": "+p), ""
 		}
 	}
 	proto, hasProto := claims["protocol"].(string)
@@ -480,7 +480,7 @@ func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, 
 		for _, m := range mismatches {
 			warn("meta_claim_mismatch", "%s", m)
 		}
-		return fail(StatusForbidden, CodeForbidden, "token does not match the call: " + strings.Join(mismatches, "; ")), ""
+		return fail(StatusForbidden, CodeForbidden, "token does not match the call: "+strings.Join(mismatches, "; ")), ""
 	}
 	detail := fmt.Sprintf("%d agentarea/* keys equal their claims", len(keys))
 	if hasProto {
