@@ -1,0 +1,193 @@
+package tap
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"toolscope/decoder"
+	"toolscope/model"
+)
+
+// call is one tools/call the tap saw: one HTTP exchange (or one member of
+// a batch). Its events come from the exchange's goroutine, from its timeout
+// timer and from a notifications/cancelled on another exchange, so every
+// emit holds mu.
+type call struct {
+	t          *Tap
+	exchangeID string // the tap's sequence number ("12", or "12.2" in a batch)
+	requestID  string // JSON-RPC id as on the wire
+	idKey      string
+	tokenKey   string
+	tool       string
+	taskID     string
+	toolCallID string
+	idemKey    string
+	start      time.Time
+	meta       decoder.MetaInfo
+	callEv     model.Event       // the prepared tool.call
+	pending    []decoder.Warning // found while parsing, emitted after the tool.call
+
+	mu       sync.Mutex
+	timer    *time.Timer
+	relay    decoder.RelaySimulator
+	checker  decoder.ProgressChecker
+	ended    bool // a result, failure or cancellation was emitted
+	timedOut bool
+	stale    bool // past twice the timeout without a result: no longer in flight
+}
+
+// event is a call event with the call's identity filled in.
+func (c *call) event(kind model.Kind, at time.Time) model.Event {
+	return model.Event{
+		Time: at.UTC(), Kind: kind,
+		TaskID: c.taskID, ToolCallID: c.toolCallID, Tool: c.tool,
+		Exchange: c.exchangeID, RequestID: c.requestID, IdempotencyKey: c.idemKey,
+	}
+}
+
+func (c *call) warn(at time.Time, code, msg string) {
+	ev := c.event(model.KindWarning, at)
+	ev.Code, ev.Message = code, msg
+	c.t.emit(ev)
+}
+
+func (c *call) warnAll(at time.Time, ws []decoder.Warning) {
+	for _, w := range ws {
+		c.warn(at, w.Code, w.Message)
+	}
+}
+
+// startTimer arms the contract's timeout: past it the platform has given up.
+func (c *call) startTimer() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return
+	}
+	c.timer = time.AfterFunc(time.Until(c.start.Add(c.t.cfg.Timeout)), c.onTimeout)
+}
+
+func (c *call) onTimeout() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return
+	}
+	if c.timedOut {
+		// Twice the timeout and still nothing: stop matching ids to it.
+		c.stale = true
+		c.t.calls.remove(c)
+		return
+	}
+	c.timedOut = true
+	c.warn(time.Now(), "call_timeout", fmt.Sprintf("no result within %v: the platform gives up here (\"MCP tool call timed out\") and sends notifications/cancelled", c.t.cfg.Timeout))
+	c.timer.Reset(c.t.cfg.Timeout)
+}
+
+// finishLocked marks the call over: no timer, no longer in flight.
+func (c *call) finishLocked() {
+	c.ended = true
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	c.t.calls.remove(c)
+}
+
+func (c *call) onProgress(at time.Time, p decoder.Progress) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ev := c.event(model.KindToolProgress, at)
+	ev.Progress, ev.Total, ev.Message = p.Progress, p.Total, p.Message
+	ev.Relayed = c.relay.Relay(at, p)
+	c.t.emit(ev)
+	if w := c.checker.Check(p); w != nil {
+		c.warn(at, w.Code, w.Message)
+	}
+}
+
+// resultEvent is a tool.result with the timing fields filled in.
+func (c *call) resultEvent(at time.Time, status int) model.Event {
+	ev := c.event(model.KindToolResult, at)
+	ev.HTTPStatus = status
+	ev.DurationMS = durationMS(at.Sub(c.start))
+	ev.Late = at.Sub(c.start) > c.t.cfg.Timeout
+	return ev
+}
+
+// onResult reports the JSON-RPC response to the call.
+func (c *call) onResult(at time.Time, m decoder.Message, status int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ev := c.resultEvent(at, status)
+	var ws []decoder.Warning
+	if m.Error != nil {
+		decoder.ErrorSummary(m.Error).ApplyTo(&ev)
+	} else {
+		var s decoder.ResultSummary
+		s, ws = decoder.SummarizeResult(m.Result)
+		s.ApplyTo(&ev)
+	}
+	if c.ended {
+		c.warn(at, "result_after_end", "a result arrived after the call was cancelled or failed")
+	}
+	c.finishLocked()
+	c.t.emit(ev)
+	c.warnAll(at, ws)
+}
+
+// onFailure reports a call that got no JSON-RPC response: an HTTP error, an
+// unreachable upstream, a broken stream, a rejection by --enforce.
+func (c *call) onFailure(at time.Time, status, rpcCode int, msg string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return
+	}
+	ev := c.resultEvent(at, status)
+	ev.RPCCode, ev.Error = rpcCode, msg
+	c.finishLocked()
+	c.t.emit(ev)
+}
+
+// onUnparsed ends a call whose answer was not parsed (over the parse
+// limit): what is known is the status and the time.
+func (c *call) onUnparsed(at time.Time, status int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return
+	}
+	ev := c.resultEvent(at, status)
+	c.finishLocked()
+	c.t.emit(ev)
+}
+
+func (c *call) onCancel(at time.Time, reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return
+	}
+	ev := c.event(model.KindToolCancelled, at)
+	ev.Reason = reason
+	c.finishLocked()
+	c.t.emit(ev)
+}
+
+// stop silences the timer at shutdown.
+func (c *call) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+}
+
+// durationMS rounds up, so a call that took any time never shows 0.
+func durationMS(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}

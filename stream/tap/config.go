@@ -1,0 +1,94 @@
+// Package tap is toolscope's tap: a reverse proxy placed in front of an MCP
+// server that forwards every byte unchanged and, on a copy read off to the
+// side, reports each tools/call, its progress and its result as model events.
+package tap
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"time"
+)
+
+// Defaults and limits of Config.
+const (
+	DefaultListen        = "127.0.0.1:7070"
+	DefaultName          = "tap"
+	DefaultTimeout       = 300 * time.Second
+	MinTimeout           = 1 * time.Second
+	MaxTimeout           = 1800 * time.Second
+	DefaultMaxParseBytes = 8 << 20
+	// minParseBytes keeps a tiny flag value from making every call unparseable.
+	minParseBytes = 4 << 10
+)
+
+// Config describes one tap.
+type Config struct {
+	Name     string // source_name of its events (default "tap")
+	Listen   string // address Start listens on (default 127.0.0.1:7070)
+	Upstream string // MCP endpoint URL, e.g. http://127.0.0.1:8080/mcp
+
+	InstanceID   string   // expected token aud
+	InstanceName string   // the instance's name, for agent-facing tool names
+	Secrets      [][]byte // context secrets (several during a rotation); none => decode only
+
+	Timeout       time.Duration // the platform's tool timeout (default 300 s; 1 s..1800 s)
+	Enforce       bool          // answer failed verifications as the contract says, do not forward
+	MaxParseBytes int64         // most bytes of one body or SSE event parsed on the side (default 8 MiB)
+	SoatPrefix    string        // SOAT header prefix ("" => decoder.DefaultSoatPrefix)
+	// CredentialHeader is the instance's static credential header. Empty
+	// means Authorization, whose presence is shown but not required; a
+	// configured header is required (a missing one is a 401).
+	CredentialHeader string
+
+	// Transport reaches the upstream; nil uses a tuned clone of
+	// http.DefaultTransport with transparent compression off (so the
+	// upstream sees exactly the client's Accept-Encoding).
+	Transport http.RoundTripper
+}
+
+// withDefaults validates cfg and fills in its defaults.
+func (cfg Config) withDefaults() (Config, *url.URL, error) {
+	if cfg.Upstream == "" {
+		return cfg, nil, errors.New("tap: --upstream URL is required")
+	}
+	u, err := url.Parse(cfg.Upstream)
+	if err != nil {
+		return cfg, nil, fmt.Errorf("tap: --upstream %q: %v", cfg.Upstream, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return cfg, nil, fmt.Errorf("tap: --upstream %q: want an http:// or https:// URL with a host", cfg.Upstream)
+	}
+	if cfg.Name == "" {
+		cfg.Name = DefaultName
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = DefaultListen
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Timeout < MinTimeout || cfg.Timeout > MaxTimeout {
+		return cfg, nil, fmt.Errorf("tap: --timeout %v is outside 1s..1800s (the range the contract allows)", cfg.Timeout)
+	}
+	if cfg.MaxParseBytes == 0 {
+		cfg.MaxParseBytes = DefaultMaxParseBytes
+	}
+	if cfg.MaxParseBytes < minParseBytes {
+		return cfg, nil, fmt.Errorf("tap: --max-parse-bytes %d is below %d", cfg.MaxParseBytes, minParseBytes)
+	}
+	if cfg.CredentialHeader != "" {
+		cfg.CredentialHeader = textproto.CanonicalMIMEHeaderKey(cfg.CredentialHeader)
+	}
+	return cfg, u, nil
+}
+
+// credentialHeader is the header whose presence counts as the static credential.
+func (cfg *Config) credentialHeader() string {
+	if cfg.CredentialHeader == "" {
+		return "Authorization"
+	}
+	return cfg.CredentialHeader
+}

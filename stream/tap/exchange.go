@@ -1,0 +1,222 @@
+package tap
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"toolscope/decoder"
+	"toolscope/model"
+)
+
+// outcomeKind says how the proxy finished with one exchange.
+type outcomeKind int
+
+const (
+	outcomeResponse    outcomeKind = iota + 1 // upstream answered; the body streams through the tee
+	outcomeUnreachable                        // the tap answered 502
+	outcomeClientGone                         // the client left before the upstream answered
+	outcomeEnforced                           // --enforce answered and did not forward
+	outcomeAborted                            // the handler ended without any of the above
+)
+
+type outcome struct {
+	kind    outcomeKind
+	resp    *responseStart
+	status  int
+	rpcCode int
+	message string
+}
+
+// responseStart is what ModifyResponse saw of the upstream response.
+type responseStart struct {
+	status          int
+	contentType     string
+	contentEncoding string
+	sessionID       string
+	contentLength   int64
+	tooLarge        bool
+	pipe            *sidePipe // nil without a body to parse
+	at              time.Time
+}
+
+// exchange is one HTTP request through the tap. The handler settles its
+// outcome; a goroutine of its own parses the request and the response copy
+// and emits every event, so parsing never runs on the request path (except
+// with --enforce, which must decide before forwarding).
+type exchange struct {
+	t      *Tap
+	id     string
+	start  time.Time
+	method string
+	header http.Header
+	client context.Context
+
+	body      []byte
+	bodyWhole bool
+	req       *parsedRequest
+
+	settled  atomic.Bool
+	outcomes chan outcome
+	pipe     *sidePipe // set by ModifyResponse, read by the handler's defer
+
+	end          error  // how the response body ended
+	respBody     []byte // a non-stream response body, when parsed
+	parseSkipped bool   // the response was not (entirely) parsed; a warning said why
+}
+
+func (t *Tap) newExchange(r *http.Request) *exchange {
+	return &exchange{
+		t:        t,
+		id:       strconv.FormatUint(t.seq.Add(1), 10),
+		start:    time.Now(),
+		method:   r.Method,
+		header:   r.Header,
+		client:   r.Context(),
+		outcomes: make(chan outcome, 1),
+	}
+}
+
+// settle hands the exchange's outcome to its goroutine; the first one counts.
+func (ex *exchange) settle(o outcome) {
+	if ex.settled.CompareAndSwap(false, true) {
+		if o.resp != nil {
+			ex.pipe = o.resp.pipe
+		}
+		ex.outcomes <- o
+	}
+}
+
+// handlerDone runs when ServeHTTP returns, however it returns.
+func (ex *exchange) handlerDone() {
+	ex.settle(outcome{kind: outcomeAborted})
+	if ex.pipe != nil {
+		ex.pipe.finish(errClientGone) // no-op when the body already ended
+	}
+}
+
+// run is the exchange's goroutine: request events, then the response.
+func (ex *exchange) run() {
+	defer ex.t.inflight.Done()
+	if ex.req == nil {
+		ex.req = ex.t.parseRequest(ex)
+	}
+	ex.announce()
+	o := <-ex.outcomes
+	if o.kind == outcomeResponse {
+		ex.readResponse(o.resp)
+	}
+	ex.conclude(o)
+}
+
+// firstRequestID is the id of the request to answer an error for (null when
+// there is none or the body cannot be read). It parses the body itself: it
+// runs on the handler's goroutine while the exchange's may be parsing too.
+func (ex *exchange) firstRequestID() json.RawMessage {
+	if !ex.bodyWhole {
+		return nil
+	}
+	msgs, _, err := decoder.ParseMessages(ex.body)
+	if err != nil {
+		return nil
+	}
+	for _, m := range msgs {
+		if m.Kind == decoder.KindRequest {
+			return m.ID
+		}
+	}
+	return nil
+}
+
+// conclude ends the calls that are still open according to the outcome, and
+// reports the exchange's other traffic.
+func (ex *exchange) conclude(o outcome) {
+	now := time.Now()
+	status := o.status
+	if o.resp != nil {
+		status = o.resp.status
+	}
+	for _, c := range ex.req.calls {
+		switch {
+		case o.kind == outcomeResponse:
+			ex.concludeCall(c, now, o.resp)
+		case o.kind == outcomeUnreachable || o.kind == outcomeEnforced:
+			c.onFailure(now, o.status, o.rpcCode, o.message)
+		case o.kind == outcomeClientGone || ex.client.Err() != nil:
+			c.onCancel(now, ex.t.goneReason())
+		default:
+			c.onFailure(now, 0, 0, "the proxy ended the exchange without an answer")
+		}
+	}
+	ex.reportPlain(now, status, o)
+}
+
+func (ex *exchange) concludeCall(c *call, now time.Time, rs *responseStart) {
+	if ex.end == errClientGone {
+		c.onCancel(now, ex.t.goneReason())
+		return
+	}
+	if ex.end != nil && ex.end != io.EOF {
+		c.onFailure(now, rs.status, 0, ex.end.Error())
+		return
+	}
+	c.mu.Lock()
+	ended := c.ended
+	c.mu.Unlock()
+	switch {
+	case ended:
+	case rs.status >= 300:
+		c.onFailure(now, rs.status, 0, httpErrorText(rs.status, ex.respBody))
+	case ex.parseSkipped:
+		c.onUnparsed(now, rs.status)
+	case !isEventStream(rs.contentType):
+		c.onFailure(now, rs.status, 0, "the response holds no answer to this call")
+	default:
+		// An event stream that ended before the result: a 2025-era server
+		// may send it on a resumed stream, so the call stays open.
+		c.mu.Lock()
+		if !c.ended {
+			c.warn(now, "stream_ended_without_result", "the response stream closed before the result; the call stays open for a resumed stream")
+		}
+		c.mu.Unlock()
+	}
+}
+
+func (t *Tap) goneReason() string {
+	if t.closing.Load() {
+		return "tap shut down"
+	}
+	return "client disconnected"
+}
+
+// httpErrorText describes a failed HTTP answer from its body's first line.
+func httpErrorText(status int, body []byte) string {
+	text := "HTTP " + strconv.Itoa(status) + " " + http.StatusText(status)
+	if len(body) > 0 {
+		line := body
+		if len(line) > 200 {
+			line = line[:200]
+		}
+		text += ": " + string(trimLine(line))
+	}
+	return text
+}
+
+func trimLine(b []byte) []byte {
+	for i, c := range b {
+		if c == '\n' || c == '\r' {
+			return b[:i]
+		}
+	}
+	return b
+}
+
+// warn emits a warning about the exchange that belongs to no call (it names
+// the exchange in its message: an exchange field would make it a call).
+func (ex *exchange) warn(code, msg string) {
+	ex.t.emit(model.Event{Kind: model.KindWarning, Code: code, Message: "exchange " + ex.id + ": " + msg})
+}

@@ -1,0 +1,127 @@
+package tap
+
+import (
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"strings"
+	"time"
+
+	"toolscope/decoder"
+)
+
+// newTransport is http.DefaultTransport tuned for a proxy: compression is
+// left to the client (the transport must not add Accept-Encoding nor unzip
+// what the client asked zipped) and enough idle connections are kept for a
+// busy agent.
+func newTransport() *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableCompression = true
+	tr.MaxIdleConns = 512
+	tr.MaxIdleConnsPerHost = 256
+	tr.IdleConnTimeout = 90 * time.Second
+	tr.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return tr
+}
+
+func (t *Tap) newProxy() *httputil.ReverseProxy {
+	transport := t.cfg.Transport
+	if transport == nil {
+		transport = newTransport()
+	}
+	return &httputil.ReverseProxy{
+		Rewrite:        t.rewrite,
+		Transport:      transport,
+		FlushInterval:  -1, // every write reaches the client at once: SSE events are never held
+		ModifyResponse: t.modifyResponse,
+		ErrorHandler:   t.proxyError,
+		ErrorLog:       discardLog,
+	}
+}
+
+// rewrite points the request at the upstream. The tap's root (and the
+// upstream's own path) map to the upstream URL exactly; other paths are
+// appended to it. Rewrite strips the client's forwarding headers: they are
+// put back so the upstream sees what the client sent, and the tap adds none.
+func (t *Tap) rewrite(pr *httputil.ProxyRequest) {
+	up, in, out := t.upstream, pr.In.URL, pr.Out.URL
+	out.Scheme, out.Host = up.Scheme, up.Host
+	switch {
+	case in.Path == "" || in.Path == "/" || in.Path == up.Path:
+		out.Path, out.RawPath = up.Path, up.RawPath
+	default:
+		out.Path = strings.TrimSuffix(up.Path, "/") + in.Path
+		out.RawPath = ""
+		if in.RawPath != "" {
+			out.RawPath = strings.TrimSuffix(up.EscapedPath(), "/") + in.RawPath
+		}
+	}
+	switch {
+	case up.RawQuery == "":
+		out.RawQuery = in.RawQuery
+	case in.RawQuery == "":
+		out.RawQuery = up.RawQuery
+	default:
+		out.RawQuery = up.RawQuery + "&" + in.RawQuery
+	}
+	pr.Out.Host = ""
+	for _, h := range []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
+		if v, ok := pr.In.Header[h]; ok {
+			pr.Out.Header[h] = v
+		}
+	}
+}
+
+// modifyResponse wraps the upstream body in a tee before the proxy copies it
+// to the client. It only reads headers: it never delays the body.
+func (t *Tap) modifyResponse(res *http.Response) error {
+	ex := exchangeFrom(res.Request.Context())
+	if ex == nil {
+		return nil
+	}
+	rs := responseStart{
+		status:          res.StatusCode,
+		contentType:     res.Header.Get("Content-Type"),
+		contentEncoding: res.Header.Get("Content-Encoding"),
+		sessionID:       res.Header.Get("Mcp-Session-Id"),
+		contentLength:   res.ContentLength,
+		at:              time.Now(),
+	}
+	sse := isEventStream(rs.contentType)
+	switch {
+	case res.Body == nil || res.Body == http.NoBody:
+	case !sse && res.ContentLength > t.cfg.MaxParseBytes:
+		rs.tooLarge = true // not worth copying a byte of it
+	default:
+		rs.pipe = newSidePipe(t.cfg.MaxParseBytes)
+		res.Body = &teeBody{rc: res.Body, pipe: rs.pipe, client: ex.client}
+	}
+	ex.settle(outcome{kind: outcomeResponse, resp: &rs})
+	return nil
+}
+
+// proxyError answers when the upstream could not be reached (or the client
+// left before it answered): a 502 whose body is a JSON-RPC error carrying
+// the request id, as an MCP client expects.
+func (t *Tap) proxyError(w http.ResponseWriter, r *http.Request, err error) {
+	ex := exchangeFrom(r.Context())
+	if ex == nil {
+		w.WriteHeader(http.StatusBadGateway)
+		return
+	}
+	if ex.client.Err() != nil || errors.Is(err, errClientGone) {
+		w.WriteHeader(http.StatusBadGateway) // nobody reads it
+		ex.settle(outcome{kind: outcomeClientGone})
+		return
+	}
+	msg := "toolscope tap: upstream unreachable: " + err.Error()
+	writeRPCError(w, http.StatusBadGateway, decoder.ErrorResponse(ex.firstRequestID(), decoder.CodeInternalError, msg))
+	ex.settle(outcome{kind: outcomeUnreachable, status: http.StatusBadGateway, rpcCode: decoder.CodeInternalError, message: msg})
+}
+
+// discardLog silences the proxy's own logging: what goes wrong is reported
+// as events.
+var discardLog = log.New(io.Discard, "", 0)

@@ -1,0 +1,190 @@
+package tap
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"mime"
+	"strconv"
+	"strings"
+	"time"
+
+	"toolscope/decoder"
+	"toolscope/model"
+)
+
+func isEventStream(contentType string) bool {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return mt == "text/event-stream"
+}
+
+// readResponse parses the copy of the response body as it arrives, then
+// records how the body ended. It runs on the exchange's goroutine: the
+// client's bytes never wait for it.
+func (ex *exchange) readResponse(rs *responseStart) {
+	if rs.tooLarge {
+		ex.parseSkipped = true
+		ex.warn("parse_skipped", "response body of "+strconv.FormatInt(rs.contentLength, 10)+" bytes is over the parse limit: forwarded unchanged, not parsed")
+	}
+	if rs.pipe == nil {
+		return
+	}
+	defer func() { ex.end = rs.pipe.wait() }()
+	var r io.Reader = rs.pipe
+	switch enc := strings.ToLower(strings.TrimSpace(rs.contentEncoding)); enc {
+	case "", "identity":
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(rs.pipe)
+		if err != nil {
+			ex.skipParse(rs, "gzip body unreadable: "+err.Error())
+			return
+		}
+		r = zr
+	default:
+		ex.skipParse(rs, "content-encoding "+enc+" is not parsed")
+		return
+	}
+	if isEventStream(rs.contentType) {
+		ex.readEventStream(rs, r)
+	} else {
+		ex.readBody(rs, r)
+	}
+}
+
+// skipParse gives up parsing this body; the bytes still flow.
+func (ex *exchange) skipParse(rs *responseStart, why string) {
+	if !ex.parseSkipped {
+		ex.warn("parse_skipped", why+" (forwarded unchanged)")
+	}
+	ex.parseSkipped = true
+	rs.pipe.stop()
+}
+
+// readEventStream dispatches each SSE event's messages as they arrive.
+func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
+	p := newSSEParser(ex.t.cfg.MaxParseBytes, func(e sseEvent) {
+		if e.Oversized {
+			ex.warn("parse_skipped", "an SSE event over the parse limit was forwarded unchanged, not parsed")
+			return
+		}
+		ex.dispatch(time.Now(), e.Data, rs.status)
+	})
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		p.feed(buf[:n])
+		switch {
+		case err == nil:
+		case errors.Is(err, errGap) && r == io.Reader(rs.pipe):
+			ex.warn("parse_lagging", "the side parser fell behind; some stream bytes were not parsed (all were forwarded)")
+			p.gap()
+		case errors.Is(err, errGap):
+			ex.skipParse(rs, "the side parser fell behind a compressed stream")
+			return
+		default:
+			return
+		}
+	}
+}
+
+// readBody collects a JSON body up to the parse limit, then parses it.
+func (ex *exchange) readBody(rs *responseStart, r io.Reader) {
+	var buf bytes.Buffer
+	if rs.contentLength > 0 {
+		buf.Grow(int(rs.contentLength))
+	}
+	_, err := buf.ReadFrom(io.LimitReader(r, ex.t.cfg.MaxParseBytes+1))
+	switch {
+	case errors.Is(err, errGap):
+		ex.skipParse(rs, "the side parser fell behind")
+		return
+	case err != nil:
+		return // the body did not end well: conclude reports how
+	case int64(buf.Len()) > ex.t.cfg.MaxParseBytes:
+		ex.skipParse(rs, "response body over "+strconv.FormatInt(ex.t.cfg.MaxParseBytes, 10)+" bytes")
+		return
+	}
+	if err := rs.pipe.wait(); err != io.EOF {
+		return
+	}
+	ex.respBody = buf.Bytes()
+	if buf.Len() == 0 || rs.status >= 300 && !looksJSON(ex.respBody) {
+		return
+	}
+	ex.dispatch(time.Now(), ex.respBody, rs.status)
+}
+
+func looksJSON(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
+}
+
+// dispatch reports the messages of one response body or SSE event.
+func (ex *exchange) dispatch(at time.Time, data []byte, status int) {
+	msgs, _, err := decoder.ParseMessages(data)
+	if err != nil {
+		if len(bytes.TrimSpace(data)) > 0 {
+			ex.warn("malformed_response", "not JSON-RPC: "+err.Error())
+		}
+		return
+	}
+	pr := ex.req
+	for _, m := range msgs {
+		switch m.Kind {
+		case decoder.KindResponse:
+			key := rawKey(m.ID)
+			if c := pr.callByID(key); c != nil {
+				c.onResult(at, m, status)
+			} else if p := pr.plainByID(key); p != nil {
+				msg := m
+				p.reply = &msg
+			} else if c := ex.t.calls.latestByID(key); c != nil {
+				c.onResult(at, m, status) // a result on a resumed (GET) stream
+			} else {
+				ex.t.emit(model.Event{Time: at.UTC(), Kind: model.KindEvent, EventType: "mcp.response", RequestID: string(m.ID),
+					Data: marshalData(map[string]any{"exchange": ex.id, "matched": false})})
+			}
+		case decoder.KindNotification:
+			if m.Method == decoder.MethodProgress {
+				ex.progress(at, m)
+				continue
+			}
+			ex.serverMessage(at, m)
+		case decoder.KindRequest:
+			ex.serverMessage(at, m)
+		default:
+			ex.warn("malformed_response", "invalid JSON-RPC message: "+m.Problem)
+		}
+	}
+}
+
+func (ex *exchange) progress(at time.Time, m decoder.Message) {
+	p, err := decoder.ParseProgress(m.Params)
+	if err != nil {
+		ex.warn("malformed_progress", err.Error())
+		return
+	}
+	key := rawKey(p.Token)
+	c := ex.req.callByToken(key)
+	if c == nil {
+		c = ex.t.calls.latestByToken(key)
+	}
+	if c == nil {
+		ex.warn("progress_unmatched", "notifications/progress for token "+key+" matches no call in flight")
+		return
+	}
+	c.onProgress(at, p)
+}
+
+// serverMessage reports a server-to-client request or notification (logging,
+// elicitation, list changes...), on the call's timeline when there is one.
+func (ex *exchange) serverMessage(at time.Time, m decoder.Message) {
+	ev := model.Event{Time: at.UTC(), Kind: model.KindEvent, EventType: "mcp." + m.Method, RequestID: string(m.ID),
+		Data: marshalData(map[string]any{"exchange": ex.id, "from": "server"})}
+	if len(ex.req.calls) == 1 {
+		c := ex.req.calls[0]
+		ev.TaskID, ev.ToolCallID, ev.Tool = c.taskID, c.toolCallID, c.tool
+	}
+	ex.t.emit(ev)
+}

@@ -1,0 +1,216 @@
+package tap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"toolscope/model"
+)
+
+// Tap is one tap proxy. It is an http.Handler (ServeHTTP) and can run its own
+// loopback server (Start, Addr, Shutdown).
+type Tap struct {
+	cfg      Config
+	sink     model.Sink
+	upstream *url.URL
+	proxy    *httputil.ReverseProxy
+	calls    *registry
+
+	seq      atomic.Uint64
+	inflight sync.WaitGroup // exchange goroutines
+	closing  atomic.Bool
+
+	mu  sync.Mutex
+	srv *http.Server
+	ln  net.Listener
+}
+
+// New makes a tap. It validates cfg; nothing listens until Start.
+func New(cfg Config, sink model.Sink) (*Tap, error) {
+	cfg, u, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if sink == nil {
+		return nil, errors.New("tap: a sink is required")
+	}
+	t := &Tap{cfg: cfg, sink: sink, upstream: u, calls: newRegistry()}
+	t.proxy = t.newProxy()
+	return t, nil
+}
+
+type exchangeKey struct{}
+
+func exchangeFrom(ctx context.Context) *exchange {
+	ex, _ := ctx.Value(exchangeKey{}).(*exchange)
+	return ex
+}
+
+// ServeHTTP forwards one request to the upstream. The request body is read
+// (up to MaxParseBytes) so the tap can parse it, and forwarded unchanged; the
+// response streams through while a copy is parsed off to the side.
+func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ex := t.newExchange(r)
+	if r.Body != nil && r.Body != http.NoBody {
+		body, whole := readCapped(r.Body, t.cfg.MaxParseBytes)
+		ex.body, ex.bodyWhole = body, whole
+		if whole {
+			r.Body = replayBody{Reader: bytes.NewReader(body), orig: r.Body}
+		} else {
+			// Over the limit (or broken): what was read goes first, the rest
+			// streams on; the upstream sees the same bytes either way.
+			r.Body = replayBody{Reader: io.MultiReader(bytes.NewReader(body), r.Body), orig: r.Body}
+		}
+	}
+	if t.cfg.Enforce {
+		ex.req = t.parseRequest(ex)
+		if ans := t.enforceAnswer(ex.req); ans != nil {
+			writeRPCError(w, ans.status, ans.body)
+			t.inflight.Add(1)
+			go ex.run()
+			ex.settle(outcome{kind: outcomeEnforced, status: ans.status, rpcCode: ans.code, message: ans.reason})
+			return
+		}
+	}
+	t.inflight.Add(1)
+	go ex.run()
+	defer ex.settle(outcome{kind: outcomeAborted})
+
+	// Let the upstream's headers alone decide Date and Content-Type: without
+	// these nil entries net/http would add its own.
+	h := w.Header()
+	h["Date"] = nil
+	h["Content-Type"] = nil
+	t.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
+}
+
+// replayBody forwards the bytes already read, then the rest; Close closes the
+// client's body.
+type replayBody struct {
+	io.Reader
+	orig io.ReadCloser
+}
+
+func (b replayBody) Close() error { return b.orig.Close() }
+
+// readCapped reads up to limit bytes. whole is true when that was the entire
+// body; otherwise body holds what was read before the limit or an error.
+func readCapped(r io.Reader, limit int64) (body []byte, whole bool) {
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
+	if err != nil || n > limit {
+		return buf.Bytes(), false
+	}
+	return buf.Bytes(), true
+}
+
+func writeRPCError(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// Start listens on cfg.Listen and serves in the background. An address that
+// is not loopback gets a listen_not_loopback warning: the tap forwards
+// credentials and shows context tokens.
+func (t *Tap) Start() error {
+	ln, err := net.Listen("tcp", t.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("tap %s: listen %s: %w", t.cfg.Name, t.cfg.Listen, err)
+	}
+	srv := &http.Server{Handler: t, ReadHeaderTimeout: 30 * time.Second}
+	t.mu.Lock()
+	t.srv, t.ln = srv, ln
+	t.mu.Unlock()
+	if !isLoopback(t.cfg.Listen) {
+		t.emit(model.Event{Kind: model.KindWarning, Code: "listen_not_loopback",
+			Message: fmt.Sprintf("tap %s listens on %s, reachable from other machines: credentials and context tokens pass through it", t.cfg.Name, ln.Addr())})
+	}
+	t.emit(model.Event{Kind: model.KindSourceStatus, State: model.StateConnected,
+		Detail: fmt.Sprintf("listening on %s, forwarding to %s", ln.Addr(), redactURL(t.upstream))})
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			t.emit(model.Event{Kind: model.KindSourceStatus, State: model.StateFailed, Detail: err.Error()})
+		}
+	}()
+	return nil
+}
+
+// Addr is the address Start listens on ("127.0.0.1:port"), or "" before Start.
+func (t *Tap) Addr() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ln == nil {
+		return ""
+	}
+	return t.ln.Addr().String()
+}
+
+// Shutdown stops accepting, waits for exchanges in flight until ctx ends,
+// then cuts the rest (their calls show tool.cancelled), and returns once
+// every event has been emitted.
+func (t *Tap) Shutdown(ctx context.Context) error {
+	t.closing.Store(true)
+	t.mu.Lock()
+	srv := t.srv
+	t.mu.Unlock()
+	var err error
+	if srv != nil {
+		if err = srv.Shutdown(ctx); err != nil {
+			srv.Close()
+		}
+	}
+	t.inflight.Wait()
+	t.calls.stopTimers()
+	if srv != nil {
+		t.emit(model.Event{Kind: model.KindSourceStatus, State: model.StateEnded, Detail: "tap stopped"})
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		err = nil // cut on purpose: the calls it cut were reported
+	}
+	return err
+}
+
+// emit stamps an event with the tap's identity and hands it to the sink.
+func (t *Tap) emit(ev model.Event) {
+	if ev.Time.IsZero() {
+		ev.Time = time.Now().UTC()
+	}
+	ev.Source = model.SourceTap
+	ev.SourceName = t.cfg.Name
+	t.sink.Emit(ev)
+}
+
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// redactURL hides user:password in the upstream URL.
+func redactURL(u *url.URL) string {
+	if u.User == nil {
+		return u.String()
+	}
+	c := *u
+	c.User = url.User(model.Redacted)
+	return c.String()
+}
