@@ -75,7 +75,7 @@ func removeFrom(m map[string][]*call, key string, c *call) {
 	}
 }
 
-func (r *registry) latestByID(key string) *call   { return r.latest(r.byID, key) }
+func (r *registry) latestByID(key string) *call    { return r.latest(r.byID, key) }
 func (r *registry) latestByToken(key string) *call { return r.latest(r.byToken, key) }
 
 func (r *registry) latest(m map[string][]*call, key string) *call {
