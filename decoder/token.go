@@ -58,6 +58,9 @@ type VerifyInput struct {
 	RequireCredential bool           // only when the user configured a credential header
 	InBatch           bool
 	Now               time.Time
+	// CallUnknown: only the token is at hand (decode without --call), so
+	// steps 2 and 3 are reported as not checked rather than failed.
+	CallUnknown bool
 }
 
 // registeredClaims are the JWT claims that are not part of the call context.
@@ -196,15 +199,26 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 		ctx.Steps = append(ctx.Steps, model.Step{Name: StepSignature, Passed: false, Detail: detail})
 	}
 
-	// Step 2.
-	toolFail, toolDetail := checkToolClaim(claims, in.ToolName)
-	step(StepTool, toolFail, toolDetail)
+	if in.CallUnknown {
+		step(StepTool, nil, "not checked: no call given")
+		// The token's own context claims are still checked (types, protocol).
+		metaFail, metaDetail := checkMetaClaims(nil, nil, claims, warn)
+		if metaFail == nil {
+			metaDetail = "no call given: " + metaDetail
+		}
+		step(StepMeta, metaFail, metaDetail)
+		contractWarnings(claims, stripPrefixInverse(claims), nil, warn)
+	} else {
+		// Step 2.
+		toolFail, toolDetail := checkToolClaim(claims, in.ToolName)
+		step(StepTool, toolFail, toolDetail)
 
-	// Step 3.
-	metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, claims, warn)
-	step(StepMeta, metaFail, metaDetail)
+		// Step 3.
+		metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, claims, warn)
+		step(StepMeta, metaFail, metaDetail)
 
-	contractWarnings(claims, in.Meta, metaKeys, warn)
+		contractWarnings(claims, in.Meta, metaKeys, warn)
+	}
 
 	if !verified {
 		if first != nil && first.step != StepTool && first.step != StepMeta {
@@ -353,16 +367,6 @@ func checkRegisteredClaims(claims map[string]any, in VerifyInput) (problems []st
 	exp, expOK := numericDate(claims["exp"])
 	iat, iatOK := numericDate(claims["iat"])
 	switch {
-	case claims["exp"] == nil:
-		problems = append(problems, "no exp claim")
-	case !expOK:
-		problems = append(problems, "exp is not a number")
-	case !now.Before(exp.Add(ClockSkew)):
-		problems = append(problems, fmt.Sprintf("expired %s ago (exp %s, %s skew allowed)", HumanDuration(now.Sub(exp)), exp.UTC().Format(time.RFC3339), HumanDuration(ClockSkew)))
-	default:
-		ok = append(ok, "expires in "+HumanDuration(exp.Sub(now)))
-	}
-	switch {
 	case claims["iat"] == nil:
 		problems = append(problems, "no iat claim")
 	case !iatOK:
@@ -373,6 +377,16 @@ func checkRegisteredClaims(claims map[string]any, in VerifyInput) (problems []st
 		problems = append(problems, fmt.Sprintf("issued %s ago: older than %s", HumanDuration(now.Sub(iat)), HumanDuration(MaxTokenAge)))
 	default:
 		ok = append(ok, "issued "+HumanDuration(now.Sub(iat))+" ago")
+	}
+	switch {
+	case claims["exp"] == nil:
+		problems = append(problems, "no exp claim")
+	case !expOK:
+		problems = append(problems, "exp is not a number")
+	case !now.Before(exp.Add(ClockSkew)):
+		problems = append(problems, fmt.Sprintf("expired %s ago (exp %s, %s skew allowed)", HumanDuration(now.Sub(exp)), exp.UTC().Format(time.RFC3339), HumanDuration(ClockSkew)))
+	default:
+		ok = append(ok, "expires in "+HumanDuration(exp.Sub(now)))
 	}
 	if v, present := claims["nbf"]; present {
 		nbf, nbfOK := numericDate(v)
@@ -451,6 +465,7 @@ func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, 
 			return fail(StatusBadRequest, CodeInvalidParams, "malformed claim "+name+": "+p), ""
 		}
 	}
+	var problems []string
 	proto, hasProto := claims["protocol"].(string)
 	if !hasProto {
 		if s, ok := meta[MetaProtocol].(string); ok {
@@ -459,28 +474,34 @@ func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, 
 	}
 	if hasProto {
 		if major, _, _ := strings.Cut(proto, "."); major != ContextProtocolMajor {
-			return fail(StatusForbidden, CodeForbidden, fmt.Sprintf("unknown major protocol %q (this is contract %s)", proto, ContextProtocolMajor)), ""
+			problems = append(problems, fmt.Sprintf("unknown major protocol %q (this is contract %s)", proto, ContextProtocolMajor))
 		}
 	} else {
 		warn("protocol_missing", "neither the token nor _meta names agentarea/protocol")
 	}
-	var mismatches []string
+	mismatches := 0
 	for _, k := range keys {
 		name := strings.TrimPrefix(k, AgentAreaPrefix)
 		cv, present := claims[name]
-		if !present {
-			mismatches = append(mismatches, fmt.Sprintf("%s has no claim", k))
+		var m string
+		switch {
+		case !present:
+			m = fmt.Sprintf("%s has no claim", k)
+		case !jsonEqual(meta[k], cv):
+			m = fmt.Sprintf("%s is %s but the claim is %s", k, describe(meta[k]), describe(cv))
+		default:
 			continue
 		}
-		if !jsonEqual(meta[k], cv) {
-			mismatches = append(mismatches, fmt.Sprintf("%s is %s but the claim is %s", k, describe(meta[k]), describe(cv)))
-		}
+		mismatches++
+		warn("meta_claim_mismatch", "%s", m)
+		problems = append(problems, m)
 	}
-	if len(mismatches) > 0 {
-		for _, m := range mismatches {
-			warn("meta_claim_mismatch", "%s", m)
+	if len(problems) > 0 {
+		prefix := ""
+		if mismatches > 0 {
+			prefix = "token does not match the call: "
 		}
-		return fail(StatusForbidden, CodeForbidden, "token does not match the call: "+strings.Join(mismatches, "; ")), ""
+		return fail(StatusForbidden, CodeForbidden, prefix+strings.Join(problems, "; ")), ""
 	}
 	detail := fmt.Sprintf("%d agentarea/* keys equal their claims", len(keys))
 	if hasProto {
@@ -575,4 +596,16 @@ func stripPrefix(meta map[string]any) map[string]any {
 
 func fail(status, code int, detail string) *failure {
 	return &failure{status: status, code: code, detail: detail}
+}
+
+// stripPrefixInverse builds the _meta a call carrying these claims would
+// have, so a decode without a call does not warn of claims "missing" from it.
+func stripPrefixInverse(claims map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range claims {
+		if !registeredClaims[k] {
+			out[AgentAreaPrefix+k] = v
+		}
+	}
+	return out
 }
