@@ -1,0 +1,555 @@
+package decoder
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"toolscope/model"
+)
+
+// FeedOptions says where a task-feed frame came from.
+type FeedOptions struct {
+	SourceName string    // the feed's name (model.Event.SourceName)
+	TaskID     string    // the task of the feed URL, used when the data has none
+	Now        time.Time // time of frames without a timestamp (zero: time.Now())
+}
+
+// FeedFrame is one decoded task-feed frame (or history item).
+type FeedFrame struct {
+	// Event is what the frame says. Its Kind is empty when the frame carries
+	// nothing to show (a heartbeat, an empty data field).
+	Event model.Event
+	// Warnings raised by the frame besides Event. They never carry an
+	// event_id, so de-duplication keys on Event alone.
+	Warnings []model.Event
+	// Terminal: the task ended, the feed stops after this frame.
+	Terminal bool
+	// ServerError is the text of an `error` frame: the server's own account
+	// of a stream failure.
+	ServerError string
+}
+
+// Feed event types, after normalization (lower case, no '.', '_' or '-'),
+// so "task.completed", "task_completed" and "TaskCompleted" are one name.
+const (
+	feedConnected = "connected"
+	feedHeartbeat = "heartbeat"
+	feedError     = "error"
+)
+
+var feedToolKinds = map[string]model.Kind{
+	"toolcall":          model.KindToolCall,
+	"toolcallstarted":   model.KindToolCall,
+	"toolprogress":      model.KindToolProgress,
+	"toolcallprogress":  model.KindToolProgress,
+	"toolresult":        model.KindToolResult,
+	"toolcallcompleted": model.KindToolResult,
+	"toolcallfailed":    model.KindToolResult,
+}
+
+// feedTerminal lists the events that end a task (task.completed only when
+// its execution_status is not "waiting").
+var feedTerminal = map[string]bool{
+	"taskcompleted":     true,
+	"taskfailed":        true,
+	"taskcancelled":     true,
+	"taskcanceled":      true,
+	"workflowcompleted": true,
+	"workflowfailed":    true,
+	"workflowcancelled": true,
+	"workflowcanceled":  true,
+}
+
+// normalizeFeedType lowers an event type and drops its separators.
+func normalizeFeedType(t string) string {
+	clean := true
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c == '.' || c == '_' || c == '-' || (c >= 'A' && c <= 'Z') {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return t
+	}
+	b := make([]byte, 0, len(t))
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c == '.' || c == '_' || c == '-':
+		case c >= 'A' && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+// feedString reads a JSON string, or the text of a number (ids are UUIDs
+// on current servers, integers on some).
+type feedString string
+
+func (s *feedString) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var v string
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*s = feedString(v)
+		return nil
+	}
+	if string(b) != "null" {
+		*s = feedString(b)
+	}
+	return nil
+}
+
+// feedEnvelope is the frame's JSON: {"event_type","event_id","timestamp","data"}.
+// Frames such as `connected` and `error` are flat (no envelope); their
+// fields then sit beside these.
+type feedEnvelope struct {
+	EventType string          `json:"event_type"`
+	EventID   feedString      `json:"event_id"`
+	Timestamp string          `json:"timestamp"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// feedData is the flat data object of a feed event (every kind's fields).
+type feedData struct {
+	TaskID      feedString `json:"task_id"`
+	ExecutionID feedString `json:"execution_id"`
+	Timestamp   string     `json:"timestamp"`
+	Message     string     `json:"message"`
+	Reason      string     `json:"reason"`
+
+	ToolName       string          `json:"tool_name"`
+	Name           string          `json:"name"`
+	ToolCallID     feedString      `json:"tool_call_id"`
+	CallID         feedString      `json:"call_id"`
+	IdempotencyKey string          `json:"idempotency_key"`
+	Arguments      json.RawMessage `json:"arguments"`
+	Attempt        int             `json:"attempt"`
+
+	Progress *float64 `json:"progress"`
+	Total    *float64 `json:"total"`
+
+	Success                  *bool           `json:"success"`
+	Result                   json.RawMessage `json:"result"`
+	Error                    json.RawMessage `json:"error"`
+	ExecutionTime            json.RawMessage `json:"execution_time"`
+	Replayed                 bool            `json:"replayed"`
+	Images                   []feedImage     `json:"images"`
+	StructuredContent        json.RawMessage `json:"structured_content"`
+	StructuredContentDropped bool            `json:"structured_content_dropped"`
+	DeniedByPolicy           bool            `json:"denied_by_policy"`
+	DeniedByHuman            bool            `json:"denied_by_human"`
+
+	ExecutionStatus string `json:"execution_status"`
+
+	// Older servers nest the event's fields; current ones flatten them.
+	Nested       json.RawMessage `json:"data"`
+	OriginalData json.RawMessage `json:"original_data"`
+}
+
+type feedImage struct {
+	ID       feedString `json:"id"`
+	MimeType string     `json:"mime_type"`
+	Size     int        `json:"size"`
+}
+
+// DecodeFeedEvent decodes one SSE frame of a task feed: its `event:` name and
+// its data. It never fails: bad input becomes a warning event.
+func DecodeFeedEvent(eventName string, data []byte, o FeedOptions) FeedFrame {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return FeedFrame{} // the SSE rule: a frame with no data dispatches nothing
+	}
+	if normalizeFeedType(eventName) == feedHeartbeat {
+		return FeedFrame{} // silence-breaker only, whatever its data
+	}
+	var env feedEnvelope
+	if err := json.Unmarshal(data, &env); err != nil {
+		return FeedFrame{Event: feedMalformed(eventName, data, err, o)}
+	}
+	body := json.RawMessage(data)
+	eventType := eventName
+	if len(env.Data) > 0 && env.Data[0] == '{' && (env.EventType != "" || env.EventID != "") {
+		body = env.Data
+		if env.EventType != "" {
+			eventType = env.EventType
+		}
+	} else {
+		env.EventID = "" // a flat frame's fields are data, not an envelope
+		if eventType == "" {
+			eventType = env.EventType
+		}
+	}
+	if eventType == "" {
+		eventType = "message" // the SSE default event name
+	}
+	return decodeFeed(eventType, string(env.EventID), env.Timestamp, body, feedData{}, o)
+}
+
+// historyItem is one event of the history endpoint's page.
+type historyItem struct {
+	ID          feedString      `json:"id"`
+	TaskID      feedString      `json:"task_id"`
+	ExecutionID feedString      `json:"execution_id"`
+	Timestamp   string          `json:"timestamp"`
+	EventType   string          `json:"event_type"`
+	Message     string          `json:"message"`
+	Metadata    json.RawMessage `json:"metadata"`
+	Data        json.RawMessage `json:"data"`
+}
+
+// DecodeHistoryEvent decodes one item of the history endpoint
+// ({id, task_id, agent_id, execution_id, timestamp, event_type, message,
+// metadata}): metadata holds the event's data, as the live feed sends it.
+func DecodeHistoryEvent(item []byte, o FeedOptions) FeedFrame {
+	var h historyItem
+	if err := json.Unmarshal(item, &h); err != nil {
+		return FeedFrame{Event: feedMalformed("history", item, err, o)}
+	}
+	body := h.Metadata
+	if len(body) == 0 || body[0] != '{' {
+		body = h.Data
+	}
+	if len(body) == 0 || body[0] != '{' {
+		body = json.RawMessage("{}")
+	}
+	outer := feedData{TaskID: h.TaskID, ExecutionID: h.ExecutionID, Message: h.Message}
+	eventType := h.EventType
+	if eventType == "" {
+		eventType = "message"
+	}
+	return decodeFeed(eventType, string(h.ID), h.Timestamp, body, outer, o)
+}
+
+// decodeFeed turns an event's type and data object into a frame. fallback
+// holds fields known from outside the data (a history item's columns).
+func decodeFeed(eventType, eventID, timestamp string, body json.RawMessage, fallback feedData, o FeedOptions) FeedFrame {
+	var d feedData
+	var warnings []model.Event
+	if err := decodeFeedData(body, &d); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return FeedFrame{Event: feedMalformed(eventType, body, err, o)}
+		}
+		// A field of an unexpected type: keep what parsed, say what did not.
+		warnings = append(warnings, feedWarning(o, "unexpected_field_type",
+			fmt.Sprintf("%s event: field %s is JSON %s, expected %s", eventType, te.Field, te.Value, te.Type)))
+	}
+	if d.TaskID == "" {
+		d.TaskID = fallback.TaskID
+	}
+	if d.ExecutionID == "" {
+		d.ExecutionID = fallback.ExecutionID
+	}
+	if d.Message == "" {
+		d.Message = fallback.Message
+	}
+	if timestamp == "" {
+		timestamp = d.Timestamp
+	}
+
+	ev := model.Event{
+		Time:       feedTime(timestamp, o.Now),
+		Source:     model.SourceFeed,
+		SourceName: o.SourceName,
+		TaskID:     string(d.TaskID),
+		EventID:    eventID,
+	}
+	if ev.TaskID == "" {
+		ev.TaskID = o.TaskID
+	}
+	frame := FeedFrame{Warnings: warnings}
+	norm := normalizeFeedType(eventType)
+
+	if kind, ok := feedToolKinds[norm]; ok {
+		ev.Kind = kind
+		fillToolEvent(&ev, &d, norm == "toolcallfailed")
+		frame.Event = ev
+		return frame
+	}
+	switch {
+	case norm == feedConnected:
+		ev.Kind = model.KindSourceStatus
+		ev.State = model.StateConnected
+		ev.Detail = d.Message
+		if d.ExecutionID != "" {
+			ev.Detail = strings.TrimSpace(ev.Detail + " (execution " + string(d.ExecutionID) + ")")
+		}
+	case norm == feedError:
+		msg := feedErrorText(d.Error)
+		if msg == "" {
+			msg = d.Message
+		}
+		if msg == "" {
+			msg = "the server reported a stream failure"
+		}
+		ev.Kind = model.KindWarning
+		ev.Code = "feed_error"
+		ev.Message = msg
+		frame.ServerError = msg
+	case strings.HasPrefix(norm, "task") || feedTerminal[norm]:
+		ev.Kind = model.KindTaskStatus
+		ev.EventType = eventType
+		ev.Message = d.Message
+		ev.Reason = d.Reason
+		if ev.Reason == "" {
+			ev.Reason = feedErrorText(d.Error)
+		}
+		frame.Terminal = feedTerminal[norm] && !(norm == "taskcompleted" && d.ExecutionStatus == "waiting")
+	default:
+		// approval.*, llm.*, artifacts and anything new: passed through.
+		ev.Kind = model.KindEvent
+		ev.EventType = eventType
+		ev.Data = append(json.RawMessage(nil), body...)
+		ev.ToolCallID = firstFeedString(d.ToolCallID, d.CallID)
+		ev.Tool = d.ToolName
+	}
+	frame.Event = ev
+	return frame
+}
+
+// decodeFeedData decodes a data object, flattening the nested `data` and
+// `original_data` objects older servers send (the outer fields win).
+func decodeFeedData(body json.RawMessage, d *feedData) error {
+	err := json.Unmarshal(body, d)
+	if err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return err
+		}
+	}
+	nested, orig := d.Nested, d.OriginalData
+	if !isJSONObject(nested) && !isJSONObject(orig) {
+		return err
+	}
+	var merged feedData
+	if isJSONObject(orig) {
+		_ = json.Unmarshal(orig, &merged)
+	}
+	if isJSONObject(nested) {
+		_ = json.Unmarshal(nested, &merged)
+	}
+	outerErr := json.Unmarshal(body, &merged)
+	*d = merged
+	return outerErr
+}
+
+func isJSONObject(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }
+
+// fillToolEvent sets the tool.call, tool.progress or tool.result fields.
+func fillToolEvent(ev *model.Event, d *feedData, failed bool) {
+	ev.ToolCallID = firstFeedString(d.ToolCallID, d.CallID)
+	ev.Tool = d.ToolName // agent-facing on a feed (mcp__server__tool)
+	if ev.Tool == "" {
+		ev.Tool = d.Name
+	}
+	ev.IdempotencyKey = d.IdempotencyKey
+	ev.Attempt = d.Attempt
+	switch ev.Kind {
+	case model.KindToolCall:
+		if len(d.Arguments) > 0 && string(d.Arguments) != "null" {
+			ev.Arguments = d.Arguments
+		}
+	case model.KindToolProgress:
+		if d.Progress != nil {
+			ev.Progress = *d.Progress
+		}
+		ev.Total = d.Total
+		ev.Message = d.Message
+		ev.Relayed = true // a feed only carries what the platform relayed
+	case model.KindToolResult:
+		fillFeedResult(ev, d, failed)
+	}
+}
+
+func fillFeedResult(ev *model.Event, d *feedData, failed bool) {
+	ev.Error = feedErrorText(d.Error)
+	ev.IsError = failed || (d.Success != nil && !*d.Success) || (d.Success == nil && ev.Error != "")
+	switch {
+	case d.DeniedByPolicy:
+		ev.Denied = "policy"
+	case d.DeniedByHuman:
+		ev.Denied = "human"
+	}
+	if ev.Denied != "" {
+		ev.IsError = true
+	}
+	ev.Replayed = d.Replayed
+	ev.DurationMS = feedDurationMS(d.ExecutionTime)
+
+	if len(d.Result) > 0 {
+		if d.Result[0] == '"' {
+			var text string
+			if json.Unmarshal(d.Result, &text) == nil {
+				n, preview := feedRuneCountPreview(text, PreviewChars)
+				ev.TextChars = n
+				ev.TextPreview = preview
+				ev.Offloaded = n > MaxTextChars
+			}
+		} else if string(d.Result) != "null" {
+			_, ev.TextPreview = feedRuneCountPreview(string(d.Result), PreviewChars)
+		}
+	}
+	if sc := d.StructuredContent; len(sc) > 0 && string(sc) != "null" {
+		ev.StructuredContentBytes = len(sc)
+		if len(sc) <= MaxKeptStructuredBytes {
+			ev.StructuredContent = sc
+		}
+	}
+	ev.StructuredContentDropped = d.StructuredContentDropped
+	if len(d.Images) > 0 {
+		ev.Images = make([]model.Image, len(d.Images))
+		for i, im := range d.Images {
+			ev.Images[i] = model.Image{ID: string(im.ID), MimeType: im.MimeType, Size: im.Size,
+				Problem: feedImageProblem(i, im)}
+		}
+	}
+}
+
+// feedImageProblem checks an image a result carries against the platform's
+// limits: PNG, JPEG, GIF or WebP, up to 5 MB, at most 8 per result.
+func feedImageProblem(i int, im feedImage) string {
+	var problems []string
+	switch strings.ToLower(strings.TrimSpace(im.MimeType)) {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+	default:
+		problems = append(problems, "type not supported")
+	}
+	if im.Size > MaxImageBytes {
+		problems = append(problems, "over 5 MB")
+	}
+	if i >= MaxImages {
+		problems = append(problems, fmt.Sprintf("over the limit of %d images", MaxImages))
+	}
+	return strings.Join(problems, "; ")
+}
+
+// feedRuneCountPreview counts the characters of s and keeps its first n.
+func feedRuneCountPreview(s string, n int) (int, string) {
+	count, cut := 0, len(s)
+	for i := range s {
+		if count == n {
+			cut = i
+		}
+		count++
+	}
+	if count <= n {
+		cut = len(s)
+	}
+	return count, s[:cut]
+}
+
+// feedErrorText reads an error given as a string, as {"message": ...}, or
+// as anything else (kept as its JSON text).
+func feedErrorText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == "false" {
+		return ""
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	case '{':
+		var o struct {
+			Message string `json:"message"`
+			Error   string `json:"error"`
+		}
+		if json.Unmarshal(raw, &o) == nil {
+			if o.Message != "" {
+				return o.Message
+			}
+			if o.Error != "" {
+				return o.Error
+			}
+		}
+	}
+	return string(raw)
+}
+
+// feedDurationMS reads execution_time: seconds as a number (the platform
+// measures with time.time() differences; inferred), or a Go/Python-style
+// duration string ("1.5s", "250ms", "0.25").
+func feedDurationMS(raw json.RawMessage) int64 {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0
+	}
+	var secs float64
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return 0
+		}
+		s = strings.TrimSpace(s)
+		if d, err := time.ParseDuration(s); err == nil {
+			return d.Milliseconds()
+		}
+		if _, err := fmt.Sscanf(s, "%g", &secs); err != nil {
+			return 0
+		}
+	} else if json.Unmarshal(raw, &secs) != nil {
+		return 0
+	}
+	if secs <= 0 || secs > 1e9 {
+		return 0
+	}
+	return int64(secs*1000 + 0.5)
+}
+
+// feedTime parses an event timestamp: RFC 3339, or ISO 8601 without a zone
+// (Python's isoformat of a naive UTC time). Unparseable or absent: now.
+func feedTime(ts string, now time.Time) time.Time {
+	if ts != "" {
+		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+			return t.UTC()
+		}
+		for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
+			if t, err := time.Parse(layout, ts); err == nil {
+				return t.UTC()
+			}
+		}
+	}
+	if now.IsZero() {
+		return time.Now().UTC()
+	}
+	return now.UTC()
+}
+
+func firstFeedString(a, b feedString) string {
+	if a != "" {
+		return string(a)
+	}
+	return string(b)
+}
+
+func feedWarning(o FeedOptions, code, msg string) model.Event {
+	return model.Event{Time: feedTime("", o.Now), Source: model.SourceFeed, SourceName: o.SourceName,
+		Kind: model.KindWarning, TaskID: o.TaskID, Code: code, Message: msg}
+}
+
+// feedMalformed is the warning for a frame whose JSON does not parse; it
+// quotes the start of the frame so the user can see what came.
+func feedMalformed(eventType string, data []byte, err error, o FeedOptions) model.Event {
+	const quote = 120
+	q := data
+	if len(q) > quote {
+		q = q[:quote]
+	}
+	name := eventType
+	if name == "" {
+		name = "message"
+	}
+	msg := fmt.Sprintf("%s frame (%d bytes) is not valid JSON: %v; it starts %q", name, len(data), err, q)
+	return feedWarning(o, "malformed_event", msg)
+}
