@@ -1,0 +1,218 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"toolscope/model"
+)
+
+// callJSON is what `y` copies: the call as one redacted JSON document.
+type callJSON struct {
+	ID             string            `json:"id"`
+	TaskID         string            `json:"task_id,omitempty"`
+	ToolCallID     string            `json:"tool_call_id,omitempty"`
+	Tool           string            `json:"tool,omitempty"`
+	AgentName      string            `json:"agent_name,omitempty"`
+	IdempotencyKey string            `json:"idempotency_key,omitempty"`
+	RequestID      string            `json:"request_id,omitempty"`
+	Sources        []string          `json:"sources,omitempty"`
+	Status         model.Status      `json:"status"`
+	Started        *time.Time        `json:"started,omitempty"`
+	Ended          *time.Time        `json:"ended,omitempty"`
+	ElapsedMS      int64             `json:"elapsed_ms"`
+	TimeoutMS      int64             `json:"timeout_ms,omitempty"`
+	Flags          []string          `json:"flags,omitempty"`
+	Arguments      json.RawMessage   `json:"arguments,omitempty"`
+	Meta           map[string]any    `json:"meta,omitempty"`
+	Context        *model.Context    `json:"context,omitempty"`
+	SoatContext    map[string]string `json:"soat_context,omitempty"`
+	Headers        map[string]string `json:"headers,omitempty"`
+	Progress       progressJSON      `json:"progress"`
+	Attempts       []attemptJSON     `json:"attempts,omitempty"`
+	Warnings       []model.Event     `json:"warnings,omitempty"`
+	Timeline       []model.Event     `json:"timeline,omitempty"`
+}
+
+type progressJSON struct {
+	Progress      float64  `json:"progress"`
+	Total         *float64 `json:"total"`
+	Message       string   `json:"message,omitempty"`
+	Sent          int      `json:"sent"`
+	Relayed       int      `json:"relayed"`
+	WouldRelay    int      `json:"would_relay,omitempty"`
+	NotIncreasing int      `json:"not_increasing,omitempty"`
+}
+
+type attemptJSON struct {
+	N          int            `json:"n"`
+	SourceName string         `json:"source_name,omitempty"`
+	Exchange   string         `json:"exchange,omitempty"`
+	RequestID  string         `json:"request_id,omitempty"`
+	Started    *time.Time     `json:"started,omitempty"`
+	Ended      *time.Time     `json:"ended,omitempty"`
+	Context    *model.Context `json:"context,omitempty"`
+	Cancelled  string         `json:"cancelled,omitempty"`
+	Result     *model.Result  `json:"result,omitempty"`
+}
+
+var flagNames = []struct {
+	bit  model.CallFlag
+	name string
+}{
+	{model.FlagRetried, "retried"}, {model.FlagReplayed, "replayed"}, {model.FlagImages, "images"},
+	{model.FlagStructured, "structured"}, {model.FlagStructuredDropped, "structured_dropped"},
+	{model.FlagOffloaded, "offloaded"}, {model.FlagLimit, "limit"}, {model.FlagRejected, "rejected"},
+	{model.FlagLate, "late"}, {model.FlagPII, "pii"}, {model.FlagWarning, "warning"},
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// callToJSON renders the call redacted: headers through model.RedactHeader
+// (the token keeps header and claims only, never its signature; credentials
+// never), events through model.Redact. Control characters are escaped.
+func callToJSON(c *model.Call, now time.Time) ([]byte, error) {
+	out := callJSON{
+		ID: c.ID, TaskID: c.TaskID, ToolCallID: c.ToolCallID, Tool: c.Tool, AgentName: c.AgentName,
+		IdempotencyKey: c.IdempotencyKey, RequestID: c.RequestID, Sources: c.Sources, Status: c.Status,
+		Started: timePtr(c.Started), Ended: timePtr(c.Ended), ElapsedMS: c.Elapsed(now).Milliseconds(),
+		TimeoutMS: c.TimeoutMS, Arguments: validJSON(c.Arguments), Meta: c.Meta, Context: c.Context,
+		SoatContext: c.SoatContext,
+	}
+	for _, f := range flagNames {
+		if c.Flags&f.bit != 0 {
+			out.Flags = append(out.Flags, f.name)
+		}
+	}
+	if len(c.Headers) > 0 {
+		out.Headers = make(map[string]string, len(c.Headers))
+		for k, v := range c.Headers {
+			out.Headers[k] = model.RedactHeader(k, v)
+		}
+	}
+	p := &c.Progress
+	out.Progress = progressJSON{Progress: p.Progress, Message: p.Message, Sent: c.SentCount(),
+		Relayed: c.RelayedCount(), WouldRelay: p.WouldRelay, NotIncreasing: p.NotIncreasing}
+	if p.HasTotal {
+		t := p.Total
+		out.Progress.Total = &t
+	}
+	for _, a := range c.Attempts {
+		aj := attemptJSON{N: a.N, SourceName: a.SourceName, Exchange: a.Exchange, RequestID: a.RequestID,
+			Started: timePtr(a.Started), Ended: timePtr(a.Ended), Context: a.Context, Cancelled: a.Cancelled}
+		if a.HasResult {
+			r := a.Result
+			r.StructuredContent = validJSON(r.StructuredContent)
+			aj.Result = &r
+		}
+		out.Attempts = append(out.Attempts, aj)
+	}
+	for _, w := range c.Warnings {
+		out.Warnings = append(out.Warnings, model.Redact(w))
+	}
+	for _, e := range c.Timeline {
+		e = model.Redact(e)
+		e.Arguments = validJSON(e.Arguments)
+		e.StructuredContent = validJSON(e.StructuredContent)
+		e.Data = validJSON(e.Data)
+		out.Timeline = append(out.Timeline, e)
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return escapeInert(b), nil
+}
+
+// validJSON drops a raw value that is not JSON (it would fail the marshal).
+func validJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || json.Valid(raw) {
+		return raw
+	}
+	b, _ := json.Marshal(string(raw))
+	return b
+}
+
+// escapeInert rewrites what encoding/json leaves raw but a terminal could
+// obey or reorder by: C1 controls, DEL and bidirectional overrides become
+// \u escapes (they only occur inside JSON strings, so this stays valid JSON).
+func escapeInert(b []byte) []byte {
+	var out bytes.Buffer
+	out.Grow(len(b))
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		switch {
+		case r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) ||
+			(r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f:
+			out.WriteString(`\u`)
+			h := strconv.FormatInt(int64(r), 16)
+			for len(h) < 4 {
+				h = "0" + h
+			}
+			out.WriteString(h)
+		default:
+			out.Write(b[i : i+size])
+		}
+		i += size
+	}
+	return out.Bytes()
+}
+
+// osc52 is the "set clipboard" sequence for a payload.
+func osc52(payload []byte) []byte {
+	return []byte("\x1b]52;c;" + base64.StdEncoding.EncodeToString(payload) + "\a")
+}
+
+type copiedMsg struct {
+	id    string
+	bytes int
+	err   error
+}
+
+// copySelected copies the call under the cursor (or the open one).
+func (m *Model) copySelected() tea.Cmd {
+	c := m.selected()
+	if m.mode == modeDetail {
+		c = m.detailCall
+	}
+	if c == nil {
+		return nil
+	}
+	if m.opts.Clipboard == nil {
+		m.setFlash("no clipboard: not a terminal")
+		return nil
+	}
+	b, err := callToJSON(c, m.now)
+	if err != nil {
+		m.setFlash("copy failed: " + err.Error())
+		return nil
+	}
+	w, id := m.opts.Clipboard, c.ID
+	return func() tea.Msg {
+		_, err := w.Write(osc52(b))
+		return copiedMsg{id: id, bytes: len(b), err: err}
+	}
+}
+
+func (m *Model) onCopied(msg copiedMsg) {
+	if msg.err != nil {
+		m.setFlash("copy failed: " + msg.err.Error())
+		return
+	}
+	m.setFlash("copied " + model.Sanitize(cut(msg.id, 30)) + " as JSON (" + formatBytes(msg.bytes) + ")")
+}
+
+var _ io.Writer = (*lockedFile)(nil)

@@ -1,0 +1,259 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"toolscope/model"
+)
+
+// Platform limits a result is measured against (agentarea-mcp-tool-context.md).
+const (
+	limitTextChars       = 8000
+	limitImageBytes      = 5 * 1000 * 1000
+	limitImages          = 8
+	limitStructuredChars = 16000
+)
+
+var sparkLevels = []rune("▁▂▃▄▅▆▇█")
+
+func (m *Model) detailProgress(d *doc, c *model.Call) {
+	st := d.st
+	p := &c.Progress
+	hist := p.History()
+	if c.SentCount() == 0 && p.Relayed == 0 && len(hist) == 0 {
+		d.section("PROGRESS", st.muted.on("no notification"))
+		return
+	}
+	d.section("PROGRESS", st.accent.on("sent "+strconv.Itoa(c.SentCount())+" → relayed "+strconv.Itoa(c.RelayedCount())))
+	if p.Sent > 0 {
+		d.kv("tap saw", strconv.Itoa(p.Sent)+" sent, "+strconv.Itoa(p.WouldRelay)+" pass the 0.5 s rule")
+	}
+	if p.Relayed > 0 {
+		d.kv("feed relayed", strconv.Itoa(p.Relayed))
+	}
+	last := formatNumber(p.Progress)
+	if p.HasTotal {
+		last += "/" + formatNumber(p.Total)
+	}
+	if p.Message != "" {
+		last += "  " + st.muted.on(strconv.Quote(model.Sanitize(p.Message)))
+	}
+	d.kv("latest", last)
+	if p.NotIncreasing > 0 {
+		d.kv("not increasing", st.warn.on(strconv.Itoa(p.NotIncreasing)+" notifications"))
+	}
+	if len(hist) == 0 {
+		return
+	}
+	d.kv("shape", st.run.on(sparkline(hist)))
+	barW := 16
+	var prev time.Time
+	for i := range hist {
+		pt := &hist[i]
+		delta := ""
+		if !prev.IsZero() {
+			delta = "+" + formatDuration(pt.Time().Sub(prev))
+		}
+		prev = pt.Time()
+		val := formatNumber(pt.Progress)
+		pct := 0.0
+		if pt.HasTotal {
+			val += "/" + formatNumber(pt.Total)
+			if pt.Total > 0 {
+				pct = min(max(pt.Progress/pt.Total, 0), 1)
+			}
+		}
+		m.bar.Width = barW
+		bar := m.bar.ViewAs(pct)
+		if !pt.HasTotal {
+			bar = st.muted.on(fit("(no total)", barW))
+		}
+		src, rel := "feed", st.ok.on("relayed")
+		if pt.FromTap {
+			src = "tap"
+			if pt.Relayed {
+				rel = st.ok.on("would relay")
+			} else {
+				rel = st.muted.on("dropped")
+			}
+		}
+		line := "   " + st.muted.on(clockMillis(pt.Time())) + " " + fitRight(delta, 7) + "  " + fit(src, 4) + " " +
+			bar + " " + fit(val, 9) + " " + fit(rel, 11)
+		if pt.Message != "" {
+			line += " " + st.muted.on(cut(model.Sanitize(pt.Message), max(10, d.width-75)))
+		}
+		d.line(line)
+	}
+	if n := c.SentCount() + p.Relayed; n > len(hist) {
+		d.line("   " + st.muted.on("("+strconv.Itoa(len(hist))+" of "+strconv.Itoa(n)+" notifications kept: first, then a thinning sample)"))
+	}
+}
+
+// sparkline draws progress over the kept history, one cell a point.
+func sparkline(hist []model.Point) string {
+	top := 0.0
+	for _, p := range hist {
+		if p.HasTotal && p.Total > top {
+			top = p.Total
+		}
+		if p.Progress > top {
+			top = p.Progress
+		}
+	}
+	var b strings.Builder
+	for _, p := range hist {
+		lvl := 0
+		if top > 0 {
+			lvl = int(p.Progress / top * float64(len(sparkLevels)-1))
+		}
+		b.WriteRune(sparkLevels[min(max(lvl, 0), len(sparkLevels)-1)])
+	}
+	return b.String()
+}
+
+func (m *Model) detailResult(d *doc, c *model.Call) {
+	st := d.st
+	a := c.LastAttempt()
+	if a == nil || !a.HasResult {
+		note := st.muted.on("none yet")
+		if a != nil && a.Cancelled != "" {
+			note = st.muted.on("cancelled: " + model.Sanitize(a.Cancelled))
+		}
+		d.section("RESULT", note)
+		return
+	}
+	r := &a.Result
+	status := st.ok.on("ok")
+	if c.Status == model.StatusError || r.IsError {
+		status = st.err.on("error")
+	}
+	if r.Late {
+		status += " " + st.late.on("late (after the timeout)")
+	}
+	d.section("RESULT", status+st.muted.on(" · attempt "+strconv.Itoa(a.N)))
+	d.kv("isError", strconv.FormatBool(r.IsError))
+	if r.Replayed {
+		d.kv("replayed", st.accent.on("yes: answered from the idempotency store, not run again"))
+	}
+	if r.HTTPStatus != 0 {
+		d.kv("http status", strconv.Itoa(r.HTTPStatus))
+	}
+	if r.RPCCode != 0 {
+		d.kv("json-rpc code", strconv.Itoa(r.RPCCode))
+	}
+	if r.Error != "" {
+		d.kv("error", st.err.on(cut(model.Sanitize(r.Error), max(20, d.width-24))))
+	}
+	if r.Denied != "" {
+		d.kv("denied", model.Sanitize(r.Denied))
+	}
+	if r.ResultType != "" {
+		d.kv("result type", model.Sanitize(r.ResultType))
+	}
+	if r.DurationMS > 0 {
+		d.kv("duration", formatDuration(time.Duration(r.DurationMS)*time.Millisecond))
+	}
+	text := strconv.Itoa(r.TextChars) + " chars " + st.muted.on("(limit "+strconv.Itoa(limitTextChars)+")")
+	if r.Offloaded || r.TextChars > limitTextChars {
+		text += " " + st.warn.on("offloaded: the model sees a pointer and a preview")
+	}
+	d.kv("text", text)
+	if r.TextPreview != "" {
+		d.line("   " + st.label.on("preview"))
+		d.block(r.TextPreview, 5, 20)
+	}
+	if len(r.Images) > 0 {
+		note := strconv.Itoa(len(r.Images)) + st.muted.on(" (at most "+strconv.Itoa(limitImages)+")")
+		if len(r.Images) > limitImages {
+			note = st.warn.on(strconv.Itoa(len(r.Images)) + " (over " + strconv.Itoa(limitImages) + ")")
+		}
+		d.kv("images", note)
+		for _, im := range r.Images {
+			verdict := st.ok.on("✓ within limits")
+			if im.Problem != "" {
+				verdict = st.err.on("✗ " + model.Sanitize(im.Problem))
+			} else if im.Size > limitImageBytes {
+				verdict = st.err.on("✗ over 5 MB")
+			}
+			line := "     " + fit(model.Sanitize(im.MimeType), 12) + " " + fitRight(formatBytes(im.Size), 9) + "  " + verdict
+			if im.ID != "" {
+				line += " " + st.muted.on(model.Sanitize(im.ID))
+			}
+			d.line(line)
+		}
+	}
+	if r.StructuredContentBytes > 0 || len(r.StructuredContent) > 0 || r.StructuredContentDropped {
+		size := r.StructuredContentBytes
+		if size == 0 {
+			size = len(r.StructuredContent)
+		}
+		note := formatBytes(size) + st.muted.on(" (limit "+strconv.Itoa(limitStructuredChars)+" chars)")
+		if r.StructuredContentDropped {
+			note += " " + st.warn.on("dropped by the platform")
+		}
+		d.kv("structured", note)
+		if len(r.StructuredContent) > 0 {
+			d.jsonBlock(r.StructuredContent, 5)
+		}
+	}
+}
+
+func (m *Model) detailAttempts(d *doc, c *model.Call) {
+	if len(c.Attempts) == 0 {
+		return
+	}
+	st := d.st
+	d.section("ATTEMPTS", st.muted.on(strconv.Itoa(len(c.Attempts))))
+	for _, a := range c.Attempts {
+		parts := []string{"#" + strconv.Itoa(a.N)}
+		via := []string{}
+		if a.Exchange != "" {
+			via = append(via, "tap "+model.Sanitize(a.SourceName)+" exchange "+model.Sanitize(a.Exchange))
+		}
+		if a.FeedCall {
+			via = append(via, "feed")
+		}
+		if len(via) > 0 {
+			parts = append(parts, strings.Join(via, " + "))
+		}
+		if a.RequestID != "" {
+			parts = append(parts, "id "+model.Sanitize(a.RequestID))
+		}
+		parts = append(parts, clockMillis(a.Started))
+		if !a.Ended.IsZero() && !a.Started.IsZero() {
+			parts = append(parts, formatDuration(a.Ended.Sub(a.Started)))
+		}
+		if a.Context != nil {
+			parts = append(parts, m.verdictPaint(a.Context.Verdict).on("token "+verdictText(a.Context)))
+		}
+		switch {
+		case a.HasResult && (a.Result.IsError || a.Result.Error != "" || a.Result.RPCCode != 0 || a.Result.HTTPStatus >= 400):
+			parts = append(parts, st.err.on("error"))
+		case a.HasResult:
+			parts = append(parts, st.ok.on("ok"))
+		case a.Cancelled != "":
+			parts = append(parts, st.muted.on("cancelled: "+model.Sanitize(a.Cancelled)))
+		default:
+			parts = append(parts, st.run.on("running"))
+		}
+		if a.HasResult && a.Result.Replayed {
+			parts = append(parts, st.accent.on("replayed"))
+		}
+		d.line("   " + strings.Join(parts, st.muted.on(" · ")))
+	}
+}
+
+func (m *Model) detailWarnings(d *doc, c *model.Call) {
+	if len(c.Warnings) == 0 {
+		return
+	}
+	st := d.st
+	d.section("WARNINGS", st.warn.on(strconv.Itoa(len(c.Warnings))))
+	for i := range c.Warnings {
+		w := &c.Warnings[i]
+		d.line("   " + st.muted.on(clockMillis(w.Time)) + " " + st.warn.on(model.Sanitize(w.Code)) + " " +
+			cut(model.Sanitize(w.Message), max(20, d.width-40)))
+	}
+}

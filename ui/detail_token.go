@@ -1,0 +1,208 @@
+package ui
+
+import (
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"toolscope/model"
+)
+
+// claimOrder puts the contract's claims first, in the contract's order.
+var claimOrder = []string{"iss", "aud", "iat", "nbf", "exp", "jti", "tool", "protocol", "task_id",
+	"tool_call_id", "workspace_id", "idempotency_key", "agent_id", "end_user_id", "metadata"}
+
+// contextClaims are the claims that mirror an agentarea/* _meta key.
+var contextClaims = []string{"protocol", "task_id", "tool_call_id", "workspace_id",
+	"idempotency_key", "agent_id", "end_user_id", "metadata"}
+
+const metaPrefix = "agentarea/"
+
+func (m *Model) detailToken(d *doc, c *model.Call) {
+	st := d.st
+	ctx := c.Context
+	if ctx == nil {
+		d.section("TOKEN", st.muted.on("none seen (a feed does not carry it; a tap shows it)"))
+		return
+	}
+	d.section("TOKEN", m.verdictPaint(ctx.Verdict).on(verdictText(ctx)))
+	switch ctx.Verdict {
+	case model.VerdictRejected:
+		ans := "HTTP " + strconv.Itoa(ctx.HTTPStatus)
+		if ctx.RPCCode != 0 {
+			ans += " · JSON-RPC " + strconv.Itoa(ctx.RPCCode)
+		}
+		if ctx.Reason != "" {
+			ans += " · " + model.Sanitize(ctx.Reason)
+		}
+		d.kv("server must answer", st.err.on(ans))
+	case model.VerdictValid:
+		d.kv("server", st.ok.on("runs the tool: every step passes"))
+	case model.VerdictUnverified:
+		d.kv("server", st.warn.on("decoded, not verified: no secret (TOOLSCOPE_CONTEXT_SECRET or --secret-file)"))
+	case model.VerdictAbsent:
+		d.kv("server", st.warn.on("no X-AgentArea-Context header on this call"))
+	}
+	cred := "not sent"
+	if ctx.CredentialPresent {
+		cred = "sent (value hidden)"
+	}
+	d.kv("static credential", cred)
+	if len(ctx.Header) > 0 {
+		keys := sortedKeys(ctx.Header)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = model.Sanitize(k) + "=" + compactJSON(ctx.Header[k])
+		}
+		d.kv("header", strings.Join(parts, "  "))
+	}
+	if len(ctx.Claims) > 0 {
+		d.line("   " + st.label.on("claims"))
+		for _, k := range orderedClaims(ctx.Claims) {
+			d.line("     " + st.muted.on(fit(model.Sanitize(k), 16)) + " " + m.claimValue(k, ctx.Claims[k]))
+		}
+	}
+	if len(ctx.Steps) > 0 {
+		d.line("   " + st.label.on("verification"))
+		for _, s := range ctx.Steps {
+			mark := st.ok.on("✓")
+			if !s.Passed {
+				mark = st.err.on("✗")
+			}
+			line := "     " + mark + " " + fit(model.Sanitize(s.Name), 22)
+			if s.Detail != "" {
+				line += " " + st.muted.on(model.Sanitize(s.Detail))
+			}
+			d.line(line)
+		}
+	}
+	for _, w := range ctx.Warnings {
+		d.line("   " + st.warn.on("⚠ "+model.Sanitize(w)))
+	}
+}
+
+func (m *Model) verdictPaint(v string) paint {
+	switch v {
+	case model.VerdictValid:
+		return m.st.ok
+	case model.VerdictRejected:
+		return m.st.err
+	}
+	return m.st.warn
+}
+
+// claimValue shows times (iat, nbf, exp) as UTC and relative to now.
+func (m *Model) claimValue(k string, v any) string {
+	if f, ok := v.(float64); ok && (k == "iat" || k == "exp" || k == "nbf") && f > 0 && f < math.MaxInt32*4 {
+		sec, frac := math.Modf(f)
+		t := time.Unix(int64(sec), int64(frac*1e9)).UTC()
+		return t.Format("2006-01-02 15:04:05") + " UTC " + m.st.muted.on("("+relative(t, m.now)+", "+formatNumber(f)+")")
+	}
+	return compactJSON(v)
+}
+
+func orderedClaims(claims map[string]any) []string {
+	out := make([]string, 0, len(claims))
+	seen := make(map[string]bool, len(claimOrder))
+	for _, k := range claimOrder {
+		seen[k] = true
+		if _, ok := claims[k]; ok {
+			out = append(out, k)
+		}
+	}
+	for _, k := range sortedKeys(claims) {
+		if !seen[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// detailMeta compares every agentarea/* key of _meta with its claim, and
+// lists context claims _meta lacks (contract step 3).
+func (m *Model) detailMeta(d *doc, c *model.Call) {
+	st := d.st
+	var claims map[string]any
+	if c.Context != nil {
+		claims = c.Context.Claims
+	}
+	if len(c.Meta) == 0 && len(claims) == 0 {
+		return
+	}
+	note := ""
+	if len(claims) == 0 {
+		note = st.muted.on("no claims to compare with")
+	}
+	d.section("_META vs CLAIMS", note)
+	for _, k := range sortedKeys(c.Meta) {
+		v := c.Meta[k]
+		verdict := st.muted.on("not signed")
+		if name, ok := strings.CutPrefix(k, metaPrefix); ok && len(claims) > 0 {
+			cv, has := claims[name]
+			switch {
+			case !has:
+				verdict = st.err.on("✗ no claim " + name)
+			case reflect.DeepEqual(cv, v):
+				verdict = st.ok.on("= claim")
+			default:
+				verdict = st.err.on("✗ claim is " + cut(compactJSON(cv), 40))
+			}
+		}
+		d.line("   " + st.label.on(fit(model.Sanitize(k), 28)) + " " + fit(cut(compactJSON(v), 36), 36) + " " + verdict)
+	}
+	for _, name := range contextClaims {
+		if _, has := claims[name]; !has {
+			continue
+		}
+		if _, ok := c.Meta[metaPrefix+name]; !ok {
+			d.line("   " + st.label.on(fit(metaPrefix+name, 28)) + " " + fit(st.muted.on("(absent)"), 36) + " " +
+				st.err.on("✗ claim "+name+" has no _meta key"))
+		}
+	}
+}
+
+// identityKeys are SOAT's auto-populated keys: set by SOAT, not the caller.
+func isIdentityKey(k string) bool {
+	switch strings.ToLower(strings.ReplaceAll(k, "_", "")) {
+	case "sessionid", "actorid", "actorexternalid":
+		return true
+	}
+	return false
+}
+
+func (m *Model) detailSoat(d *doc, c *model.Call) {
+	if len(c.SoatContext) == 0 {
+		return
+	}
+	st := d.st
+	d.section("SOAT CONTEXT", st.muted.on(strconv.Itoa(len(c.SoatContext))+" keys"))
+	for _, k := range sortedKeys(c.SoatContext) {
+		mark := ""
+		if isIdentityKey(k) {
+			mark = "  " + st.accent.on("identity")
+		}
+		d.line("   " + st.label.on(fit(model.Sanitize(k), 24)) + " " + model.Sanitize(c.SoatContext[k]) + mark)
+	}
+}
+
+func (m *Model) detailHeaders(d *doc, c *model.Call) {
+	if len(c.Headers) == 0 {
+		return
+	}
+	d.section("HEADERS", d.st.muted.on("credentials redacted"))
+	for _, k := range sortedKeys(c.Headers) {
+		d.line("   " + d.st.label.on(fit(model.Sanitize(k), 28)) + " " + model.Sanitize(model.RedactHeader(k, c.Headers[k])))
+	}
+}

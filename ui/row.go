@@ -1,0 +1,269 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/spinner"
+	"github.com/charmbracelet/x/ansi"
+
+	"toolscope/model"
+)
+
+var spin = spinner.MiniDot
+
+// spinnerFrame derives the spinner's frame from the clock, so every running
+// row turns together and a frozen clock draws a frozen frame.
+func spinnerFrame(now time.Time) string {
+	i := (now.UnixNano() / int64(spin.FPS)) % int64(len(spin.Frames))
+	return spin.Frames[i]
+}
+
+// renderRow writes one call as one table line of exactly m.width cells.
+func (m *Model) renderRow(b *strings.Builder, c *model.Call, cols []column, sel bool) {
+	var line strings.Builder
+	line.Grow(m.width * 2)
+	if sel {
+		line.WriteString("▌ ")
+	} else {
+		line.WriteString("  ")
+	}
+	for i, col := range cols {
+		if i > 0 {
+			line.WriteByte(' ')
+		}
+		line.WriteString(m.cell(c, col))
+	}
+	if !sel {
+		b.WriteString(fitColored(line.String(), m.width))
+		return
+	}
+	plain := fit(ansi.Strip(line.String()), m.width)
+	b.WriteString(m.st.selected.Render(plain))
+}
+
+func (m *Model) cell(c *model.Call, col column) string {
+	w := col.width
+	st := &m.st
+	switch col.id {
+	case colTime:
+		t := c.Started
+		if t.IsZero() {
+			t = c.FirstSeen
+		}
+		return st.muted.on(clock(t))
+	case colTask:
+		if c.TaskID == "" {
+			return st.muted.on(fit("—", w))
+		}
+		return fit(shortID(model.Sanitize(c.TaskID)), w)
+	case colTool:
+		tool, server := displayTool(c)
+		if tool == "" {
+			return st.muted.on(fit("?", w))
+		}
+		tool = model.Sanitize(tool)
+		if server == "" || ansi.StringWidth(tool)+2 > w {
+			return st.text.on(fit(tool, w))
+		}
+		return st.text.on(tool) + st.muted.on(fit(" "+model.Sanitize(server), w-ansi.StringWidth(tool)))
+	case colProgress:
+		return m.progressCell(c, w)
+	case colElapsed:
+		return m.elapsedCell(c, w)
+	case colFlags:
+		return fitColored(m.flagsCell(c), w)
+	case colRelay:
+		sent, rel := c.SentCount(), c.RelayedCount()
+		if sent == 0 && rel == 0 {
+			return strings.Repeat(" ", w)
+		}
+		s := strconv.Itoa(sent) + "→" + strconv.Itoa(rel)
+		if sent != rel {
+			return st.accent.on(fitRight(s, w))
+		}
+		return fitRight(s, w)
+	case colStatus:
+		return st.status(c.Status).on(fit(string(c.Status), w))
+	}
+	return strings.Repeat(" ", w)
+}
+
+// displayTool splits an agent-facing name mcp__<server>__<tool> so the
+// table leads with the tool: ("crawl_site", "web").
+func displayTool(c *model.Call) (tool, server string) {
+	name := c.Tool
+	if name == "" {
+		name = c.AgentName
+	}
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+		if srv, t, ok := strings.Cut(rest, "__"); ok && t != "" {
+			return t, srv
+		}
+	}
+	return name, ""
+}
+
+// fitColored fits an already coloured string (escape-aware).
+func fitColored(s string, w int) string {
+	n := ansi.StringWidth(s)
+	if n > w {
+		s = ansi.Truncate(s, w, "…")
+		n = ansi.StringWidth(s)
+	}
+	return s + strings.Repeat(" ", max(0, w-n))
+}
+
+// progressCell: a bar with progress/total and the last message, or a spinner
+// when the total is unknown.
+func (m *Model) progressCell(c *model.Call, w int) string {
+	p := &c.Progress
+	st := &m.st
+	hasPoints := c.SentCount() > 0 || p.NPoints > 0
+	var b strings.Builder
+	used := 0
+	switch {
+	case p.HasTotal:
+		barW := min(max(w/3, 6), 20)
+		pct := 0.0
+		if p.Total > 0 {
+			pct = min(max(p.Progress/p.Total, 0), 1)
+		}
+		m.bar.Width = barW
+		b.WriteString(m.bar.ViewAs(pct))
+		counts := formatNumber(p.Progress) + "/" + formatNumber(p.Total)
+		b.WriteByte(' ')
+		b.WriteString(counts)
+		used = barW + 1 + ansi.StringWidth(counts)
+	case c.Status == model.StatusRunning:
+		b.WriteString(st.run.on(spinnerFrame(m.now)))
+		used = 1
+		if hasPoints {
+			n := formatNumber(p.Progress)
+			b.WriteByte(' ')
+			b.WriteString(n)
+			used += 1 + len(n)
+		}
+	case hasPoints:
+		n := formatNumber(p.Progress)
+		b.WriteString(st.muted.on("· " + n))
+		used = 2 + len(n)
+	default:
+		return m.outcomeCell(c, w)
+	}
+	if p.Message != "" && w-used > 2 {
+		msg := cut(model.Sanitize(p.Message), w-used-1)
+		b.WriteByte(' ')
+		b.WriteString(st.muted.on(msg))
+		used += 1 + ansi.StringWidth(msg)
+	}
+	if used > w {
+		return fitColored(b.String(), w)
+	}
+	b.WriteString(strings.Repeat(" ", w-used))
+	return b.String()
+}
+
+// outcomeCell fills the progress column of a call that reported no
+// progress: what it ended with (error, cancel reason, a preview of the text).
+func (m *Model) outcomeCell(c *model.Call, w int) string {
+	st := &m.st
+	a := c.LastAttempt()
+	if a == nil {
+		return st.muted.on(fit("—", w))
+	}
+	r := &a.Result
+	switch {
+	case c.Status == model.StatusError:
+		s := r.Error
+		if s == "" && r.HTTPStatus != 0 {
+			s = "HTTP " + strconv.Itoa(r.HTTPStatus)
+		}
+		if s == "" {
+			s = "isError"
+		}
+		return st.err.on(fit("✕ "+model.Sanitize(s), w))
+	case c.Status == model.StatusCancelled:
+		return st.muted.on(fit("⊘ "+model.Sanitize(a.Cancelled), w))
+	case a.HasResult && r.TextPreview != "":
+		return st.muted.on(fit("✓ "+model.Sanitize(r.TextPreview), w))
+	case a.HasResult && r.TextChars > 0:
+		return st.muted.on(fit("✓ "+strconv.Itoa(r.TextChars)+" chars", w))
+	case a.HasResult:
+		return st.muted.on(fit("✓", w))
+	}
+	return st.muted.on(fit("—", w))
+}
+
+func (m *Model) elapsedCell(c *model.Call, w int) string {
+	d := c.Elapsed(m.now)
+	s := formatDuration(d)
+	over := false
+	if c.TimeoutMS > 0 {
+		s += "/" + formatTimeout(c.TimeoutMS)
+		over = d > time.Duration(c.TimeoutMS)*time.Millisecond
+	}
+	s = fitRight(s, w)
+	switch {
+	case over:
+		return m.st.late.on(s)
+	case c.Status == model.StatusRunning:
+		return s
+	}
+	return m.st.muted.on(s)
+}
+
+// flagsCell lists, most telling first: attempt, replay, token verdict,
+// images, structured content, offload, limits, PII, other warnings.
+func (m *Model) flagsCell(c *model.Call) string {
+	st := &m.st
+	var parts []string
+	add := func(p paint, s string) { parts = append(parts, p.on(s)) }
+	if n := len(c.Attempts); n > 1 || (n == 1 && c.Attempts[0].N > 1) {
+		add(st.warn, "attempt "+strconv.Itoa(c.Attempts[n-1].N))
+	}
+	if c.Flags&model.FlagReplayed != 0 {
+		add(st.accent, "replayed")
+	}
+	if ctx := c.Context; ctx != nil {
+		switch ctx.Verdict {
+		case model.VerdictValid:
+			add(st.ok, "valid")
+		case model.VerdictRejected:
+			s := "rejected"
+			if ctx.HTTPStatus != 0 {
+				s += " " + strconv.Itoa(ctx.HTTPStatus)
+			}
+			add(st.err, s)
+		case model.VerdictUnverified:
+			add(st.warn, "unverified")
+		case model.VerdictAbsent:
+			add(st.muted, "no token")
+		}
+	}
+	if a := c.LastAttempt(); a != nil && len(a.Result.Images) > 0 {
+		add(st.text, "img "+strconv.Itoa(len(a.Result.Images)))
+	} else if c.Flags&model.FlagImages != 0 {
+		add(st.text, "img")
+	}
+	switch {
+	case c.Flags&model.FlagStructuredDropped != 0:
+		add(st.warn, "sc dropped")
+	case c.Flags&model.FlagStructured != 0:
+		add(st.text, "sc")
+	}
+	if c.Flags&model.FlagOffloaded != 0 {
+		add(st.text, "offloaded")
+	}
+	if c.Flags&model.FlagLimit != 0 {
+		add(st.warn, "limit")
+	}
+	if c.Flags&model.FlagPII != 0 {
+		add(st.warn, "PII")
+	}
+	if n := len(c.Warnings); n > 0 {
+		add(st.warn, "⚠"+strconv.Itoa(n))
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,46 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"toolscope/model"
+)
+
+// lockedFile is the terminal as Bubble Tea's output: still an *os.File (so
+// Bubble Tea sees a TTY and its size), with writes serialised so an OSC 52
+// copy never lands inside a frame the renderer is writing.
+type lockedFile struct {
+	*os.File
+	mu sync.Mutex
+}
+
+func (f *lockedFile) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.File.Write(p)
+}
+
+// Run shows the screen on the terminal (alternate screen, mouse wheel) until
+// the user quits or ctx is done; both return nil.
+func Run(ctx context.Context, store *model.Store, opts Options) error {
+	out := &lockedFile{File: os.Stdout}
+	if opts.Clipboard == nil {
+		opts.Clipboard = out
+	}
+	p := tea.NewProgram(newModel(store, opts),
+		tea.WithContext(ctx),
+		tea.WithOutput(out),
+		tea.WithAltScreen(),
+		tea.WithMouseCellMotion(),
+	)
+	_, err := p.Run()
+	if err != nil && (ctx.Err() != nil || errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,160 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// fit cuts s to w cells (ending in …) and pads it with spaces to exactly w.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	n := ansi.StringWidth(s)
+	if n > w {
+		s = ansi.Truncate(s, w, "…")
+		n = ansi.StringWidth(s)
+	}
+	if n < w {
+		s += strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// fitRight is fit aligned to the right.
+func fitRight(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	n := ansi.StringWidth(s)
+	if n > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return strings.Repeat(" ", w-n) + s
+}
+
+// cut shortens s to w cells without padding.
+func cut(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// shortID keeps the first 8 characters of a long id, as model.TextLine does.
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// formatDuration is compact and stable in width: 850ms, 3.2s, 42s, 4m05s, 1h02m.
+func formatDuration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	switch {
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	case d < 10*time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	case d < time.Minute:
+		return strconv.Itoa(int(d.Seconds())) + "s"
+	case d < time.Hour:
+		m := int(d / time.Minute)
+		s := int((d % time.Minute) / time.Second)
+		return strconv.Itoa(m) + "m" + pad2(s) + "s"
+	}
+	h := int(d / time.Hour)
+	m := int((d % time.Hour) / time.Minute)
+	return strconv.Itoa(h) + "h" + pad2(m) + "m"
+}
+
+// formatTimeout writes a timeout the way the contract talks about them (300s).
+func formatTimeout(ms int64) string {
+	if ms%1000 == 0 {
+		return strconv.FormatInt(ms/1000, 10) + "s"
+	}
+	return formatDuration(time.Duration(ms) * time.Millisecond)
+}
+
+func pad2(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}
+
+// formatNumber prints a progress value without noise: 5, 2.5, 0.125.
+func formatNumber(f float64) string {
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// formatCount groups thousands: 12,345.
+func formatCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 0 || len(s) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	pre := len(s) % 3
+	if pre > 0 {
+		b.WriteString(s[:pre])
+	}
+	for i := pre; i < len(s); i += 3 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(s[i : i+3])
+	}
+	return b.String()
+}
+
+// formatBytes: 812 B, 12.4 KB, 1.2 MB (decimal units, as the platform's limits are stated).
+func formatBytes(n int) string {
+	switch {
+	case n < 1000:
+		return strconv.Itoa(n) + " B"
+	case n < 1000*1000:
+		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + " KB"
+	}
+	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
+}
+
+// clock is the table's time of day, always UTC so every viewer agrees.
+func clock(t time.Time) string {
+	if t.IsZero() {
+		return "--:--:--"
+	}
+	return t.UTC().Format("15:04:05")
+}
+
+// clockMillis is the detail view's time of day.
+func clockMillis(t time.Time) string {
+	if t.IsZero() {
+		return "--:--:--.---"
+	}
+	return t.UTC().Format("15:04:05.000")
+}
+
+// relative says how far t is from now: "in 4m12s", "3m05s ago".
+func relative(t, now time.Time) string {
+	d := t.Sub(now)
+	if d >= 0 {
+		if d < time.Second {
+			return "now"
+		}
+		return "in " + formatDuration(d)
+	}
+	if -d < time.Second {
+		return "now"
+	}
+	return formatDuration(-d) + " ago"
+}

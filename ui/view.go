@@ -1,0 +1,239 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"toolscope/model"
+)
+
+// tableTop is the screen line of the first table row (title, sources,
+// column titles above it).
+const tableTop = 3
+
+func (m *Model) footerLines() int {
+	if m.help.ShowAll && !m.filtering {
+		return strings.Count(m.help.FullHelpView(m.keys.FullHelp()), "\n") + 1
+	}
+	return 1
+}
+
+// tableRows is how many calls fit on screen.
+func (m *Model) tableRows() int { return max(1, m.height-tableTop-m.footerLines()) }
+
+// detailHeight is the viewport's height: below the title and call lines.
+func (m *Model) detailHeight() int { return max(1, m.height-2-m.footerLines()) }
+
+// View draws the frame: header, then the table or the detail, then the footer.
+func (m *Model) View() string {
+	var b strings.Builder
+	b.Grow(m.width * (m.height + 1) * 2)
+	m.renderTitle(&b)
+	b.WriteByte('\n')
+	if m.mode == modeDetail {
+		m.renderCallLine(&b)
+		b.WriteByte('\n')
+		b.WriteString(m.viewport.View())
+	} else {
+		m.renderSources(&b)
+		b.WriteByte('\n')
+		m.renderTable(&b)
+	}
+	b.WriteByte('\n')
+	m.renderFooter(&b)
+	return b.String()
+}
+
+// renderTitle: program, title, totals, rate, and follow/pause state.
+func (m *Model) renderTitle(b *strings.Builder) {
+	st := &m.st
+	left := st.title.on(" toolscope")
+	if m.opts.Title != "" {
+		left += st.muted.on(" · ") + model.Sanitize(m.opts.Title)
+	}
+	snap := m.snap
+	events := snap.Events + int64(m.waiting)
+	right := []string{
+		formatCount(events) + st.muted.on(" events"),
+		formatCount(int64(len(snap.Calls))) + st.muted.on(" calls"),
+	}
+	if m.running > 0 {
+		right = append(right, st.run.on(strconv.Itoa(m.running)+" running"))
+	}
+	right = append(right, strconv.FormatFloat(m.rate.perSecond(), 'f', 0, 64)+st.muted.on("/s"))
+	if snap.Evicted > 0 {
+		right = append(right, st.muted.on(formatCount(snap.Evicted)+" evicted"))
+	}
+	switch {
+	case m.paused:
+		right = append(right, st.warn.on("⏸ PAUSED · "+formatCount(int64(m.waiting))+" waiting"))
+	case m.mode == modeTable && m.follow:
+		right = append(right, st.accent.on("● follow"))
+	}
+	r := strings.Join(right, st.muted.on(" · ")) + " "
+	m.joinEnds(b, left, r)
+}
+
+// joinEnds writes left and right on one line of m.width, cutting the left.
+func (m *Model) joinEnds(b *strings.Builder, left, right string) {
+	rw := ansi.StringWidth(right)
+	if rw > m.width {
+		right = ansi.Truncate(right, m.width, "…")
+		rw = ansi.StringWidth(right)
+	}
+	lw := ansi.StringWidth(left)
+	if lw > m.width-rw-1 {
+		left = ansi.Truncate(left, max(0, m.width-rw-1), "…")
+		lw = ansi.StringWidth(left)
+	}
+	b.WriteString(left)
+	b.WriteString(strings.Repeat(" ", max(0, m.width-lw-rw)))
+	b.WriteString(right)
+}
+
+// renderSources: each source with its state and counts, on one line.
+func (m *Model) renderSources(b *strings.Builder) {
+	st := &m.st
+	if len(m.snap.Sources) == 0 {
+		b.WriteString(fit(st.muted.on(" no source has reported yet"), m.width))
+		return
+	}
+	// Full labels when they fit, else without counts, else cut.
+	for _, short := range []bool{false, true} {
+		parts := make([]string, 0, len(m.snap.Sources))
+		for _, s := range m.snap.Sources {
+			parts = append(parts, m.sourceLabel(s, short))
+		}
+		line := " " + strings.Join(parts, st.muted.on("   "))
+		if short || ansi.StringWidth(line) <= m.width {
+			b.WriteString(fitColored(line, m.width))
+			return
+		}
+	}
+}
+
+func (m *Model) sourceLabel(s model.SourceState, short bool) string {
+	st := &m.st
+	dot, state := st.muted.on("○"), s.State
+	switch s.State {
+	case model.StateConnected:
+		dot = st.ok.on("●")
+	case model.StateConnecting:
+		dot = st.warn.on("◌")
+	case model.StateReconnecting:
+		dot = st.warn.on("◐")
+		state = st.warn.on("reconnecting " + strconv.Itoa(s.Attempts))
+	case model.StateFailed:
+		dot = st.err.on("✕")
+		state = st.err.on("failed")
+	case model.StateEnded:
+		state = st.muted.on("ended")
+	case "":
+		dot = st.accent.on("●")
+	}
+	name := model.Sanitize(s.Name)
+	if name == "" {
+		name = s.Source
+	}
+	label := dot + " "
+	if s.Source != "" && s.Name != s.Source {
+		label += st.muted.on(s.Source + " ")
+	}
+	label += cut(name, 28)
+	if state != "" {
+		label += " " + state
+	}
+	if !short {
+		label += st.muted.on(" · " + formatCount(s.Events) + " ev · " + strconv.Itoa(s.Calls) + " calls")
+	}
+	return label
+}
+
+func (m *Model) renderTable(b *strings.Builder) {
+	cols := layoutColumns(m.width)
+	st := &m.st
+	var hdr strings.Builder
+	hdr.WriteString("  ")
+	for i, c := range cols {
+		if i > 0 {
+			hdr.WriteByte(' ')
+		}
+		if c.right {
+			hdr.WriteString(fitRight(c.title, c.width))
+		} else {
+			hdr.WriteString(fit(c.title, c.width))
+		}
+	}
+	b.WriteString(st.colHeader.on(fit(hdr.String(), m.width)))
+	b.WriteByte('\n')
+
+	h := m.tableRows()
+	if len(m.rows) == 0 {
+		msg := "waiting for tool calls…"
+		if !m.filter.empty() {
+			msg = "no call matches the filter (esc clears it)"
+		}
+		for i := 0; i < h; i++ {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			if i == h/2-1 {
+				pad := max(0, (m.width-ansi.StringWidth(msg))/2)
+				b.WriteString(st.muted.on(fit(strings.Repeat(" ", pad)+msg, m.width)))
+			}
+		}
+		return
+	}
+	// Virtualised: only the rows in the window are rendered.
+	end := min(len(m.rows), m.offset+h)
+	for i := m.offset; i < m.offset+h; i++ {
+		if i > m.offset {
+			b.WriteByte('\n')
+		}
+		if i < end {
+			m.renderRow(b, m.rows[i], cols, i == m.cursor)
+		}
+	}
+}
+
+// renderFooter: the filter input while typing, the full help, or the short
+// help with the position and any message.
+func (m *Model) renderFooter(b *strings.Builder) {
+	st := &m.st
+	if m.filtering {
+		b.WriteString(fitColored(" "+m.input.View(), m.width))
+		return
+	}
+	m.keys.detail = m.mode == modeDetail
+	if m.help.ShowAll {
+		lines := strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")
+		for i, l := range lines {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(fitColored(l, m.width))
+		}
+		return
+	}
+	var right []string
+	if m.flash != "" && !m.opts.Now().After(m.flashUntil) {
+		right = append(right, st.accent.on(m.flash))
+	}
+	if m.mode == modeTable {
+		if !m.filter.empty() {
+			right = append(right, st.warn.on("/"+model.Sanitize(m.filter.text)))
+		}
+		pos := "0/0"
+		if len(m.rows) > 0 {
+			pos = strconv.Itoa(m.cursor+1) + "/" + strconv.Itoa(len(m.rows))
+		}
+		right = append(right, st.muted.on(pos))
+	} else {
+		right = append(right, st.muted.on(strconv.Itoa(int(m.viewport.ScrollPercent()*100))+"%"))
+	}
+	m.help.Width = max(10, m.width-ansi.StringWidth(strings.Join(right, "  "))-4)
+	left := " " + m.help.ShortHelpView(m.keys.ShortHelp())
+	m.joinEnds(b, left, strings.Join(right, "  ")+" ")
+}
