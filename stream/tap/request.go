@@ -166,7 +166,7 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 		c.pending = append(c.pending, decoder.Warning{Code: "malformed_call", Message: "tools/call params: " + perr.Error()})
 	}
 	credential := t.cfg.credentialHeader()
-	vctx := decoder.VerifyContext(decoder.VerifyInput{
+	vctx, vws := decoder.Verify(decoder.VerifyInput{
 		Token:             ex.header.Get(decoder.ContextHeader),
 		Secrets:           t.cfg.Secrets,
 		InstanceID:        t.cfg.InstanceID,
@@ -177,6 +177,7 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 		InBatch:           batch,
 		Now:               ex.start,
 	})
+	c.pending = append(c.pending, vws...)
 	ev := c.event(model.KindToolCall, ex.start)
 	ev.Arguments = cp.Arguments
 	if len(meta.AgentArea) > 0 {

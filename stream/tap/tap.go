@@ -79,7 +79,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeRPCError(w, ans.status, ans.body)
 			t.inflight.Add(1)
 			go ex.run()
-			ex.settle(outcome{kind: outcomeEnforced, status: ans.status, rpcCode: ans.code, message: ans.reason})
+			ex.settle(outcome{kind: outcomeEnforced, status: ans.status, rpcCode: ans.code, message: "answered by the tap (--enforce), not forwarded: " + ans.reason})
 			return
 		}
 	}

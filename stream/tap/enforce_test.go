@@ -1,0 +1,175 @@
+package tap
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"toolscope/decoder"
+	"toolscope/model"
+)
+
+// contractUpstream answers every tools/call with a small result, counting hits.
+func contractUpstream(t *testing.T, n *hits) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.add()
+		body, _ := io.ReadAll(r.Body)
+		msgs, _, err := decoder.ParseMessages(body)
+		if err != nil || len(msgs) == 0 {
+			w.WriteHeader(400)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(msgs[0].ID) + `,"result":{"content":[{"type":"text","text":"ran"}]}}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+type rpcErrorBody struct {
+	ID    json.RawMessage `json:"id"`
+	Error struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func TestEnforceVerdicts(t *testing.T) {
+	var n hits
+	upstream := contractUpstream(t, &n)
+	other := []byte("another-secret-that-is-long-enough-000000")
+	old := time.Now().Add(-20 * time.Minute)
+	cases := []struct {
+		name       string
+		credHeader string // configured credential header
+		headers    func(token string) map[string]string
+		meta       func(m map[string]any)
+		token      func(t *testing.T, meta map[string]any) string
+		batch      bool
+		status     int
+		code       int
+	}{
+		{name: "valid", status: 200},
+		{name: "missing token", token: func(*testing.T, map[string]any) string { return "" }, status: 401, code: decoder.CodeUnauthorized},
+		{name: "bad signature", token: func(t *testing.T, m map[string]any) string { return mintToken(t, other, "lookup", m, nil) }, status: 401, code: decoder.CodeUnauthorized},
+		{name: "expired", token: func(t *testing.T, m map[string]any) string {
+			return mintToken(t, testSecret, "lookup", m, func(c jwt.MapClaims) { c["iat"], c["exp"] = old.Unix(), old.Add(300*time.Second).Unix() })
+		}, status: 401, code: decoder.CodeUnauthorized},
+		{name: "wrong aud", token: func(t *testing.T, m map[string]any) string {
+			return mintToken(t, testSecret, "lookup", m, func(c jwt.MapClaims) { c["aud"] = "some-other-instance" })
+		}, status: 401, code: decoder.CodeUnauthorized},
+		{name: "wrong iss", token: func(t *testing.T, m map[string]any) string {
+			return mintToken(t, testSecret, "lookup", m, func(c jwt.MapClaims) { c["iss"] = "mallory" })
+		}, status: 401, code: decoder.CodeUnauthorized},
+		{name: "not a token", token: func(*testing.T, map[string]any) string { return "not-a-jwt" }, status: 401, code: decoder.CodeUnauthorized},
+		{name: "tool mismatch", token: func(t *testing.T, m map[string]any) string { return mintToken(t, testSecret, "delete_everything", m, nil) }, status: 403, code: decoder.CodeForbidden},
+		{name: "meta mismatch", meta: func(m map[string]any) { m["agentarea/task_id"] = "another-task" },
+			token: func(t *testing.T, m map[string]any) string {
+				return mintToken(t, testSecret, "lookup", m, func(c jwt.MapClaims) { c["task_id"] = "task-1" })
+			}, status: 403, code: decoder.CodeForbidden},
+		{name: "unknown major protocol", meta: func(m map[string]any) { m["agentarea/protocol"] = "2" }, status: 403, code: decoder.CodeForbidden},
+		{name: "malformed context value", meta: func(m map[string]any) { m["agentarea/metadata"] = "not an object" }, status: 400, code: decoder.CodeInvalidParams},
+		{name: "missing credential", credHeader: "X-API-Key", status: 401, code: decoder.CodeUnauthorized},
+		{name: "credential present", credHeader: "X-API-Key", headers: func(string) map[string]string { return map[string]string{"X-API-Key": "k-123"} }, status: 200},
+		{name: "tools/call in a batch", batch: true, status: 400, code: decoder.CodeInvalidRequest},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := startTap(t, Config{Upstream: upstream.URL, Enforce: true, Secrets: [][]byte{testSecret},
+				InstanceID: testInstanceID, CredentialHeader: tc.credHeader})
+			meta := contractMeta("task-1", "call-1", 41)
+			if tc.meta != nil {
+				tc.meta(meta)
+			}
+			token := mintToken(t, testSecret, "lookup", meta, nil)
+			if tc.token != nil {
+				token = tc.token(t, meta)
+			}
+			headers := map[string]string{}
+			if tc.headers != nil {
+				headers = tc.headers(token)
+			}
+			if token != "" {
+				headers[decoder.ContextHeader] = token
+			}
+			body := callBody(t, 41, "lookup", map[string]any{"q": 1}, meta)
+			if tc.batch {
+				body = []byte("[" + string(body) + `,{"jsonrpc":"2.0","id":42,"method":"tools/list"}]`)
+			}
+			before := n.count()
+			status, hdr, resp := post(t, h.url, body, headers)
+			forwarded := n.count() - before
+			if status != tc.status {
+				t.Fatalf("status %d, want %d: %s", status, tc.status, resp)
+			}
+			c := h.waitCall("lookup")
+			r := c.LastAttempt().Result
+			if tc.status == 200 {
+				if forwarded != 1 || c.Status != model.StatusOK || c.Context.Verdict != model.VerdictValid {
+					t.Fatalf("forwarded %d, status %s, verdict %s (%s)", forwarded, c.Status, c.Context.Verdict, c.Context.Reason)
+				}
+				return
+			}
+			var rpc rpcErrorBody
+			if err := json.Unmarshal(resp, &rpc); err != nil || string(rpc.ID) != "41" || rpc.Error.Code != tc.code {
+				t.Fatalf("answer %s (%v), want id 41 code %d", resp, err, tc.code)
+			}
+			if hdr.Get("Content-Type") != "application/json" || forwarded != 0 {
+				t.Fatalf("content type %q, forwarded %d times", hdr.Get("Content-Type"), forwarded)
+			}
+			if r.HTTPStatus != tc.status || r.RPCCode != tc.code || c.Context.Verdict != model.VerdictRejected || !strings.Contains(r.Error, "--enforce") {
+				t.Fatalf("recorded http %d rpc %d error %q verdict %s", r.HTTPStatus, r.RPCCode, r.Error, c.Context.Verdict)
+			}
+		})
+	}
+}
+
+// TestWithoutEnforceRejectedCallsPass: without --enforce the tap only
+// reports what a server must answer; the call is forwarded.
+func TestWithoutEnforceRejectedCallsPass(t *testing.T) {
+	var n hits
+	upstream := contractUpstream(t, &n)
+	h := startTap(t, Config{Upstream: upstream.URL, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID})
+	meta := contractMeta("task-2", "call-2", 1)
+	token := mintToken(t, testSecret, "other_tool", meta, nil)
+	status, _, _ := post(t, h.url, callBody(t, 1, "lookup", map[string]any{}, meta), map[string]string{decoder.ContextHeader: token})
+	if status != 200 || n.count() != 1 {
+		t.Fatalf("status %d, upstream hits %d", status, n.count())
+	}
+	c := h.waitCall("lookup")
+	if c.Context.Verdict != model.VerdictRejected || c.Context.HTTPStatus != 403 || c.Context.RPCCode != decoder.CodeForbidden || c.Status != model.StatusOK {
+		t.Errorf("verdict %s answer %d/%d status %s", c.Context.Verdict, c.Context.HTTPStatus, c.Context.RPCCode, c.Status)
+	}
+}
+
+// TestBatchForwarded: without --enforce a batch passes; its tools/call is
+// reported (with the 400/-32600 a server owes it) and so is the rest.
+func TestBatchForwarded(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`[{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a"}]}},{"jsonrpc":"2.0","id":2,"result":{"tools":[]}},{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"bb"}]}}]`))
+	}))
+	t.Cleanup(upstream.Close)
+	h := startTap(t, Config{Upstream: upstream.URL})
+	batch := bytes.Join([][]byte{callBody(t, 1, "one", map[string]any{}, nil), []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`), callBody(t, 3, "two", map[string]any{}, nil)}, []byte(","))
+	status, _, _ := post(t, h.url, append(append([]byte("["), batch...), ']'), nil)
+	if status != 200 {
+		t.Fatalf("status %d", status)
+	}
+	one, two := h.waitCall("one"), h.waitCall("two")
+	if one.ID == two.ID || one.LastAttempt().Result.TextChars != 1 || two.LastAttempt().Result.TextChars != 2 {
+		t.Errorf("calls %s and %s, text %d and %d", one.ID, two.ID, one.LastAttempt().Result.TextChars, two.LastAttempt().Result.TextChars)
+	}
+	s := h.store.Snapshot()
+	if !hasWarning(s, "tools_call_in_batch") || one.Context.Verdict != model.VerdictRejected || one.Context.RPCCode != decoder.CodeInvalidRequest {
+		t.Errorf("batch not flagged: verdict %s code %d\n%s", one.Context.Verdict, one.Context.RPCCode, dump(s))
+	}
+}
