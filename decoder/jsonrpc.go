@@ -127,6 +127,9 @@ func parseMessage(raw []byte) Message {
 	if w.ID != nil {
 		m.ID = append(json.RawMessage(nil), w.ID...)
 	}
+	if w.Method != nil {
+		m.Method = *w.Method
+	}
 	if w.JSONRPC == nil || *w.JSONRPC != "2.0" {
 		m.Kind = KindInvalid
 		m.Problem = `"jsonrpc" is not "2.0"`
@@ -139,7 +142,6 @@ func parseMessage(raw []byte) Message {
 	}
 	switch {
 	case w.Method != nil:
-		m.Method = *w.Method
 		if w.Result != nil || w.Error != nil {
 			m.Kind = KindInvalid
 			m.Problem = "a message with a method also has a result or error"

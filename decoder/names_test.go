@@ -18,6 +18,13 @@ func TestQualifiedName(t *testing.T) {
 		{"non-ascii: leading and trailing runs trimmed", "  «Склад» ", "list", "mcp__sklad__list"},
 		{"tool: chars outside the set replaced, case kept", "github", "Get Order.v2/é", "mcp__github__Get_Order_v2__"},
 		{"empty instance name gives server", "", "t", "mcp__server__t"},
+		{"over 64 is cut to 55 and ends with _ and the first 8 hex of sha256 of the whole name", strings.Repeat("a", 70), "tool",
+			"mcp__aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_6585ed52"},
+		{"a long transliterated name is cut the same way", "Constractio — инструменты сметчика", "estimate_the_whole_building_with_all_floors",
+			"mcp__constractio_instrumenty_smetchika__estimate_the_wh_c23eaef9"},
+		{"ukrainian letters transliterated", "Інструменти Ґрунт", "x", "mcp__instrumenti_grunt__x"},
+		{"soft and hard signs dropped without a separator", "Объём", "x", "mcp__obem__x"},
+		{"mixed readable and CJK keeps the readable part", "Data 工具 Hub é", "x", "mcp__data_hub_e__x"},
 		{"exactly 64 is kept", strings.Repeat("s", 64-len("mcp____t")), "t", "mcp__" + strings.Repeat("s", 56) + "__t"},
 	}
 	for _, c := range cases {
@@ -29,7 +36,6 @@ func TestQualifiedName(t *testing.T) {
 	}
 	t.Run("over 64 is cut and ends with the sha256 digest", func(t *testing.T) {
 		got := QualifiedName(long, "tool")
-		// sha256("mcp__" + 70 a + "__tool"), first 8 hex digits, computed independently.
 		if len(got) != 64 || !strings.HasPrefix(got, "mcp__aaaa") || got[55] != '_' {
 			t.Fatalf("got %q (%d chars)", got, len(got))
 		}
