@@ -1,0 +1,200 @@
+// Package demo runs toolscope's demo on this machine alone, on loopback: a
+// real MCP server (the official Go SDK) that verifies AgentArea context tokens
+// and keeps an idempotency store; a simulated AgentArea platform that creates
+// tasks, signs a token per call, calls the server through a real toolscope
+// tap, relays progress under the 0.5 s rule and serves each task's feed over
+// real SSE; and toolscope's real feed client watching those feeds. The tap and
+// the feed clients emit into the caller's sink, where one store joins them.
+package demo
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"toolscope/model"
+	"toolscope/stream/feed"
+	"toolscope/stream/tap"
+)
+
+// Options of a demo run.
+type Options struct {
+	// Speed scales the scenario clock: 1 (or 0) is real time, where the run
+	// takes about 22 s; 10 finishes in a few seconds. Platform rules that
+	// toolscope checks against wall time (the 0.5 s relay rate, token
+	// lifetimes) keep their real values; the instance timeout scales but
+	// never goes below the 1 s the contract allows.
+	Speed float64
+}
+
+// Source names of the demo's own components.
+const (
+	sheetsTapName = "tap:demo-sheets"
+	soatTapName   = "tap:soat-orders"
+	demoName      = "demo"
+)
+
+// Run runs every scenario and returns when all have ended, every feed has seen
+// its task end and the taps have emitted their last event. It returns an error
+// when a component could not start or failed on the way (each failure is also
+// emitted as a warning), and ctx.Err() when cancelled.
+func Run(ctx context.Context, opts Options, sink model.Sink) error {
+	clk := newPace(opts.Speed)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	secret := newSecret()
+	inst := instance{
+		ID:         newUUID(),
+		Name:       instanceName,
+		Credential: newID("demo_", 16),
+		Secret:     secret,
+		Timeout:    max(clk.d(instanceTimeout), tap.MinTimeout),
+		OtherID:    newUUID(),
+	}
+	server := startDemoServer(clk, inst.ID, secret, inst.Credential)
+	defer server.Close()
+
+	sheetsTap, err := startTap(tap.Config{Name: sheetsTapName, Listen: "127.0.0.1:0", Upstream: server.URL(),
+		InstanceID: inst.ID, InstanceName: inst.Name, Secrets: [][]byte{secret}, Timeout: inst.Timeout}, sink)
+	if err != nil {
+		return err
+	}
+	defer shutdownTap(sheetsTap)
+	soatTap, err := startTap(tap.Config{Name: soatTapName, Listen: "127.0.0.1:0", Upstream: server.SoatURL(),
+		InstanceName: "Demo Orders", Timeout: inst.Timeout}, sink)
+	if err != nil {
+		return err
+	}
+	defer shutdownTap(soatTap)
+	inst.URL = "http://" + sheetsTap.Addr() + "/mcp"
+	soatURL := "http://" + soatTap.Addr() + "/soat/mcp"
+
+	apiKey := newID("aat_demo_", 16)
+	feeds := startFeedServer(apiKey)
+	defer feeds.Close(time.Second)
+
+	p := &platform{clk: clk, inst: inst, rpc: newRPCClient(), feeds: feeds}
+	status := func(state, detail string) {
+		sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceDemo, SourceName: demoName,
+			Kind: model.KindSourceStatus, State: state, Detail: detail})
+	}
+	fails := &failures{sink: sink}
+	status(model.StateConnected, fmt.Sprintf("MCP server %s behind %s at %s; task feeds at %s; speed %s",
+		server.URL(), sheetsTapName, inst.URL, feeds.API(), strconv.FormatFloat(clk.speed, 'g', -1, 64)))
+
+	if _, err := p.registerInstance(ctx); err != nil {
+		fails.add(err)
+	}
+
+	start := time.Now()
+	feedCtx, stopFeeds := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopFeeds()
+	var calls, watchers sync.WaitGroup
+	for _, tp := range plan() {
+		t := newTask(tp)
+		feeds.open(t)
+		watchers.Add(1)
+		go func() {
+			defer watchers.Done()
+			cfg := feed.Config{URL: feed.FeedURL(feeds.API(), t.Workspace, t.AgentID, t.ID), Name: tp.Feed,
+				APIKey: apiKey, MaxBackoff: time.Second}
+			if err := feed.Run(feedCtx, cfg, sink); err != nil && feedCtx.Err() == nil {
+				fails.add(fmt.Errorf("%s: %w", tp.Feed, err))
+			}
+		}()
+		calls.Add(1)
+		go func() {
+			defer calls.Done()
+			p.runTask(ctx, start, t, tp)
+		}()
+	}
+	calls.Add(1)
+	go func() {
+		defer calls.Done()
+		if clk.until(ctx, start, soatAt) == nil {
+			if err := soatCall(ctx, soatURL); err != nil && ctx.Err() == nil {
+				fails.add(err)
+			}
+		}
+	}()
+	calls.Wait()
+
+	// A feed ends at its task's terminal event; give the watchers a moment
+	// to read it, and stop them if they have not (or if ctx ended).
+	drained := make(chan struct{})
+	go func() {
+		watchers.Wait()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-ctx.Done():
+	case <-time.After(feedDrain):
+		fails.add(errors.New("a task feed did not end after its task completed"))
+	}
+	stopFeeds()
+	<-drained
+	if ctx.Err() != nil {
+		status(model.StateEnded, "cancelled")
+		return ctx.Err()
+	}
+	status(model.StateEnded, "every scenario has ended")
+	return fails.err()
+}
+
+// feedDrain bounds how long the feeds may take to see their tasks end.
+const feedDrain = 10 * time.Second
+
+func startTap(cfg tap.Config, sink model.Sink) (*tap.Tap, error) {
+	t, err := tap.New(cfg, sink)
+	if err != nil {
+		return nil, fmt.Errorf("demo: %w", err)
+	}
+	if err := t.Start(); err != nil {
+		return nil, fmt.Errorf("demo: starting %s: %w", cfg.Name, err)
+	}
+	return t, nil
+}
+
+// shutdownTap lets in-flight exchanges end and the tap emit its last events.
+func shutdownTap(t *tap.Tap) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = t.Shutdown(ctx)
+}
+
+// newSecret is the instance's context_secret: 48 random characters (the
+// contract allows 32 to 512).
+func newSecret() []byte {
+	b := make([]byte, 36)
+	_, _ = rand.Read(b)
+	return []byte(base64.RawURLEncoding.EncodeToString(b))
+}
+
+// failures collects what went wrong during a run, each also emitted as a
+// warning so a user watching the screen sees it.
+type failures struct {
+	sink model.Sink
+	mu   sync.Mutex
+	errs []error
+}
+
+func (f *failures) add(err error) {
+	f.mu.Lock()
+	f.errs = append(f.errs, err)
+	f.mu.Unlock()
+	f.sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceDemo, SourceName: demoName,
+		Kind: model.KindWarning, Code: "demo_failed", Message: err.Error()})
+}
+
+func (f *failures) err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return errors.Join(f.errs...)
+}
