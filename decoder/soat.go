@@ -80,7 +80,7 @@ type SoatBag struct {
 
 var (
 	emailLike = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
-	phoneLike = regexp.MustCompile(`^\+?[0-9][0-9 ().-]{6,}[0-9]$`)
+	phoneLike = regexp.MustCompile(`^\+?\(?[0-9][0-9 ().-]{5,}[0-9]$`)
 )
 
 // looksLikePII reports whether an external id looks like an e-mail address
@@ -97,7 +97,8 @@ func looksLikePII(v string) string {
 				digits++
 			}
 		}
-		if digits >= 7 && digits <= 15 {
+		// E.164 allows 15 digits; a bare short number is more likely an id.
+		if digits <= 15 && (digits >= 10 || v[0] == '+' && digits >= 7) {
 			return "a phone number"
 		}
 	}
