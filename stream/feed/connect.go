@@ -1,0 +1,128 @@
+package feed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/r3labs/sse/v2"
+
+	"toolscope/decoder"
+	"toolscope/model"
+)
+
+// attempt is what one connection achieved.
+type attempt struct {
+	err         error
+	connected   bool
+	progressed  bool // new events arrived, or the connection lasted: backoff starts over
+	truncated   bool // the connection broke inside a frame
+	serverError string
+	timedOut    bool
+}
+
+// reason is the last error a reconnecting status shows.
+func (a attempt) reason() error {
+	switch {
+	case a.timedOut:
+		return fmt.Errorf("no answer within %s", connectTimeout)
+	case a.serverError != "" && (a.err == nil || a.truncated):
+		return fmt.Errorf("server error: %s", a.serverError)
+	case a.truncated && a.err == nil:
+		return errors.New("the connection closed in the middle of an event")
+	case a.err != nil:
+		return a.err
+	case !a.connected:
+		return errors.New("no connection")
+	}
+	return errors.New("the server closed the stream")
+}
+
+// connect makes one connection with r3labs/sse and reads it until it ends.
+//
+// The library is configured for this job: SubscribeRawWithContext sends the
+// URL as given (no ?stream= query); ClientMaxBufferSize lifts its 64 KiB
+// event limit; ReconnectStrategy noRetry turns its endless silent retry into
+// one attempt, so this package's loop owns backoff, Last-Event-ID (the feed
+// has no id: lines, so the header is set from the JSON event_id) and the
+// decision that a 401 is final; ResponseValidator keeps the HTTP status
+// (the default validator reduces it to a string); Connection carries the
+// frame guard (see guard.go).
+func (f *feed) connect(ctx context.Context) (res attempt) {
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(connectTimeout, func() {
+		timedOut.Store(true)
+		cancel()
+	})
+	defer timer.Stop()
+
+	c := sse.NewClient(f.t.stream, sse.ClientMaxBufferSize(f.cfg.MaxEventBytes+frameSlack))
+	c.Connection = f.client
+	c.ReconnectStrategy = noRetry{}
+	if f.cfg.APIKey != "" {
+		c.Headers["Authorization"] = "Bearer " + f.cfg.APIKey
+	}
+	if f.lastID != "" {
+		c.Headers["Last-Event-ID"] = f.lastID
+	}
+	c.ResponseValidator = func(_ *sse.Client, resp *http.Response) error {
+		if !timer.Stop() {
+			resp.Body.Close()
+			return context.DeadlineExceeded
+		}
+		if resp.StatusCode != http.StatusOK {
+			return newStatusError(f.t.display, resp)
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != "" {
+			if mt, _, _ := mime.ParseMediaType(ct); mt != "text/event-stream" {
+				resp.Body.Close()
+				return notEventStream{contentType: ct}
+			}
+		}
+		res.connected = true
+		detail := "HTTP 200"
+		if f.lastID != "" {
+			detail += ", resuming after " + f.lastID
+		}
+		f.status(model.StateConnected, detail)
+		return nil
+	}
+	start := time.Now()
+	res.err = c.SubscribeRawWithContext(actx, func(msg *sse.Event) {
+		if f.ended {
+			return
+		}
+		if string(msg.Event) == truncatedEvent {
+			res.truncated = true
+			return
+		}
+		fr := decoder.DecodeFeedEvent(string(msg.Event), msg.Data, f.opts)
+		if fr.ServerError != "" {
+			res.serverError = fr.ServerError
+		}
+		if f.deliver(fr, true) {
+			res.progressed = true
+		}
+		if len(msg.ID) > 0 {
+			// A server that numbers its frames resumes from its own ids.
+			f.lastID = string(msg.ID)
+		}
+		if f.ended {
+			cancel() // the task ended: stop reading
+		}
+	})
+	res.timedOut = timedOut.Load()
+	if res.connected && time.Since(start) > time.Minute {
+		res.progressed = true // a long, quiet connection (the 30-minute cut)
+	}
+	if ctx.Err() != nil || f.ended {
+		res.err = nil
+	}
+	return res
+}

@@ -1,0 +1,173 @@
+package feed
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"toolscope/decoder"
+	"toolscope/model"
+)
+
+// Run watches one task feed until the task ends (nil), the source fails
+// (an error: a 401, 403 or 404, an event over MaxEventBytes), or ctx is
+// cancelled (ctx.Err()). Every event goes to sink; the source's own state
+// (connecting, connected, reconnecting, ended, failed) does too.
+func Run(ctx context.Context, cfg Config, sink model.Sink) error {
+	t, err := resolve(cfg)
+	if err != nil {
+		name := cfg.Name
+		if name == "" {
+			name = "feed"
+		}
+		sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceFeed, SourceName: name,
+			Kind: model.KindSourceStatus, State: model.StateFailed, Detail: err.Error()})
+		return err
+	}
+	return newFeed(cfg, t, sink).run(ctx)
+}
+
+// feed is the state of one running feed. Only Run's goroutine touches it:
+// r3labs/sse calls the event handler on the subscribing goroutine.
+type feed struct {
+	cfg    Config
+	t      target
+	sink   model.Sink
+	client *http.Client // for the stream: no timeout, frames guarded
+	plain  *http.Client // for the history endpoint
+	opts   decoder.FeedOptions
+	seen   *seenIDs
+	lastID string // sent as Last-Event-ID on reconnect
+
+	ended   bool
+	endType string
+}
+
+func newFeed(cfg Config, t target, sink model.Sink) *feed {
+	if cfg.MaxEventBytes <= 0 {
+		cfg.MaxEventBytes = DefaultMaxEventBytes
+	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = DefaultMaxBackoff
+	}
+	plain := cfg.HTTPClient
+	if plain == nil {
+		plain = &http.Client{}
+	}
+	stream := *plain
+	stream.Timeout = 0 // the stream is long-lived; connectTimeout bounds the answer
+	base := stream.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	stream.Transport = guardTransport{base: base}
+	return &feed{
+		cfg: cfg, t: t, sink: sink, client: &stream, plain: plain,
+		opts: decoder.FeedOptions{SourceName: t.name, TaskID: t.taskID},
+		seen: newSeenIDs(maxSeenIDs),
+	}
+}
+
+func (f *feed) run(ctx context.Context) error {
+	f.status(model.StateConnecting, f.t.display)
+	if f.cfg.Backfill {
+		if err := f.backfill(ctx); err != nil && ctx.Err() == nil {
+			f.warn("backfill_failed", fmt.Sprintf("history of %s not read: %v (going live)", f.t.display, err))
+		}
+		if f.ended {
+			f.status(model.StateEnded, "task ended: "+f.endType)
+			return nil
+		}
+	}
+	failures := 0
+	var lastErr error
+	for {
+		if failures > 0 {
+			d := backoffDelay(failures, f.cfg.MaxBackoff)
+			f.status(model.StateReconnecting, fmt.Sprintf("attempt %d in %s: %v", failures, d.Round(time.Millisecond), lastErr))
+			if sleep(ctx, d) != nil {
+				break
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		res := f.connect(ctx)
+		if f.ended {
+			f.status(model.StateEnded, "task ended: "+f.endType)
+			return nil
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if err := fatal(res.err, f.cfg.MaxEventBytes); err != nil {
+			f.status(model.StateFailed, err.Error())
+			return err
+		}
+		if res.progressed {
+			failures = 0
+		}
+		failures++
+		lastErr = res.reason()
+	}
+	f.status(model.StateEnded, "stopped")
+	return ctx.Err()
+}
+
+// fatal returns the error that ends the source, or nil when err is retried.
+func fatal(err error, maxEventBytes int) error {
+	var se *StatusError
+	if errors.As(err, &se) && se.Fatal() {
+		return se
+	}
+	if errors.Is(err, bufio.ErrTooLong) {
+		// Retrying would replay the same event and fail on it again.
+		return fmt.Errorf("an event is larger than the %d-byte limit (raise --max-event-bytes): %w", maxEventBytes, err)
+	}
+	return nil
+}
+
+// deliver de-duplicates one decoded frame and emits it. live frames move the
+// Last-Event-ID; history items do not (the first live connection then
+// replays from the start, and de-duplication drops what was seen).
+func (f *feed) deliver(fr decoder.FeedFrame, live bool) (fresh bool) {
+	if f.ended {
+		return false // nothing follows a task's end
+	}
+	ev := &fr.Event
+	if ev.Kind == "" && len(fr.Warnings) == 0 {
+		return false
+	}
+	if ev.EventID != "" {
+		if !f.seen.add(ev.EventID) {
+			return false
+		}
+		if live {
+			f.lastID = ev.EventID
+		}
+	}
+	if ev.Kind != "" {
+		f.sink.Emit(*ev)
+	}
+	for _, w := range fr.Warnings {
+		f.sink.Emit(w)
+	}
+	if fr.Terminal {
+		f.ended = true
+		f.endType = ev.EventType
+	}
+	return true
+}
+
+func (f *feed) status(state, detail string) {
+	f.sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceFeed, SourceName: f.t.name,
+		Kind: model.KindSourceStatus, TaskID: f.t.taskID, State: state, Detail: detail})
+}
+
+func (f *feed) warn(code, msg string) {
+	f.sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceFeed, SourceName: f.t.name,
+		Kind: model.KindWarning, Code: code, Message: msg})
+}

@@ -1,0 +1,76 @@
+package feed
+
+import (
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"toolscope/model"
+)
+
+// StatusError is an HTTP answer other than 200 from a feed or its history.
+type StatusError struct {
+	URL    string // redacted for display
+	Status int
+	Body   string // start of the answer, sanitized
+}
+
+func (e *StatusError) Error() string {
+	msg := fmt.Sprintf("feed %s: HTTP %d %s", e.URL, e.Status, http.StatusText(e.Status))
+	if e.Body != "" {
+		msg += ": " + e.Body
+	}
+	if hint := statusHint(e.Status); hint != "" {
+		msg += " (" + hint + ")"
+	}
+	return msg
+}
+
+// Fatal says whether retrying cannot help: the credential is wrong, the
+// caller may not see the task, or the task does not exist.
+func (e *StatusError) Fatal() bool {
+	switch e.Status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+		return true
+	}
+	return false
+}
+
+func statusHint(status int) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return "check AGENTAREA_API_KEY"
+	case http.StatusForbidden:
+		return "the credential may not read this workspace: API keys work only in the workspace that issued them"
+	case http.StatusNotFound:
+		return "no such task: check the workspace, agent and task ids"
+	}
+	return ""
+}
+
+// newStatusError reads the start of a failed answer (for the message) and
+// closes its body.
+func newStatusError(display string, resp *http.Response) *StatusError {
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	body := ""
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt != "text/html" {
+		body = strings.Join(strings.Fields(string(b)), " ")
+		if len(body) > 200 {
+			body = body[:200] + "…"
+		}
+		body = model.Sanitize(body)
+	}
+	return &StatusError{URL: display, Status: resp.StatusCode, Body: body}
+}
+
+// notEventStream is a 200 answer that is not an event stream (a login page,
+// a proxy's error page): retried, and said so.
+type notEventStream struct{ contentType string }
+
+func (e notEventStream) Error() string {
+	return fmt.Sprintf("the answer is not an event stream (Content-Type %q)", e.contentType)
+}
