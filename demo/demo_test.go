@@ -1,0 +1,278 @@
+package demo
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"toolscope/decoder"
+	"toolscope/model"
+)
+
+// runDemo runs the whole demo at speed into a hub with a JSON writer, and
+// returns the events the writer wrote and the store.
+func runDemo(t *testing.T, speed float64) ([]model.Event, *model.Store) {
+	t.Helper()
+	var out bytes.Buffer
+	store := model.NewStore(model.Options{})
+	hub := model.NewHub(store, model.NewWriter("test output", &out, model.FormatJSON, false, nil))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := Run(ctx, Options{Speed: speed}, hub); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if err := hub.Close(); err != nil {
+		t.Fatalf("closing the writer: %v", err)
+	}
+	var events []model.Event
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
+	for sc.Scan() {
+		ev, err := model.DecodeLine(sc.Bytes())
+		if err != nil {
+			t.Fatalf("output line %q: %v", sc.Text(), err)
+		}
+		events = append(events, ev)
+	}
+	return events, store
+}
+
+// pick returns the events of a source kind ("tap" or "feed"), kind and raw
+// tool name (a feed names tools mcp__demo_sheets__<tool>).
+func pick(events []model.Event, source string, kind model.Kind, tool string) []model.Event {
+	var out []model.Event
+	for _, ev := range events {
+		if ev.Source == source && ev.Kind == kind &&
+			(ev.Tool == tool || ev.Tool == decoder.QualifiedName(instanceName, tool)) {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func one(t *testing.T, what string, evs []model.Event) model.Event {
+	t.Helper()
+	if len(evs) != 1 {
+		t.Fatalf("%s: want 1 event, got %d", what, len(evs))
+	}
+	return evs[0]
+}
+
+func TestRunShowsEveryScenario(t *testing.T) {
+	started := time.Now()
+	events, store := runDemo(t, 10)
+	if d := time.Since(started); d > 15*time.Second {
+		t.Errorf("the demo at speed 10 took %v, want under 15 s", d)
+	}
+	snap := store.Snapshot()
+
+	t.Run("long call: sent and relayed differ", func(t *testing.T) {
+		sent := pick(events, model.SourceTap, model.KindToolProgress, toolReadWorkbook)
+		relayed := pick(events, model.SourceFeed, model.KindToolProgress, toolReadWorkbook)
+		if len(sent) != workbookSheets {
+			t.Errorf("tap saw %d progress notifications, want %d", len(sent), workbookSheets)
+		}
+		if len(relayed) < 2 || len(relayed) >= len(sent) {
+			t.Errorf("feed relayed %d of %d notifications, want at least 2 and fewer than sent", len(relayed), len(sent))
+		}
+		if len(relayed) > 0 {
+			last := relayed[len(relayed)-1]
+			if last.Progress != workbookSheets || last.Total == nil || *last.Total != workbookSheets {
+				t.Errorf("the completion (23 of 23) must always be relayed; last relayed is %v", last.Progress)
+			}
+		}
+		if len(sent) > 0 && sent[4].Message != "Reading sheet 5 of 23" {
+			t.Errorf("5th notification message = %q", sent[4].Message)
+		}
+		c := snap.FindCall(one(t, "tap tool.call", pick(events, model.SourceTap, model.KindToolCall, toolReadWorkbook)).ToolCallID)
+		if c == nil {
+			t.Fatal("the long call is not in the store")
+		}
+		if c.SentCount() != workbookSheets || c.RelayedCount() != len(relayed) || c.RelayedCount() >= c.SentCount() {
+			t.Errorf("store: sent %d, relayed %d; want %d sent and the feed's %d relayed", c.SentCount(), c.RelayedCount(), workbookSheets, len(relayed))
+		}
+		if len(c.Sources) != 2 {
+			t.Errorf("the call should be joined from the feed and the tap, sources %v", c.Sources)
+		}
+	})
+
+	t.Run("progress without total", func(t *testing.T) {
+		sent := pick(events, model.SourceTap, model.KindToolProgress, toolScanArchive)
+		relayed := pick(events, model.SourceFeed, model.KindToolProgress, toolScanArchive)
+		if len(sent) != archiveSteps || len(relayed) == 0 {
+			t.Fatalf("scan_archive: %d sent, %d relayed", len(sent), len(relayed))
+		}
+		for _, ev := range append(sent, relayed...) {
+			if ev.Total != nil {
+				t.Errorf("%s progress %v has total %v, want none", ev.Source, ev.Progress, *ev.Total)
+			}
+		}
+	})
+
+	t.Run("retry answered from the idempotency store", func(t *testing.T) {
+		results := pick(events, model.SourceTap, model.KindToolResult, toolPostLedgerEntry)
+		if len(results) != 2 {
+			t.Fatalf("tap saw %d results for the retried call, want 2 (broken, replayed)", len(results))
+		}
+		if results[0].Error == "" || results[0].Replayed {
+			t.Errorf("attempt 1 should have broken without a result: %+v", results[0])
+		}
+		if !results[1].Replayed || results[1].IsError {
+			t.Errorf("attempt 2 should be replayed: %+v", results[1])
+		}
+		fr := one(t, "feed tool.result", pick(events, model.SourceFeed, model.KindToolResult, toolPostLedgerEntry))
+		if fr.Attempt != 2 || !fr.Replayed || fr.IsError {
+			t.Errorf("feed result: attempt %d, replayed %v, error %q; want attempt 2, replayed", fr.Attempt, fr.Replayed, fr.Error)
+		}
+		calls := pick(events, model.SourceTap, model.KindToolCall, toolPostLedgerEntry)
+		if len(calls) != 2 || calls[0].IdempotencyKey != calls[1].IdempotencyKey ||
+			calls[0].Context.Claims["jti"] == calls[1].Context.Claims["jti"] {
+			t.Errorf("a retry sends the same idempotency key with a new token")
+		}
+		c := snap.FindCall(fr.ToolCallID)
+		if c == nil || len(c.Attempts) != 2 || c.Flags&model.FlagReplayed == 0 || c.Status != model.StatusOK {
+			t.Errorf("store: the retried call should have 2 attempts, be replayed and ok: %+v", c)
+		}
+	})
+
+	t.Run("two images", func(t *testing.T) {
+		for _, src := range []string{model.SourceTap, model.SourceFeed} {
+			r := one(t, src+" render_charts result", pick(events, src, model.KindToolResult, toolRenderCharts))
+			if len(r.Images) != 2 {
+				t.Fatalf("%s: %d images, want 2", src, len(r.Images))
+			}
+			for _, im := range r.Images {
+				if im.MimeType != "image/png" || im.Size <= 0 || im.Problem != "" {
+					t.Errorf("%s: image %+v", src, im)
+				}
+			}
+			if r.TextChars == 0 {
+				t.Errorf("%s: the result's text is missing", src)
+			}
+		}
+	})
+
+	t.Run("structured content dropped, text offloaded", func(t *testing.T) {
+		tr := one(t, "tap build_report result", pick(events, model.SourceTap, model.KindToolResult, toolBuildReport))
+		fr := one(t, "feed build_report result", pick(events, model.SourceFeed, model.KindToolResult, toolBuildReport))
+		if !tr.StructuredContentDropped || tr.StructuredContentBytes <= structuredContentChars || !tr.Offloaded || tr.TextChars <= textOffloadChars {
+			t.Errorf("tap: dropped %v (%d bytes), offloaded %v (%d chars)", tr.StructuredContentDropped, tr.StructuredContentBytes, tr.Offloaded, tr.TextChars)
+		}
+		if !fr.StructuredContentDropped || len(fr.StructuredContent) != 0 {
+			t.Errorf("feed: structured content should be dropped, not carried")
+		}
+		c := snap.FindCall(fr.ToolCallID)
+		if c == nil || c.Flags&model.FlagStructuredDropped == 0 || c.Flags&model.FlagOffloaded == 0 {
+			t.Errorf("store: flags %b, want dropped and offloaded", c.Flags)
+		}
+	})
+
+	t.Run("isError result", func(t *testing.T) {
+		for _, src := range []string{model.SourceTap, model.SourceFeed} {
+			r := one(t, src+" validate_invoice result", pick(events, src, model.KindToolResult, toolValidateInvoice))
+			if !r.IsError || !strings.Contains(r.Error, "INV-2291") {
+				t.Errorf("%s: is_error %v, error %q", src, r.IsError, r.Error)
+			}
+		}
+	})
+
+	t.Run("rejected tokens", func(t *testing.T) {
+		want := map[[2]int]bool{{401, decoder.CodeUnauthorized}: false, {403, decoder.CodeForbidden}: false}
+		for _, ev := range pick(events, model.SourceTap, model.KindToolResult, toolLookupCustomer) {
+			k := [2]int{ev.HTTPStatus, ev.RPCCode}
+			if _, ok := want[k]; ok {
+				want[k] = true
+			}
+		}
+		for k, seen := range want {
+			if !seen {
+				t.Errorf("no tap tool.result with HTTP %d / %d", k[0], k[1])
+			}
+		}
+		verdicts := map[string]int{}
+		for _, ev := range pick(events, model.SourceTap, model.KindToolCall, toolLookupCustomer) {
+			if ev.Context == nil {
+				t.Fatal("tap tool.call without context")
+			}
+			verdicts[ev.Context.Verdict+" "+strconv.Itoa(ev.Context.HTTPStatus)+" "+strconv.Itoa(ev.Context.RPCCode)]++
+		}
+		for _, v := range []string{"rejected 401 -32001", "rejected 403 -32003", "valid 0 0"} {
+			if verdicts[v] != 1 {
+				t.Errorf("token verdicts %v, want one %q", verdicts, v)
+			}
+		}
+		var feedErrors []string
+		for _, ev := range pick(events, model.SourceFeed, model.KindToolResult, toolLookupCustomer) {
+			feedErrors = append(feedErrors, ev.Error)
+		}
+		joined := strings.Join(feedErrors, "|")
+		if !strings.Contains(joined, "rejected the credentials (HTTP 401)") || !strings.Contains(joined, "rejected the credentials (HTTP 403)") {
+			t.Errorf("feed errors %q", joined)
+		}
+	})
+
+	t.Run("timeout cancels the call", func(t *testing.T) {
+		c := one(t, "tap tool.cancelled", pick(events, model.SourceTap, model.KindToolCancelled, toolExportLedger))
+		if !strings.Contains(c.Reason, "timed out") {
+			t.Errorf("cancellation reason %q", c.Reason)
+		}
+		fr := one(t, "feed export_ledger result", pick(events, model.SourceFeed, model.KindToolResult, toolExportLedger))
+		if !fr.IsError || !strings.HasPrefix(fr.Error, "MCP tool call timed out: no result within") {
+			t.Errorf("feed result error %q", fr.Error)
+		}
+		if len(pick(events, model.SourceTap, model.KindToolProgress, toolExportLedger)) == 0 {
+			t.Error("the timed-out call sent no progress")
+		}
+	})
+
+	t.Run("SOAT context with a phone number", func(t *testing.T) {
+		call := one(t, "tap get_order call", pick(events, model.SourceTap, model.KindToolCall, toolGetOrder))
+		phone := false
+		for _, v := range call.SoatContext {
+			phone = phone || v == "+5511999999999"
+		}
+		if !phone || len(call.SoatContext) != 4 {
+			t.Errorf("soat_context %v", call.SoatContext)
+		}
+		found := false
+		for _, ev := range events {
+			found = found || (ev.Kind == model.KindWarning && ev.Code == "pii_in_context" && ev.SourceName == soatTapName)
+		}
+		if !found {
+			t.Error("no pii_in_context warning")
+		}
+	})
+
+	t.Run("every task and source ended", func(t *testing.T) {
+		ended := map[string]bool{}
+		completed := 0
+		for _, ev := range events {
+			if ev.Kind == model.KindSourceStatus && ev.State == model.StateEnded {
+				ended[ev.SourceName] = true
+			}
+			if ev.Kind == model.KindTaskStatus && ev.EventType == "task.completed" {
+				completed++
+			}
+			if ev.Kind == model.KindWarning && ev.Source == model.SourceDemo {
+				t.Errorf("demo warning: %s", ev.Message)
+			}
+		}
+		for _, tp := range plan() {
+			if !ended[tp.Feed] {
+				t.Errorf("%s did not end", tp.Feed)
+			}
+		}
+		if completed != len(plan()) || !ended[sheetsTapName] || !ended[soatTapName] || !ended[demoName] {
+			t.Errorf("completed tasks %d, ended sources %v", completed, ended)
+		}
+		for _, c := range snap.Calls {
+			if !c.Finished() {
+				t.Errorf("call %s (%s) still running", c.ID, c.Tool)
+			}
+		}
+	})
+}
