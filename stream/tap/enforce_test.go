@@ -69,7 +69,9 @@ func TestEnforceVerdicts(t *testing.T) {
 			return mintToken(t, testSecret, "lookup", m, func(c jwt.MapClaims) { c["iss"] = "mallory" })
 		}, status: 401, code: decoder.CodeUnauthorized},
 		{name: "not a token", token: func(*testing.T, map[string]any) string { return "not-a-jwt" }, status: 401, code: decoder.CodeUnauthorized},
-		{name: "tool mismatch", token: func(t *testing.T, m map[string]any) string { return mintToken(t, testSecret, "delete_everything", m, nil) }, status: 403, code: decoder.CodeForbidden},
+		{name: "tool mismatch", token: func(t *testing.T, m map[string]any) string {
+			return mintToken(t, testSecret, "delete_everything", m, nil)
+		}, status: 403, code: decoder.CodeForbidden},
 		{name: "meta mismatch", meta: func(m map[string]any) { m["agentarea/task_id"] = "another-task" },
 			token: func(t *testing.T, m map[string]any) string {
 				return mintToken(t, testSecret, "lookup", m, func(c jwt.MapClaims) { c["task_id"] = "task-1" })

@@ -247,7 +247,13 @@ func TestCallTimeout(t *testing.T) {
 	}))
 	t.Cleanup(upstream.Close)
 	h := startTap(t, Config{Upstream: upstream.URL, Timeout: time.Second})
-	go post(t, h.url, callBody(t, 3, "sluggish", map[string]any{}, nil), nil)
+	body := callBody(t, 3, "sluggish", map[string]any{}, nil)
+	go func() {
+		if res, err := http.Post(h.url, "application/json", bytes.NewReader(body)); err == nil {
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}
+	}()
 	h.waitFor("call_timeout", func(s *model.Snapshot) bool {
 		for _, c := range s.Calls {
 			return !c.Finished() && hasWarning(s, "call_timeout")
