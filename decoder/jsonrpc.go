@@ -219,11 +219,11 @@ func BatchRejection(msgs []Message) (httpStatus, rpcCode int, reason string, rej
 }
 
 // ErrorResponse builds the JSON-RPC error body a server (or --enforce)
-// answers with. A nil or empty id becomes null, as JSON-RPC requires when the
-// id could not be read.
+// answers with. A nil, empty or invalid id (not a string, number or null)
+// becomes null, as JSON-RPC requires when the id could not be read.
 func ErrorResponse(id json.RawMessage, code int, message string) []byte {
 	id = bytes.TrimSpace(id)
-	if len(id) == 0 || !json.Valid(id) {
+	if len(id) == 0 || !json.Valid(id) || !validID(id) {
 		id = json.RawMessage("null")
 	}
 	body, err := json.Marshal(struct {
