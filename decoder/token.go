@@ -230,7 +230,10 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 		ctx.Steps = append(ctx.Steps, model.Step{Name: StepRun, Passed: false, Detail: "unverified: no secret to check the signature with"})
 		ctx.Verdict = model.VerdictUnverified
 		ctx.Reason = "signature not checked (no secret)"
-		if first != nil {
+		if len(claimProblems) > 0 {
+			ctx.Reason += fmt.Sprintf("; the claims already fail step 1, a server answers %d/%d: %s",
+				StatusUnauthorized, CodeUnauthorized, strings.Join(claimProblems, "; "))
+		} else if first != nil {
 			ctx.Reason += fmt.Sprintf("; even with a valid signature a server answers %d/%d: %s", first.status, first.code, first.detail)
 		}
 		ctx.Warnings = warningStrings(ws)

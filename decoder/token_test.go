@@ -315,3 +315,33 @@ func must(err error) {
 		panic(err)
 	}
 }
+
+func TestVerifyUnverifiedReasons(t *testing.T) {
+	cases := []struct {
+		rule   string
+		claims func(jwt.MapClaims)
+		meta   func(map[string]any)
+		reason string
+	}{
+		{"expired claims name the 401 a server gives", func(c jwt.MapClaims) { c["exp"] = testNow.Add(-time.Hour).Unix() }, nil, "401/-32001"},
+		{"a mismatching call names the 403 a server gives", nil, func(m map[string]any) { m[MetaTaskID] = "x" }, "403/-32003"},
+		{"a matching call only says the signature was not checked", nil, nil, "signature not checked (no secret)"},
+	}
+	for _, c := range cases {
+		t.Run(c.rule, func(t *testing.T) {
+			claims := baseClaims()
+			if c.claims != nil {
+				c.claims(claims)
+			}
+			meta := metaFor(claims)
+			if c.meta != nil {
+				c.meta(meta)
+			}
+			ctx := VerifyContext(VerifyInput{Token: sign(t, jwt.SigningMethodHS256, claims, []byte(testSecret)),
+				InstanceID: testInstance, ToolName: "get_order", Meta: meta, Now: testNow})
+			if ctx.Verdict != model.VerdictUnverified || ctx.HTTPStatus != 0 || !strings.Contains(ctx.Reason, c.reason) {
+				t.Fatalf("%s %d %q", ctx.Verdict, ctx.HTTPStatus, ctx.Reason)
+			}
+		})
+	}
+}
