@@ -12,9 +12,15 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
+	"toolscope/decoder"
+	"toolscope/demo"
 	"toolscope/model"
+	"toolscope/stream/feed"
 	"toolscope/stream/replay"
+	"toolscope/stream/tap"
+	"toolscope/ui"
 )
 
 const usage = `toolscope: a live monitor for AI-agent tool calls
@@ -36,7 +42,11 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"demo", "run the embedded platform, MCP server, tap and feed, and watch them", demoUsage, runDemo},
+		{"watch", "watch AgentArea task feeds live", watchUsage, runWatch},
+		{"tap", "run a tap proxy in front of an MCP server", tapUsage, runTap},
 		{"replay", "play a recorded session (JSON lines) back", replayUsage, runReplay},
+		{"decode", "decode and verify one X-AgentArea-Context token", decodeUsage, runDecode},
 	}
 }
 
@@ -142,6 +152,7 @@ type pipeline struct {
 	store  *model.Store
 	hub    *model.Hub
 	output string
+	title  string
 }
 
 // newPipeline builds the store, the stdout writer for json/text output and
@@ -186,9 +197,20 @@ func (p *pipeline) runWithScreen(ctx context.Context, work func(context.Context)
 	if p.output != "tui" {
 		return work(ctx)
 	}
-	fmt.Fprintln(os.Stderr, "toolscope: the screen is not built yet; showing text lines instead")
-	p.hub.AddWriter(model.NewWriter("stdout", os.Stdout, model.FormatText, true, nil))
-	return work(ctx)
+	// The screen stays until the user quits; work going on (or ending)
+	// does not close it, so what it captured can still be read.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workErr := make(chan error, 1)
+	go func() { workErr <- work(ctx) }()
+	if err := ui.Run(ctx, p.store, ui.Options{OpenCall: openCall, Title: p.title}); err != nil {
+		return err
+	}
+	cancel()
+	if err := <-workErr; err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
 }
 
 const replayUsage = `Usage: toolscope replay FILE [--speed F] [--output tui|json|text] [--call ID]
@@ -240,6 +262,7 @@ func runReplay(args []string) int {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	p.title = "replay " + pos[0]
 	err = p.runWithScreen(ctx, func(ctx context.Context) error {
 		return replay.Run(ctx, pos[0], replay.Options{Speed: *speed}, p.hub)
 	}, *callID)
@@ -253,3 +276,441 @@ func runReplay(args []string) int {
 	return 0
 }
 
+// liveFlags add sources to any live command: feeds, taps, and the tap's
+// verification settings.
+type liveFlags struct {
+	feeds, taps   multiFlag
+	includeChunks bool
+	backfill      bool
+	maxEventBytes int
+	maxBackoff    time.Duration
+
+	instanceID, instanceName, credentialHeader string
+	secretFiles                                multiFlag
+	timeout                                    time.Duration
+	enforce                                    bool
+	maxParseBytes                              int64
+}
+
+func (l *liveFlags) register(fs *flag.FlagSet) {
+	fs.Var(&l.feeds, "feed", "also watch this task feed `URL` (repeatable)")
+	fs.Var(&l.taps, "tap", "also run a tap `LISTEN=UPSTREAM` (repeatable)")
+	fs.BoolVar(&l.includeChunks, "include-chunks", false, "ask feeds for llm.call.chunk events")
+	fs.BoolVar(&l.backfill, "backfill", true, "load each feed's history before going live")
+	fs.IntVar(&l.maxEventBytes, "max-event-bytes", 16<<20, "largest feed event accepted")
+	fs.DurationVar(&l.maxBackoff, "max-backoff", 30*time.Second, "longest wait between feed reconnects")
+	fs.StringVar(&l.instanceID, "instance-id", "", "the MCP server instance id a token's aud must name")
+	fs.StringVar(&l.instanceName, "instance-name", "", "the instance's name, for agent-facing tool names")
+	fs.StringVar(&l.credentialHeader, "credential-header", "", "the instance's static credential header (required when set)")
+	fs.Var(&l.secretFiles, "secret-file", "read a context secret from `FILE` (repeatable, for rotation)")
+	fs.DurationVar(&l.timeout, "timeout", 300*time.Second, "the instance's tool timeout (1s to 1800s)")
+	fs.BoolVar(&l.enforce, "enforce", false, "answer failed verifications as the contract says, without forwarding")
+	fs.Int64Var(&l.maxParseBytes, "max-parse-bytes", 8<<20, "most bytes of one body parsed on the side")
+}
+
+// sources are the started taps and the feeds to run.
+type sources struct {
+	taps  []*tap.Tap
+	feeds []feed.Config
+}
+
+// build validates the flags and makes the taps (not started) and feed
+// configurations. extraTaps are LISTEN=UPSTREAM pairs from the command itself.
+func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (*sources, int) {
+	secrets, err := decoder.LoadSecrets(os.Getenv("TOOLSCOPE_CONTEXT_SECRET"), l.secretFiles)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
+		return nil, 2
+	}
+	prefix, err := decoder.SoatPrefix(os.Getenv("TOOL_CONTEXT_HEADER_PREFIX"))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
+		return nil, 2
+	}
+	if l.credentialHeader != "" {
+		model.AddSecretHeader(l.credentialHeader)
+	}
+	cfgs := extraTaps
+	for i, pair := range l.taps {
+		listen, upstream, ok := strings.Cut(pair, "=")
+		if !ok || listen == "" || upstream == "" {
+			return nil, usageError(cmd, "--tap wants LISTEN=UPSTREAM, got %q", pair)
+		}
+		cfgs = append(cfgs, tap.Config{Name: fmt.Sprintf("tap%d", len(extraTaps)+i+1), Listen: listen, Upstream: upstream})
+	}
+	s := &sources{}
+	for _, c := range cfgs {
+		c.InstanceID, c.InstanceName, c.Secrets = l.instanceID, l.instanceName, secrets
+		c.Timeout, c.Enforce, c.MaxParseBytes = l.timeout, l.enforce, l.maxParseBytes
+		c.SoatPrefix, c.CredentialHeader = prefix, l.credentialHeader
+		t, err := tap.New(c, sink)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
+			return nil, 2
+		}
+		s.taps = append(s.taps, t)
+	}
+	for _, u := range l.feeds {
+		s.feeds = append(s.feeds, l.feedConfig(u))
+	}
+	return s, 0
+}
+
+func (l *liveFlags) feedConfig(url string) feed.Config {
+	return feed.Config{URL: url, APIKey: os.Getenv("AGENTAREA_API_KEY"), IncludeChunks: l.includeChunks,
+		MaxEventBytes: l.maxEventBytes, Backfill: l.backfill, MaxBackoff: l.maxBackoff}
+}
+
+// start starts every tap; on failure the started ones are shut down.
+func (s *sources) start() error {
+	for i, t := range s.taps {
+		if err := t.Start(); err != nil {
+			s.shutdown(s.taps[:i])
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sources) shutdown(taps []*tap.Tap) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, t := range taps {
+		_ = t.Shutdown(ctx)
+	}
+}
+
+// runFeeds runs every feed until it ends and reports how many failed.
+func (s *sources) runFeeds(ctx context.Context, sink model.Sink) (failed int) {
+	errs := make(chan error, len(s.feeds))
+	for _, c := range s.feeds {
+		go func() { errs <- feed.Run(ctx, c, sink) }()
+	}
+	for range s.feeds {
+		if err := <-errs; err != nil && !errors.Is(err, context.Canceled) {
+			failed++
+		}
+	}
+	return failed
+}
+
+// errSourceFailed makes a live command exit 1.
+var errSourceFailed = errors.New("a source failed")
+
+func exitCode(cmd string, err error) int {
+	switch {
+	case err == nil, errors.Is(err, context.Canceled):
+		return 0
+	case errors.Is(err, errSourceFailed):
+		fmt.Fprintf(os.Stderr, "toolscope %s: %v (its source.status event says why)\n", cmd, err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
+	return 1
+}
+
+const watchUsage = `Usage: toolscope watch FEED_URL... [flags]
+       toolscope watch --api URL --workspace W --agent A --task T [--task T2]... [flags]
+
+Watches AgentArea task feeds live, one subscription per task, all in one view.
+The credential comes from AGENTAREA_API_KEY (sent as Authorization: Bearer).
+Reconnects with capped backoff and Last-Event-ID; every event is shown once.
+A 401, 403 or 404 ends that feed at once. With --output json|text it exits 0
+when every task has ended, 1 when a feed failed.
+
+Flags:
+  --api URL             the AgentArea API base URL
+  --workspace W         workspace slug
+  --agent A             agent id
+  --task T              task id (repeatable)
+  --include-chunks      also receive llm.call.chunk events (off: include_chunks=false)
+  --backfill            load each task's history first (default true; --backfill=false to skip)
+  --max-event-bytes N   largest event accepted (default 16 MiB)
+  --feed URL            add a feed URL (repeatable)
+  --tap LISTEN=UPSTREAM add a tap proxy (repeatable; see 'toolscope tap --help')
+  --output MODE         tui, json or text (default: tui on a terminal, json otherwise)
+  --record FILE         also write every event as JSON lines (secrets redacted)
+
+Examples:
+  AGENTAREA_API_KEY=... toolscope watch --api https://api.agentarea.ai --workspace acme --agent 9d4a --task 6f1c...
+  toolscope watch https://api.example/v1/workspaces/acme/agents/9d4a/tasks/6f1c/events/stream --output json
+`
+
+func runWatch(args []string) int {
+	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
+	var out outputFlags
+	var live liveFlags
+	var tasks multiFlag
+	api := fs.String("api", "", "")
+	workspace := fs.String("workspace", "", "")
+	agent := fs.String("agent", "", "")
+	fs.Var(&tasks, "task", "")
+	out.register(fs)
+	live.register(fs)
+	pos, code, ok := parseFlags(fs, watchUsage, args)
+	if !ok {
+		return code
+	}
+	live.feeds = append(multiFlag(pos), live.feeds...)
+	if len(tasks) > 0 {
+		if *api == "" || *workspace == "" || *agent == "" {
+			return usageError("watch", "--task needs --api, --workspace and --agent")
+		}
+		for _, t := range tasks {
+			live.feeds = append(live.feeds, feed.FeedURL(*api, *workspace, *agent, t))
+		}
+	}
+	if len(live.feeds) == 0 {
+		return usageError("watch", "name at least one FEED_URL or --task")
+	}
+	output, ok := out.resolve("watch")
+	if !ok {
+		return 2
+	}
+	p, err := newPipeline(out, output)
+	if err != nil {
+		return exitCode("watch", err)
+	}
+	src, code := live.build("watch", p.hub, nil)
+	if src == nil {
+		return code
+	}
+	if err := src.start(); err != nil {
+		return exitCode("watch", err)
+	}
+	defer src.shutdown(src.taps)
+	ctx, stop := signalContext()
+	defer stop()
+	p.title = fmt.Sprintf("watch %d feeds", len(src.feeds))
+	err = p.runWithScreen(ctx, func(ctx context.Context) error {
+		if failed := src.runFeeds(ctx, p.hub); failed > 0 {
+			return fmt.Errorf("%d of %d feeds: %w", failed, len(src.feeds), errSourceFailed)
+		}
+		return ctx.Err()
+	}, "")
+	p.hub.Close()
+	return exitCode("watch", err)
+}
+
+const tapUsage = `Usage: toolscope tap --upstream URL [--listen 127.0.0.1:7070] [flags]
+
+Runs a tap proxy in front of an MCP server. Point the platform (or any MCP
+client) at the tap instead of the server: every byte passes through unchanged,
+SSE events are flushed the moment they arrive, and toolscope shows each
+tools/call with its verified context token, progress and result. Runs until
+SIGINT or SIGTERM, then flushes and exits 0.
+
+Context secrets come from TOOLSCOPE_CONTEXT_SECRET and --secret-file, never
+from arguments. The SOAT header prefix comes from TOOL_CONTEXT_HEADER_PREFIX.
+
+Flags:
+  --upstream URL          the MCP endpoint, e.g. http://127.0.0.1:8080/mcp
+  --listen ADDR           where the tap listens (default 127.0.0.1:7070; other addresses warn)
+  --tap LISTEN=UPSTREAM   another tap in the same process (repeatable)
+  --instance-id ID        the instance id a token's aud must name
+  --instance-name N       the instance's name, for agent-facing names (mcp__<server>__<tool>)
+  --secret-file F         a context secret (repeatable: old and new during a rotation)
+  --credential-header H   the static credential header the instance sends (then required)
+  --timeout D             the instance's tool timeout, 1s to 1800s (default 300s)
+  --enforce               answer failed verifications as the contract says, do not forward
+  --max-parse-bytes N     most bytes of one body parsed on the side (default 8 MiB)
+  --feed URL              also watch a task feed (repeatable)
+  --output MODE           tui, json or text (default: tui on a terminal, json otherwise)
+  --record FILE           also write every event as JSON lines (secrets redacted)
+
+Examples:
+  TOOLSCOPE_CONTEXT_SECRET=... toolscope tap --upstream http://127.0.0.1:8080/mcp --instance-id 3f6e...
+  toolscope tap --tap 127.0.0.1:7071=http://10.0.0.5/mcp --tap 127.0.0.1:7072=http://10.0.0.6/mcp --output json
+`
+
+func runTap(args []string) int {
+	fs := flag.NewFlagSet("tap", flag.ContinueOnError)
+	var out outputFlags
+	var live liveFlags
+	upstream := fs.String("upstream", "", "")
+	listen := fs.String("listen", tap.DefaultListen, "")
+	out.register(fs)
+	live.register(fs)
+	pos, code, ok := parseFlags(fs, tapUsage, args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return usageError("tap", "unexpected argument %q", pos[0])
+	}
+	var main []tap.Config
+	if *upstream != "" {
+		main = append(main, tap.Config{Name: "tap", Listen: *listen, Upstream: *upstream})
+	}
+	if len(main)+len(live.taps) == 0 {
+		return usageError("tap", "--upstream URL (or --tap LISTEN=UPSTREAM) is required")
+	}
+	output, ok := out.resolve("tap")
+	if !ok {
+		return 2
+	}
+	p, err := newPipeline(out, output)
+	if err != nil {
+		return exitCode("tap", err)
+	}
+	src, code := live.build("tap", p.hub, main)
+	if src == nil {
+		return code
+	}
+	if err := src.start(); err != nil {
+		return exitCode("tap", err)
+	}
+	if output != "tui" {
+		for _, t := range src.taps {
+			fmt.Fprintf(os.Stderr, "toolscope tap: listening on http://%s\n", t.Addr())
+		}
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	p.title = "tap"
+	err = p.runWithScreen(ctx, func(ctx context.Context) error {
+		src.runFeeds(ctx, p.hub)
+		<-ctx.Done() // a tap runs until SIGINT or SIGTERM (or the screen quits)
+		return nil
+	}, "")
+	src.shutdown(src.taps)
+	p.hub.Close()
+	return exitCode("tap", err)
+}
+
+const demoUsage = `Usage: toolscope demo [--speed F] [--output tui|json|text]
+
+Runs, on this machine alone and on loopback: a real MCP server (the official
+Go SDK) that verifies context tokens, a simulated AgentArea platform that signs
+a token per call, calls the server through a real toolscope tap, relays progress
+under the 0.5 s rule and serves real SSE task feeds, and toolscope watching
+both. Scenarios: a long call with more progress sent than relayed, progress
+without a total, a retry answered from the idempotency store, images,
+dropped structured content and offloaded text, an isError result, two
+rejected tokens, a timeout cancellation and a SOAT call with PII.
+
+In the TUI the screen stays open until q; with --output json|text the events
+are printed and it exits 0 when the scenarios end.
+
+Flags:
+  --speed F        scenario clock scale (default 1; 10 finishes in a few seconds)
+  --output MODE    tui, json or text (default: tui on a terminal, json otherwise)
+  --record FILE    also write every event as JSON lines (secrets redacted)
+
+Examples:
+  toolscope demo
+  toolscope demo --speed 10 --output json | jq -c 'select(.kind=="tool.result")'
+`
+
+func runDemo(args []string) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	var out outputFlags
+	var live liveFlags
+	speed := fs.Float64("speed", 1, "")
+	out.register(fs)
+	live.register(fs)
+	pos, code, ok := parseFlags(fs, demoUsage, args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return usageError("demo", "unexpected argument %q", pos[0])
+	}
+	if *speed <= 0 {
+		return usageError("demo", "--speed must be more than 0")
+	}
+	output, ok := out.resolve("demo")
+	if !ok {
+		return 2
+	}
+	p, err := newPipeline(out, output)
+	if err != nil {
+		return exitCode("demo", err)
+	}
+	src, code := live.build("demo", p.hub, nil)
+	if src == nil {
+		return code
+	}
+	if err := src.start(); err != nil {
+		return exitCode("demo", err)
+	}
+	defer src.shutdown(src.taps)
+	ctx, stop := signalContext()
+	defer stop()
+	p.title = "demo"
+	err = p.runWithScreen(ctx, func(ctx context.Context) error {
+		done := make(chan struct{})
+		go func() { src.runFeeds(ctx, p.hub); close(done) }()
+		err := demo.Run(ctx, demo.Options{Speed: *speed}, p.hub)
+		<-done
+		return err
+	}, "")
+	p.hub.Close()
+	return exitCode("demo", err)
+}
+
+const decodeUsage = `Usage: toolscope decode [TOKEN|-] [--call FILE] [--instance-id ID] [--secret-file F]... [--output text|json]
+
+Decodes one X-AgentArea-Context token and, with a secret, verifies it as the
+contract says: each of the four steps passed or failed, the verdict, and the
+answer (HTTP status and JSON-RPC code) a server must give. With --call, the
+token is checked against that tools/call body (tool name and _meta). The token
+comes as the argument, or from standard input with - (or when no argument is
+given). Secrets come from TOOLSCOPE_CONTEXT_SECRET or --secret-file, never
+from arguments. The signature is never printed.
+
+Exit status: 0 valid (or unverified, without a secret), 1 rejected, 2 usage.
+
+Examples:
+  TOOLSCOPE_CONTEXT_SECRET=... toolscope decode eyJhbGciOi... --instance-id 3f6e... --call call.json
+  pbpaste | toolscope decode - --output json
+`
+
+func runDecode(args []string) int {
+	fs := flag.NewFlagSet("decode", flag.ContinueOnError)
+	var secretFiles multiFlag
+	callFile := fs.String("call", "", "")
+	instanceID := fs.String("instance-id", "", "")
+	output := fs.String("output", "text", "")
+	fs.Var(&secretFiles, "secret-file", "")
+	pos, code, ok := parseFlags(fs, decodeUsage, args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 1 {
+		return usageError("decode", "want one TOKEN (or -), got %d arguments", len(pos))
+	}
+	if *output != "text" && *output != "json" {
+		return usageError("decode", "--output must be text or json, not %q", *output)
+	}
+	token := "-"
+	if len(pos) == 1 {
+		token = pos[0]
+	}
+	if token == "-" {
+		b, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "toolscope decode: reading the token: %v\n", err)
+			return 2
+		}
+		token = string(b)
+	}
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return usageError("decode", "no token given")
+	}
+	secrets, err := decoder.LoadSecrets(os.Getenv("TOOLSCOPE_CONTEXT_SECRET"), secretFiles)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "toolscope decode: %v\n", err)
+		return 2
+	}
+	var call []byte
+	if *callFile != "" {
+		if call, err = os.ReadFile(*callFile); err != nil {
+			fmt.Fprintf(os.Stderr, "toolscope decode: --call: %v\n", err)
+			return 2
+		}
+	}
+	return decoder.RunDecode(decoder.DecodeArgs{Token: token, Call: call, InstanceID: *instanceID,
+		Secrets: secrets, Output: *output, Now: time.Now()}, os.Stdout)
+}
