@@ -66,8 +66,10 @@ func toolName(c *model.Call) string {
 // renderDetail is every section of one call, top to bottom.
 func (m *Model) renderDetail(c *model.Call) string {
 	d := &doc{st: &m.st, width: m.width}
+	// The outcome first, then why (token, context), then what went in and
+	// came out, and the raw timeline last.
 	m.detailCallSection(d, c)
-	m.detailTimeline(d, c)
+	m.detailResult(d, c)
 	m.detailToken(d, c)
 	m.detailMeta(d, c)
 	m.detailSoat(d, c)
@@ -75,9 +77,9 @@ func (m *Model) renderDetail(c *model.Call) string {
 	d.section("ARGUMENTS", d.st.muted.on(argSize(c)))
 	d.jsonBlock(c.Arguments, 3)
 	m.detailProgress(d, c)
-	m.detailResult(d, c)
 	m.detailAttempts(d, c)
 	m.detailWarnings(d, c)
+	m.detailTimeline(d, c)
 	return strings.TrimRight(d.b.String(), "\n")
 }
 
@@ -219,6 +221,7 @@ func (m *Model) eventSummary(e *model.Event) (string, string, paint) {
 	switch e.Kind {
 	case model.KindToolCall:
 		kp = st.accent
+		add(model.Sanitize(e.Tool))
 		if e.Attempt > 0 {
 			add("attempt " + strconv.Itoa(e.Attempt))
 		}

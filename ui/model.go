@@ -29,6 +29,10 @@ type Options struct {
 	Title string
 	// Now is the clock (default time.Now); tests inject a fixed one.
 	Now func() time.Time
+	// SessionClock makes the screen's clock the time of the newest event in
+	// the store instead of Now: for replays, where wall time means nothing
+	// (elapsed times and token expiry read as they did in the session).
+	SessionClock bool
 	// FPS is the frame rate, at most 30 (the default).
 	FPS int
 	// Clipboard receives the OSC 52 sequence `y` writes. Run points it at
@@ -60,6 +64,7 @@ type Model struct {
 
 	width, height int
 	now           time.Time
+	sessionNow    time.Time
 	frame         time.Duration
 
 	snap    *model.Snapshot
@@ -127,8 +132,8 @@ func newModel(store *model.Store, opts Options) *Model {
 	m.input.Cursor.SetMode(cursor.CursorStatic) // a blinking cursor is noise in a monitor
 	m.viewport.KeyMap = viewport.KeyMap{}       // keys are ours; the viewport only takes the wheel
 	m.help.ShortSeparator = "  "
-	m.now = opts.Now()
 	m.refresh()
+	m.now = m.clock()
 	return m
 }
 
@@ -158,19 +163,44 @@ func (m *Model) onFrame() {
 		m.waiting = v - m.snap.Version
 		return
 	}
-	m.now = m.opts.Now()
 	if v != m.snap.Version {
 		m.refresh()
 	}
+	m.now = m.clock()
 	if m.mode == modeDetail && m.now.Sub(m.detailBuilt) >= time.Second {
 		m.buildDetail(false) // relative times ("exp in 4m") move with the clock
 	}
+}
+
+// clock is the screen's time: the injected clock, or the session's.
+func (m *Model) clock() time.Time {
+	if m.opts.SessionClock {
+		return m.sessionNow
+	}
+	return m.opts.Now()
+}
+
+// newestEvent is the time of the latest event the snapshot holds.
+func newestEvent(s *model.Snapshot) time.Time {
+	var t time.Time
+	for _, c := range s.Calls {
+		if c.LastUpdate.After(t) {
+			t = c.LastUpdate
+		}
+	}
+	if n := len(s.Other); n > 0 && s.Other[n-1].Time.After(t) {
+		t = s.Other[n-1].Time
+	}
+	return t
 }
 
 // refresh takes a new snapshot and re-derives the table.
 func (m *Model) refresh() {
 	m.snap = m.store.Snapshot()
 	m.waiting = 0
+	if m.opts.SessionClock {
+		m.sessionNow = newestEvent(m.snap)
+	}
 	m.applyFilter()
 	running := 0
 	for _, c := range m.snap.Calls {

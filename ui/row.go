@@ -11,7 +11,8 @@ import (
 	"toolscope/model"
 )
 
-var spin = spinner.MiniDot
+// Points draws with glyphs every monospace font has (braille is often missing).
+var spin = spinner.Points
 
 // spinnerFrame derives the spinner's frame from the clock, so every running
 // row turns together and a frozen clock draws a frozen frame.
@@ -137,8 +138,9 @@ func (m *Model) progressCell(c *model.Call, w int) string {
 		b.WriteString(counts)
 		used = barW + 1 + ansi.StringWidth(counts)
 	case c.Status == model.StatusRunning:
-		b.WriteString(st.run.on(spinnerFrame(m.now)))
-		used = 1
+		frame := spinnerFrame(m.now)
+		b.WriteString(st.run.on(frame))
+		used = ansi.StringWidth(frame)
 		if hasPoints {
 			n := formatNumber(p.Progress)
 			b.WriteByte(' ')

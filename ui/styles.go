@@ -19,8 +19,13 @@ var (
 	colorRun    = lipgloss.AdaptiveColor{Light: "#0e7490", Dark: "#7dcfff"}
 	colorWarn   = lipgloss.AdaptiveColor{Light: "#a16207", Dark: "#e0af68"}
 	colorLate   = lipgloss.AdaptiveColor{Light: "#c2410c", Dark: "#ff9e64"}
-	colorSelBG  = lipgloss.AdaptiveColor{Light: "#dbeafe", Dark: "#283457"}
-	colorBarBG  = lipgloss.AdaptiveColor{Light: "#d1d5db", Dark: "#3b4261"}
+	// The selection is named per profile: automatic 256-colour degradation
+	// of a dark blue lands on teal.
+	colorSelBG = lipgloss.CompleteAdaptiveColor{
+		Light: lipgloss.CompleteColor{TrueColor: "#dbeafe", ANSI256: "189", ANSI: "7"},
+		Dark:  lipgloss.CompleteColor{TrueColor: "#2f3b5e", ANSI256: "237", ANSI: "4"},
+	}
+	colorBarBG = lipgloss.AdaptiveColor{Light: "#d1d5db", Dark: "#3b4261"}
 )
 
 // paint is a style reduced to the escape sequences around its text, so the

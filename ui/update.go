@@ -56,8 +56,8 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Pause):
 		m.paused = !m.paused
 		if !m.paused {
-			m.now = m.opts.Now()
 			m.refresh()
+			m.now = m.clock()
 		}
 		return nil
 	case key.Matches(msg, k.Copy):

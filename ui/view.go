@@ -121,9 +121,9 @@ func (m *Model) sourceLabel(s model.SourceState, short bool) string {
 	case model.StateConnected:
 		dot = st.ok.on("●")
 	case model.StateConnecting:
-		dot = st.warn.on("◌")
+		dot = st.warn.on("●")
 	case model.StateReconnecting:
-		dot = st.warn.on("◐")
+		dot = st.warn.on("●")
 		state = st.warn.on("reconnecting " + strconv.Itoa(s.Attempts))
 	case model.StateFailed:
 		dot = st.err.on("✕")

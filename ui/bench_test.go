@@ -1,0 +1,77 @@
+package ui
+
+import (
+	"strconv"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"toolscope/model"
+)
+
+// benchStore holds n calls: a tap call with a token and progress for each,
+// most of them finished.
+func benchStore(n int) *model.Store {
+	s := model.NewStore(model.Options{MaxFinishedCalls: n + 1})
+	for i := 0; i < n; i++ {
+		id := "call_" + strconv.Itoa(i)
+		exch := "e" + strconv.Itoa(i)
+		ms := i * 10
+		c := model.Event{Time: at(ms), Source: model.SourceTap, SourceName: "local:7070", Kind: model.KindToolCall,
+			TaskID: taskA, ToolCallID: id, Tool: "export_sheet", Exchange: exch, TimeoutMS: 300000,
+			Context: validContext("export_sheet", taskA, id)}
+		s.Apply(c)
+		for j := 1; j <= 3; j++ {
+			p := c
+			p.Kind, p.Time, p.Context = model.KindToolProgress, at(ms+j), nil
+			p.Progress, p.Total, p.Message, p.Relayed = float64(j), fptr(10), "Reading sheet "+strconv.Itoa(j), j == 1
+			s.Apply(p)
+		}
+		if i%10 != 0 {
+			r := c
+			r.Kind, r.Time, r.Context, r.TextChars, r.TextPreview = model.KindToolResult, at(ms+5), nil, 100, "done"
+			s.Apply(r)
+		}
+	}
+	return s
+}
+
+func benchView(b *testing.B, n int) {
+	m := newModel(benchStore(n), Options{Now: fixedClock})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		_ = m.View()
+	}
+}
+
+func BenchmarkView100(b *testing.B)   { benchView(b, 100) }
+func BenchmarkView10000(b *testing.B) { benchView(b, 10000) }
+
+// BenchmarkFrame1000Events: 1,000 progress events arrive between two frames
+// over a store of 10,000 calls; the frame (tick update + View) is measured.
+func BenchmarkFrame1000Events(b *testing.B) {
+	const calls = 10000
+	store := benchStore(calls)
+	m := newModel(store, Options{Now: fixedClock})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	ev := model.Event{Source: model.SourceTap, SourceName: "local:7070", Kind: model.KindToolProgress,
+		TaskID: taskA, Tool: "export_sheet", Total: fptr(1e9)}
+	n := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		for j := 0; j < 1000; j++ {
+			k := (n * 7919) % calls
+			ev.ToolCallID, ev.Exchange = "call_"+strconv.Itoa(k), "e"+strconv.Itoa(k)
+			ev.Time, ev.Progress = at(n), float64(n)
+			store.Apply(ev)
+			n++
+		}
+		b.StartTimer()
+		m.Update(frameMsg{})
+		_ = m.View()
+	}
+}
