@@ -231,7 +231,9 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		if json.Unmarshal(rt, &t) != nil {
 			warn("result_malformed", "resultType is not a string")
 		} else {
-			s.ResultType = t
+			if t != "" {
+				s.ResultType = t
+			}
 			if t != ResultComplete && t != ResultInputRequired {
 				warn("result_type_unknown", "resultType %q is neither complete nor input_required", t)
 			}

@@ -124,7 +124,7 @@ func SoatContext(h http.Header, prefix string) (SoatBag, []Warning) {
 	sort.Strings(names) // deterministic warnings and folding
 	folded := map[string]string{}
 	for _, name := range names {
-		if len(name) <= len(prefix) || !strings.EqualFold(name[:len(prefix)], prefix) {
+		if len(name) <= len(prefix) || !asciiEqualFold(name[:len(prefix)], prefix) {
 			continue
 		}
 		key := name[len(prefix):]
@@ -163,4 +163,25 @@ func SoatContext(h http.Header, prefix string) (SoatBag, []Warning) {
 		}
 	}
 	return bag, ws
+}
+
+// asciiEqualFold compares header names case-insensitively, ASCII only (a
+// Unicode fold would let invalid bytes match each other).
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,92 @@
+package decoder
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+func benchInput(b *testing.B, secrets [][]byte) VerifyInput {
+	claims := baseClaims()
+	return VerifyInput{Token: sign(b, jwt.SigningMethodHS256, claims, []byte(testSecret)), Secrets: secrets,
+		InstanceID: testInstance, ToolName: "get_order", Meta: metaFor(claims), Now: testNow}
+}
+
+// BenchmarkVerifyContext is the tap's per-call cost of a valid token.
+func BenchmarkVerifyContext(b *testing.B) {
+	in := benchInput(b, [][]byte{[]byte(testSecret)})
+	b.ReportAllocs()
+	for b.Loop() {
+		if c := VerifyContext(in); c.Verdict != "valid" {
+			b.Fatal(c.Reason)
+		}
+	}
+}
+
+// BenchmarkVerifyContextRotation: three secrets, the last one verifies.
+func BenchmarkVerifyContextRotation(b *testing.B) {
+	in := benchInput(b, [][]byte{[]byte(otherSecret), []byte(strings.Repeat("z", 40)), []byte(testSecret)})
+	b.ReportAllocs()
+	for b.Loop() {
+		if c := VerifyContext(in); c.Verdict != "valid" {
+			b.Fatal(c.Reason)
+		}
+	}
+}
+
+// BenchmarkVerifyContextUnverified is decode only (no secret).
+func BenchmarkVerifyContextUnverified(b *testing.B) {
+	in := benchInput(b, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		VerifyContext(in)
+	}
+}
+
+// BenchmarkSummarizeResult: a typical result with 2 KB of text, a 100 KB
+// PNG and 4 KB of structured content.
+func BenchmarkSummarizeResult(b *testing.B) {
+	rows := make([]any, 0, 100)
+	for i := 0; i < 100; i++ {
+		rows = append(rows, map[string]any{"id": i, "name": "row name"})
+	}
+	result := resultJSON([]map[string]any{textBlock(strings.Repeat("Order A-17 shipped. ", 100)), imageBlock("image/png", imageData(pngMagic, 100_000))},
+		map[string]any{"structuredContent": map[string]any{"rows": rows}})
+	b.SetBytes(int64(len(result)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if s, _ := SummarizeResult(result); len(s.Images) != 1 {
+			b.Fatal("no image")
+		}
+	}
+}
+
+// BenchmarkSummarizeResultText: a small text-only result, the common case.
+func BenchmarkSummarizeResultText(b *testing.B) {
+	result := resultJSON([]map[string]any{textBlock("Order A-17: shipped on 2026-11-29")}, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		SummarizeResult(result)
+	}
+}
+
+func BenchmarkParseMessages(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_order","arguments":{"orderId":"A-17"},"_meta":{"progressToken":3,"agentarea/protocol":"1","agentarea/task_id":"6f1c"}}}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		ParseMessages(body)
+	}
+}
+
+func BenchmarkSoatContext(b *testing.B) {
+	h := http.Header{"X-Soat-Context-Session_id": {"sess_01"}, "X-Soat-Context-Actor_id": {"actor_01"},
+		"X-Soat-Context-Actor_external_id": {"ext-1"}, "X-Soat-Context-Tenantid": {"acme"}, "Authorization": {"Bearer x"},
+		"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		SoatContext(h, DefaultSoatPrefix)
+	}
+}
