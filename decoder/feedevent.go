@@ -96,6 +96,10 @@ func normalizeFeedType(t string) string {
 type feedString string
 
 func (s *feedString) UnmarshalJSON(b []byte) error {
+	if len(b) >= 2 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 {
+		*s = feedString(b[1 : len(b)-1]) // no escapes: the text is the value
+		return nil
+	}
 	if len(b) > 0 && b[0] == '"' {
 		var v string
 		if err := json.Unmarshal(b, &v); err != nil {
@@ -173,6 +177,15 @@ func DecodeFeedEvent(eventName string, data []byte, o FeedOptions) FeedFrame {
 	if normalizeFeedType(eventName) == feedHeartbeat {
 		return FeedFrame{} // silence-breaker only, whatever its data
 	}
+	// The common case in one pass: an envelope around a tool or task event.
+	var fast feedFastFrame
+	if err := json.Unmarshal(data, &fast); err == nil && fast.Data != nil && fast.EventType != "" &&
+		len(fast.Data.Nested) == 0 && len(fast.Data.OriginalData) == 0 {
+		norm := normalizeFeedType(fast.EventType)
+		if _, tool := feedToolKinds[norm]; tool || isFeedTaskType(norm) {
+			return buildFeedFrame(fast.EventType, string(fast.EventID), fast.Timestamp, nil, fast.Data, feedData{}, nil, o)
+		}
+	}
 	var env feedEnvelope
 	if err := json.Unmarshal(data, &env); err != nil {
 		return FeedFrame{Event: feedMalformed(eventName, data, err, o)}
@@ -231,6 +244,19 @@ func DecodeHistoryEvent(item []byte, o FeedOptions) FeedFrame {
 	return decodeFeed(eventType, string(h.ID), h.Timestamp, body, outer, o)
 }
 
+// feedFastFrame decodes an envelope and its data object in one pass.
+type feedFastFrame struct {
+	EventType string     `json:"event_type"`
+	EventID   feedString `json:"event_id"`
+	Timestamp string     `json:"timestamp"`
+	Data      *feedData  `json:"data"`
+}
+
+// isFeedTaskType says whether a normalized type is a task.status event.
+func isFeedTaskType(norm string) bool {
+	return strings.HasPrefix(norm, "task") || feedTerminal[norm]
+}
+
 // decodeFeed turns an event's type and data object into a frame. fallback
 // holds fields known from outside the data (a history item's columns).
 func decodeFeed(eventType, eventID, timestamp string, body json.RawMessage, fallback feedData, o FeedOptions) FeedFrame {
@@ -245,6 +271,13 @@ func decodeFeed(eventType, eventID, timestamp string, body json.RawMessage, fall
 		warnings = append(warnings, feedWarning(o, "unexpected_field_type",
 			fmt.Sprintf("%s event: field %s is JSON %s, expected %s", eventType, te.Field, te.Value, te.Type)))
 	}
+	return buildFeedFrame(eventType, eventID, timestamp, body, &d, fallback, warnings, o)
+}
+
+// buildFeedFrame makes the frame of a decoded data object. body, the raw
+// object, is only read for pass-through events.
+func buildFeedFrame(eventType, eventID, timestamp string, body json.RawMessage, dp *feedData, fallback feedData, warnings []model.Event, o FeedOptions) FeedFrame {
+	d := dp
 	if d.TaskID == "" {
 		d.TaskID = fallback.TaskID
 	}
@@ -273,7 +306,7 @@ func decodeFeed(eventType, eventID, timestamp string, body json.RawMessage, fall
 
 	if kind, ok := feedToolKinds[norm]; ok {
 		ev.Kind = kind
-		fillToolEvent(&ev, &d, norm == "toolcallfailed")
+		fillToolEvent(&ev, d, norm == "toolcallfailed")
 		frame.Event = ev
 		return frame
 	}
@@ -297,7 +330,7 @@ func decodeFeed(eventType, eventID, timestamp string, body json.RawMessage, fall
 		ev.Code = "feed_error"
 		ev.Message = msg
 		frame.ServerError = msg
-	case strings.HasPrefix(norm, "task") || feedTerminal[norm]:
+	case isFeedTaskType(norm):
 		ev.Kind = model.KindTaskStatus
 		ev.EventType = eventType
 		ev.Message = d.Message
