@@ -18,7 +18,7 @@ const (
 
 // Limits that keep one call's memory bounded.
 const (
-	MaxPoints   = 32 // progress points kept per call (first, then a thinning sample; last is Progress)
+	MaxPoints   = 64 // progress points kept per call (first, then a thinning sample; last is Progress)
 	MaxTimeline = 64 // non-progress events kept per call
 	MaxAttempts = 16
 	MaxWarnings = 32

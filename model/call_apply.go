@@ -351,12 +351,14 @@ func (c *Call) updateStatus() {
 		c.Status = StatusRunning
 	case a.HasResult && a.Result.Late:
 		c.Status = StatusLate
-	case a.HasResult && (a.Result.IsError || a.Result.Error != "" || a.Result.RPCCode != 0 || a.Result.HTTPStatus >= 400):
+	case a.Cancelled != "" && (!a.HasResult || failed(&a.Result)):
+		// A timeout is both a cancellation (the tap) and a failed result
+		// (the feed); cancelled says more.
+		c.Status = StatusCancelled
+	case a.HasResult && failed(&a.Result):
 		c.Status = StatusError
 	case a.HasResult:
 		c.Status = StatusOK
-	case a.Cancelled != "":
-		c.Status = StatusCancelled
 	default:
 		c.Status = StatusRunning
 	}
@@ -368,6 +370,10 @@ func (c *Call) updateStatus() {
 	if c.Context != nil && c.Context.Verdict == VerdictRejected {
 		c.Flags |= FlagRejected
 	}
+}
+
+func failed(r *Result) bool {
+	return r.IsError || r.Error != "" || r.RPCCode != 0 || r.HTTPStatus >= 400
 }
 
 func (c *Call) appendTimeline(ev Event) {

@@ -258,3 +258,13 @@ func TestSourceStatus(t *testing.T) {
 		t.Errorf("sources %+v", src)
 	}
 }
+
+func TestTimeoutIsCancelledNotError(t *testing.T) {
+	s := NewStore(Options{})
+	s.Apply(tapCall(0, "1"))
+	s.Apply(Event{Time: at(10), Source: SourceTap, SourceName: "tap", Kind: KindToolCancelled, TaskID: "T1", ToolCallID: "call_a", Exchange: "1", Reason: "timeout"})
+	s.Apply(Event{Time: at(11), Source: SourceFeed, SourceName: "f", Kind: KindToolResult, TaskID: "T1", ToolCallID: "call_a", IsError: true, Error: "MCP tool call timed out: no result within 1 s"})
+	if st := s.Snapshot().Calls[0].Status; st != StatusCancelled {
+		t.Errorf("status %s, want cancelled", st)
+	}
+}
