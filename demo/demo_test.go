@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -332,4 +333,22 @@ func outline(c *model.Call) string {
 		s += " cancelled"
 	}
 	return s
+}
+
+func TestRunStopsWhenCancelled(t *testing.T) {
+	store := model.NewStore(model.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(1500*time.Millisecond, cancel) // mid-run at speed 1: long calls in flight
+	started := time.Now()
+	err := Run(ctx, Options{Speed: 1}, model.NewHub(store))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Run = %v, want context.Canceled", err)
+	}
+	if d := time.Since(started); d > 8*time.Second {
+		t.Errorf("Run took %v to stop after cancel", d)
+	}
+	snap := store.Snapshot()
+	if len(snap.Calls) == 0 {
+		t.Error("no call was seen before the cancel")
+	}
 }
