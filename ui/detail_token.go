@@ -67,12 +67,16 @@ func (m *Model) detailToken(d *doc, c *model.Call) {
 	}
 	if len(ctx.Steps) > 0 {
 		d.line("   " + st.label.on("verification"))
+		nameW := 0
+		for _, s := range ctx.Steps {
+			nameW = max(nameW, min(len(s.Name), 40))
+		}
 		for _, s := range ctx.Steps {
 			mark := st.ok.on("✓")
 			if !s.Passed {
 				mark = st.err.on("✗")
 			}
-			line := "     " + mark + " " + fit(model.Sanitize(s.Name), 22)
+			line := "     " + mark + " " + fit(model.Sanitize(s.Name), nameW)
 			if s.Detail != "" {
 				line += " " + st.muted.on(model.Sanitize(s.Detail))
 			}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Makes screenshots/calls.png and screenshots/detail.png from the real
+# program: builds toolscope, replays a recorded session with the screen in a
+# detached tmux pane of 120x40, captures the pane with its colours and renders
+# each capture with freeze.
+#
+#   screenshots/make.sh                  # testdata/session.jsonl, detail of call_sheets
+#   SESSION=x.jsonl CALL=call_x screenshots/make.sh
+#
+# Needs: go, tmux. freeze is run with `go run` (pinned) unless FREEZE is set.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+SESSION=${SESSION:-testdata/session.jsonl}
+CALL=${CALL:-call_sheets}
+FREEZE=${FREEZE:-go run github.com/charmbracelet/freeze@v0.2.2}
+WIDTH=120
+HEIGHT=40
+SETTLE=${SETTLE:-2}   # seconds for the replay to land and a frame to draw
+
+command -v tmux >/dev/null || { echo "make.sh: tmux is required" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+name="toolscope-shot-$$"
+cleanup() {
+	tmux kill-session -t "$name" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+go build -o "$tmp/toolscope" .
+
+# shot OUT [toolscope args...]: run the screen, let it settle, capture, render.
+shot() {
+	local out=$1
+	shift
+	# COLORTERM: the program inside tmux picks true colour; tmux keeps it in
+	# the capture. `; sleep` keeps the pane alive if the program exits early,
+	# so its error is captured instead of lost.
+	tmux new-session -d -s "$name" -x "$WIDTH" -y "$HEIGHT" \
+		"COLORTERM=truecolor TERM=xterm-256color $(printf '%q ' "$tmp/toolscope" "$@"); sleep 30"
+	sleep "$SETTLE"
+	tmux capture-pane -t "$name" -p -e >"$tmp/$out.ansi"
+	tmux send-keys -t "$name" q
+	sleep 0.3
+	tmux kill-session -t "$name" 2>/dev/null || true
+	if ! grep -q "toolscope" "$tmp/$out.ansi"; then
+		echo "make.sh: the screen did not come up; the pane showed:" >&2
+		sed 's/\x1b\[[0-9;]*m//g' "$tmp/$out.ansi" >&2
+		exit 1
+	fi
+	# freeze keeps the previous colour on SGR 39 (default foreground), which
+	# tmux writes after every coloured span: spell the default out.
+	sed -e 's/\x1b\[39m/\x1b[38;2;192;202;245m/g' "$tmp/$out.ansi" |
+		$FREEZE --language ansi --window --padding 20 --margin 0 \
+			--background "#1a1b26" --border.radius 8 --font.size 14 \
+			-o "screenshots/$out.png"
+	echo "wrote screenshots/$out.png"
+}
+
+shot calls replay "$SESSION" --speed 0 --output tui
+shot detail replay "$SESSION" --speed 0 --output tui --call "$CALL"
