@@ -26,6 +26,8 @@ type DecodeArgs struct {
 	Secrets    [][]byte // from TOOLSCOPE_CONTEXT_SECRET and --secret-file, never argv
 	Output     string   // "text" (default) or "json"
 	Now        time.Time
+	// Stderr receives usage errors when set (stdout otherwise).
+	Stderr io.Writer
 }
 
 // DecodeReport is what `decode --output json` prints.
@@ -97,22 +99,30 @@ func RunDecode(args DecodeArgs, stdout io.Writer) (exitCode int) {
 	if args.Now.IsZero() {
 		args.Now = time.Now()
 	}
+	errOut := args.Stderr
+	if errOut == nil {
+		errOut = stdout
+	}
 	switch args.Output {
 	case "", "text", "json":
 	default:
-		fmt.Fprintf(stdout, "toolscope decode: --output must be text or json, not %q\n", model.Sanitize(args.Output))
+		fmt.Fprintf(errOut, "toolscope decode: --output must be text or json, not %q\n", model.Sanitize(args.Output))
 		return ExitUsage
 	}
 	token := strings.TrimSpace(args.Token)
+	// A header line pasted whole ("X-AgentArea-Context: eyJ...") is accepted.
+	if len(token) > len(ContextHeader) && asciiEqualFold(token[:len(ContextHeader)], ContextHeader) && token[len(ContextHeader)] == ':' {
+		token = strings.TrimSpace(token[len(ContextHeader)+1:])
+	}
 	if token == "" {
-		fmt.Fprintln(stdout, "toolscope decode: no token (give it as an argument, or - to read it from stdin)")
+		fmt.Fprintln(errOut, "toolscope decode: no token (give it as an argument, or - to read it from stdin)")
 		return ExitUsage
 	}
 	in := VerifyInput{Token: token, Secrets: args.Secrets, InstanceID: args.InstanceID, Now: args.Now, CallUnknown: true}
 	if len(args.Call) > 0 {
 		call, inBatch, err := ReadCall(args.Call)
 		if err != nil {
-			fmt.Fprintf(stdout, "toolscope decode: --call: %s\n", model.Sanitize(err.Error()))
+			fmt.Fprintf(errOut, "toolscope decode: --call: %s\n", model.Sanitize(err.Error()))
 			return ExitUsage
 		}
 		in.CallUnknown = false

@@ -42,6 +42,8 @@ func TestRunDecode(t *testing.T) {
 		{"several secrets are announced", DecodeArgs{Token: good, InstanceID: testInstance, Secrets: [][]byte{[]byte(otherSecret), []byte(testSecret)}},
 			0, []string{"secrets  2 (any one may verify)", "secret 2 of 2"}},
 		{"no instance id is said", DecodeArgs{Token: good, Secrets: secrets}, 0, []string{"aud      not compared", "warning  aud_unchecked"}},
+		{"a pasted header line is accepted", DecodeArgs{Token: "x-agentarea-context: " + good, InstanceID: testInstance, Secrets: secrets},
+			0, []string{"verdict  valid"}},
 		{"an unknown output is a usage error", DecodeArgs{Token: good, Output: "yaml"}, 2, []string{"--output must be text or json"}},
 		{"no token is a usage error", DecodeArgs{Token: "  "}, 2, []string{"no token"}},
 		{"an unreadable call is a usage error", DecodeArgs{Token: good, Call: []byte("{")}, 2, []string{"--call"}},
