@@ -29,15 +29,26 @@ func (f *feed) backfill(ctx context.Context) error {
 		return fmt.Errorf("the history URL cannot be derived from %s (it does not end in /stream)", f.t.display)
 	}
 	var frames []decoder.FeedFrame
+	ids := make(map[string]struct{})
 	for page := 1; page <= maxHistoryPages; page++ {
 		p, err := f.historyPage(ctx, page)
 		if err != nil {
 			return err
 		}
+		fresh := 0
 		for _, item := range p.Events {
-			frames = append(frames, decoder.DecodeHistoryEvent(item, f.opts))
+			fr := decoder.DecodeHistoryEvent(item, f.opts)
+			if id := fr.Event.EventID; id != "" {
+				if _, dup := ids[id]; dup {
+					continue
+				}
+				ids[id] = struct{}{}
+			}
+			fresh++
+			frames = append(frames, fr)
 		}
-		if !p.HasNext || len(p.Events) == 0 {
+		// A server that ignores page= would send page 1 forever.
+		if !p.HasNext || fresh == 0 {
 			break
 		}
 	}

@@ -51,6 +51,11 @@ const (
 	maxSeenIDs = 1 << 17
 	// historyPageSize is the history endpoint's largest page.
 	historyPageSize = 100
+	// maxRetryAfter bounds how long a server's Retry-After can pause a feed.
+	maxRetryAfter = 5 * time.Minute
+	// maxLastEventID: a longer id is not sent back (a full replay, which
+	// de-duplication absorbs, is better than a request a server refuses).
+	maxLastEventID = 1024
 	// maxHistoryPages stops a history endpoint that never says has_next=false.
 	maxHistoryPages = 10000
 )

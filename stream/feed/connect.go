@@ -109,7 +109,7 @@ func (f *feed) connect(ctx context.Context) (res attempt) {
 		if f.deliver(fr, true) {
 			res.progressed = true
 		}
-		if len(msg.ID) > 0 {
+		if len(msg.ID) > 0 && len(msg.ID) <= maxLastEventID && validHeaderValue(string(msg.ID)) {
 			// A server that numbers its frames resumes from its own ids.
 			f.lastID = string(msg.ID)
 		}

@@ -18,6 +18,9 @@ import (
 // (connecting, connected, reconnecting, ended, failed) does too.
 func Run(ctx context.Context, cfg Config, sink model.Sink) error {
 	t, err := resolve(cfg)
+	if err == nil && !validHeaderValue(cfg.APIKey) {
+		err = fmt.Errorf("feed %s: the API key holds a control character or a line break", t.display)
+	}
 	if err != nil {
 		name := cfg.Name
 		if name == "" {
@@ -87,6 +90,10 @@ func (f *feed) run(ctx context.Context) error {
 	for {
 		if failures > 0 {
 			d := backoffDelay(failures, f.cfg.MaxBackoff)
+			var se *StatusError
+			if errors.As(lastErr, &se) && se.RetryAfter > d {
+				d = min(se.RetryAfter, maxRetryAfter) // the server asked for a pause
+			}
 			f.status(model.StateReconnecting, fmt.Sprintf("attempt %d in %s: %v", failures, d.Round(time.Millisecond), lastErr))
 			if sleep(ctx, d) != nil {
 				break
@@ -102,6 +109,12 @@ func (f *feed) run(ctx context.Context) error {
 		}
 		if ctx.Err() != nil {
 			break
+		}
+		var se *StatusError
+		if errors.As(res.err, &se) && se.Status == http.StatusNoContent {
+			// SSE's "stop reconnecting": the server has nothing more to send.
+			f.status(model.StateEnded, "the server answered 204 No Content: no more events")
+			return nil
 		}
 		if err := fatal(res.err, f.cfg.MaxEventBytes); err != nil {
 			f.status(model.StateFailed, err.Error())
@@ -145,7 +158,7 @@ func (f *feed) deliver(fr decoder.FeedFrame, live bool) (fresh bool) {
 		if !f.seen.add(ev.EventID) {
 			return false
 		}
-		if live {
+		if live && validHeaderValue(ev.EventID) && len(ev.EventID) <= maxLastEventID {
 			f.lastID = ev.EventID
 		}
 	}
@@ -170,4 +183,15 @@ func (f *feed) status(state, detail string) {
 func (f *feed) warn(code, msg string) {
 	f.sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceFeed, SourceName: f.t.name,
 		Kind: model.KindWarning, Code: code, Message: msg})
+}
+
+// validHeaderValue says whether s can be sent as a header value as is (an
+// id with a line break from a hostile server must not break the request).
+func validHeaderValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }

@@ -5,7 +5,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"toolscope/model"
 )
@@ -15,6 +17,8 @@ type StatusError struct {
 	URL    string // redacted for display
 	Status int
 	Body   string // start of the answer, sanitized
+	// RetryAfter is the server's Retry-After (429, 503), zero when absent.
+	RetryAfter time.Duration
 }
 
 func (e *StatusError) Error() string {
@@ -64,7 +68,23 @@ func newStatusError(display string, resp *http.Response) *StatusError {
 		}
 		body = model.Sanitize(body)
 	}
-	return &StatusError{URL: display, Status: resp.StatusCode, Body: body}
+	return &StatusError{URL: display, Status: resp.StatusCode, Body: body, RetryAfter: retryAfter(resp.Header.Get("Retry-After"))}
+}
+
+// retryAfter reads a Retry-After header given in seconds or as an HTTP date.
+func retryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && secs > 0 {
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := time.Until(t); d > 0 {
+			return d
+		}
+	}
+	return 0
 }
 
 // notEventStream is a 200 answer that is not an event stream (a login page,
