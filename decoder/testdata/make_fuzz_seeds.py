@@ -52,6 +52,22 @@ token_seeds += [
 ]
 write("FuzzVerifyContext", token_seeds)
 
+
+def unb64(seg):
+    return base64.urlsafe_b64decode(seg + "=" * (-len(seg) % 4))
+
+
+claim_seeds = []
+for v in vectors:
+    parts = v["token"].split(".")
+    try:
+        header, claims = unb64(parts[0]), unb64(parts[1])
+    except Exception:
+        continue
+    call = v["call"]
+    claim_seeds.append([S(header), S(claims), S(json.dumps(call["_meta"])), S(call["name"])])
+write("FuzzVerifyClaims", claim_seeds)
+
 png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 40).decode()
 results = [
     {"content": [{"type": "text", "text": "Order A-17: shipped"}]},
