@@ -100,25 +100,13 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		warn("result_malformed", "tools/call result is not a JSON object")
 		return s, ws
 	}
-	var w struct {
-		Content           json.RawMessage            `json:"content"`
-		StructuredContent json.RawMessage            `json:"structuredContent"`
-		IsError           json.RawMessage            `json:"isError"`
-		Meta              map[string]json.RawMessage `json:"_meta"`
-		ResultType        json.RawMessage            `json:"resultType"`
-	}
-	if err := json.Unmarshal(r, &w); err != nil {
-		warn("result_malformed", "tools/call result is unreadable: %v", err)
-		return s, ws
-	}
-
-	var blocks []json.RawMessage
-	if c := nonNull(w.Content); c != nil {
-		if err := json.Unmarshal(c, &blocks); err != nil {
-			warn("result_malformed", "content is not an array")
+	w, blocks, ok := decodeResultFast(r)
+	if !ok {
+		var readable bool
+		w, blocks, readable = decodeResultSlow(r, warn)
+		if !readable {
+			return s, ws
 		}
-	} else {
-		warn("result_malformed", "result has no content array")
 	}
 
 	var text strings.Builder
@@ -130,10 +118,8 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		textParts++
 		text.WriteString(t)
 	}
-	for i, raw := range blocks {
-		var b wireBlock
-		if err := json.Unmarshal(raw, &b); err != nil {
-			warn("result_malformed", "content[%d] is not a content block", i)
+	for i, b := range blocks {
+		if b.Type == badBlock {
 			continue
 		}
 		if s.Blocks == nil {
@@ -218,7 +204,11 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 	if s.IsError {
 		s.Error = truncateRunes(text.String(), PreviewChars)
 	}
-	if rep, ok := w.Meta[MetaReplayed]; ok {
+	var meta map[string]json.RawMessage
+	if m := nonNull(w.Meta); m != nil && json.Unmarshal(m, &meta) != nil {
+		warn("result_malformed", "_meta is not an object")
+	}
+	if rep, ok := meta[MetaReplayed]; ok {
 		var b bool
 		if json.Unmarshal(rep, &b) == nil {
 			s.Replayed = b
@@ -295,4 +285,59 @@ func truncateRunes(s string, n int) string {
 		count++
 	}
 	return s
+}
+
+// badBlock marks a content element that is not a content block (already
+// reported).
+const badBlock = "\x00bad"
+
+// wireResult is a CallToolResult with the parts read on their own kept raw.
+type wireResult struct {
+	StructuredContent json.RawMessage `json:"structuredContent"`
+	IsError           json.RawMessage `json:"isError"`
+	Meta              json.RawMessage `json:"_meta"`
+	ResultType        json.RawMessage `json:"resultType"`
+}
+
+// decodeResultFast reads a well-formed result in one pass (a result can hold
+// megabytes of base64 image data; each extra pass over it costs). ok is
+// false when anything is off, and the slow path then says what.
+func decodeResultFast(r []byte) (wireResult, []wireBlock, bool) {
+	var w struct {
+		wireResult
+		Content *[]wireBlock `json:"content"`
+	}
+	if err := json.Unmarshal(r, &w); err != nil || w.Content == nil {
+		return wireResult{}, nil, false
+	}
+	return w.wireResult, *w.Content, true
+}
+
+// decodeResultSlow reads a result piece by piece, reporting each malformed
+// part and keeping the rest. readable is false when r is not a JSON object.
+func decodeResultSlow(r []byte, warn func(code, format string, args ...any)) (wireResult, []wireBlock, bool) {
+	var w struct {
+		wireResult
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(r, &w); err != nil {
+		warn("result_malformed", "tools/call result is unreadable: %v", err)
+		return wireResult{}, nil, false
+	}
+	var raws []json.RawMessage
+	if c := nonNull(w.Content); c != nil {
+		if err := json.Unmarshal(c, &raws); err != nil {
+			warn("result_malformed", "content is not an array")
+		}
+	} else {
+		warn("result_malformed", "result has no content array")
+	}
+	blocks := make([]wireBlock, len(raws))
+	for i, raw := range raws {
+		if err := json.Unmarshal(raw, &blocks[i]); err != nil {
+			warn("result_malformed", "content[%d] is not a content block", i)
+			blocks[i] = wireBlock{Type: badBlock}
+		}
+	}
+	return w.wireResult, blocks, true
 }
