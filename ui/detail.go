@@ -168,7 +168,7 @@ func (m *Model) detailTimeline(d *doc, c *model.Call) {
 		var src, kind, sum string
 		var kp paint
 		if e.ev != nil {
-			src = e.ev.Source
+			src = model.Sanitize(e.ev.Source)
 			if e.ev.SourceName != "" && e.ev.SourceName != e.ev.Source {
 				src += " " + model.Sanitize(e.ev.SourceName)
 			}
@@ -279,7 +279,7 @@ func (m *Model) eventSummary(e *model.Event) (string, string, paint) {
 	case model.KindEvent:
 		add(model.Sanitize(e.EventType))
 	}
-	return string(e.Kind), strings.Join(parts, " · "), kp
+	return model.Sanitize(string(e.Kind)), strings.Join(parts, " · "), kp
 }
 
 func verdictText(ctx *model.Context) string {

@@ -150,6 +150,8 @@ func hasFlag(c *model.Call, name string) bool {
 		return f&model.FlagWarning != 0
 	case "valid", "unverified", "absent":
 		return verdict == name
+	case "no-token", "notoken":
+		return verdict == model.VerdictAbsent
 	case "token":
 		return c.Context != nil && c.Context.Present
 	}

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"os"
 	"sync"
 
@@ -38,9 +37,8 @@ func Run(ctx context.Context, store *model.Store, opts Options) error {
 		tea.WithAltScreen(),
 		tea.WithMouseCellMotion(),
 	)
-	_, err := p.Run()
-	if err != nil && (ctx.Err() != nil || errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil) {
-		return nil
+	if _, err := p.Run(); err != nil && ctx.Err() == nil {
+		return err
 	}
-	return err
+	return nil
 }

@@ -15,9 +15,76 @@ const tableTop = 3
 
 func (m *Model) footerLines() int {
 	if m.help.ShowAll && !m.filtering {
-		return strings.Count(m.help.FullHelpView(m.keys.FullHelp()), "\n") + 1
+		return len(m.fullHelpLines())
 	}
 	return 1
+}
+
+// filterHelp explains the `/` syntax under the full key list.
+var filterHelp = []string{
+	"filter  tool:NAME task:ID source:tap|feed|NAME status:ok,error,running,cancelled,late",
+	"flag:attempt,replayed,valid,rejected,unverified,no-token,img,sc,dropped,offloaded,limit,pii,warning",
+	"-TERM negates; plain text matches ids, tools and messages; every term must match",
+}
+
+// fullHelpLines is the `?` view: the key columns, then the filter syntax.
+func (m *Model) fullHelpLines() []string {
+	var lines []string
+	for _, l := range strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n") {
+		lines = append(lines, " "+l)
+	}
+	lines = append(lines, "")
+	for _, p := range filterHelp {
+		for _, l := range wrapWords(p, max(20, m.width-2)) {
+			lines = append(lines, " "+m.st.muted.on(l))
+		}
+	}
+	// Keep at least one line of the table or the detail above it.
+	room := max(1, m.height-tableTop-1)
+	if len(lines) > room {
+		lines = lines[:room]
+	}
+	return lines
+}
+
+// wrapWords breaks text at spaces (and commas in long runs) to width cells.
+func wrapWords(text string, width int) []string {
+	var lines []string
+	line := ""
+	var words []string
+	for _, w := range strings.Fields(text) {
+		if ansi.StringWidth(w) <= width {
+			words = append(words, w)
+			continue
+		}
+		// a long list breaks after its commas, glued back when it fits
+		parts := strings.SplitAfter(w, ",")
+		cur := ""
+		for _, p := range parts {
+			if cur != "" && ansi.StringWidth(cur+p) > width {
+				words = append(words, cut(cur, width))
+				cur = ""
+			}
+			cur += p
+		}
+		if cur != "" {
+			words = append(words, cut(cur, width))
+		}
+	}
+	for _, w := range words {
+		switch {
+		case line == "":
+			line = w
+		case ansi.StringWidth(line)+1+ansi.StringWidth(w) <= width:
+			line += " " + w
+		default:
+			lines, line = append(lines, line), w
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // tableRows is how many calls fit on screen.
@@ -100,23 +167,24 @@ func (m *Model) renderSources(b *strings.Builder) {
 		b.WriteString(fit(st.muted.on(" no source has reported yet"), m.width))
 		return
 	}
-	// Full labels when they fit, else without counts, else cut.
-	for _, short := range []bool{false, true} {
+	// Full labels when they fit, else fewer counts, else cut.
+	for detail := 2; detail >= 0; detail-- {
 		parts := make([]string, 0, len(m.snap.Sources))
 		for _, s := range m.snap.Sources {
-			parts = append(parts, m.sourceLabel(s, short))
+			parts = append(parts, m.sourceLabel(s, detail))
 		}
 		line := " " + strings.Join(parts, st.muted.on("   "))
-		if short || ansi.StringWidth(line) <= m.width {
+		if detail == 0 || ansi.StringWidth(line) <= m.width {
 			b.WriteString(fitColored(line, m.width))
 			return
 		}
 	}
 }
 
-func (m *Model) sourceLabel(s model.SourceState, short bool) string {
+// sourceLabel: detail 2 has event and call counts, 1 events only, 0 none.
+func (m *Model) sourceLabel(s model.SourceState, detail int) string {
 	st := &m.st
-	dot, state := st.muted.on("○"), s.State
+	dot, state := st.muted.on("○"), model.Sanitize(s.State)
 	switch s.State {
 	case model.StateConnected:
 		dot = st.ok.on("●")
@@ -135,18 +203,21 @@ func (m *Model) sourceLabel(s model.SourceState, short bool) string {
 	}
 	name := model.Sanitize(s.Name)
 	if name == "" {
-		name = s.Source
+		name = model.Sanitize(s.Source)
 	}
 	label := dot + " "
 	if s.Source != "" && s.Name != s.Source {
-		label += st.muted.on(s.Source + " ")
+		label += st.muted.on(model.Sanitize(s.Source) + " ")
 	}
 	label += cut(name, 28)
 	if state != "" {
 		label += " " + state
 	}
-	if !short {
+	switch detail {
+	case 2:
 		label += st.muted.on(" · " + formatCount(s.Events) + " ev · " + strconv.Itoa(s.Calls) + " calls")
+	case 1:
+		label += st.muted.on(" · " + formatCount(s.Events) + " ev")
 	}
 	return label
 }
@@ -208,8 +279,7 @@ func (m *Model) renderFooter(b *strings.Builder) {
 	}
 	m.keys.detail = m.mode == modeDetail
 	if m.help.ShowAll {
-		lines := strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")
-		for i, l := range lines {
+		for i, l := range m.fullHelpLines() {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
