@@ -122,24 +122,37 @@ func (m *Model) renderTitle(b *strings.Builder) {
 	}
 	snap := m.snap
 	events := snap.Events + int64(m.waiting)
-	right := []string{
-		formatCount(events) + st.muted.on(" events"),
-		formatCount(int64(len(snap.Calls))) + st.muted.on(" calls"),
+	// The long form when it fits beside the title, else a compact one.
+	var r string
+	for _, compact := range []bool{false, true} {
+		word := func(long, short string) string {
+			if compact {
+				return short
+			}
+			return long
+		}
+		right := []string{
+			formatCount(events) + st.muted.on(word(" events", " ev")),
+			formatCount(int64(len(snap.Calls))) + st.muted.on(" calls"),
+		}
+		if m.running > 0 {
+			right = append(right, st.run.on(formatCount(int64(m.running))+word(" running", " run")))
+		}
+		right = append(right, strconv.FormatFloat(m.rate.perSecond(), 'f', 0, 64)+st.muted.on("/s"))
+		if snap.Evicted > 0 && !compact {
+			right = append(right, st.muted.on(formatCount(snap.Evicted)+" evicted"))
+		}
+		switch {
+		case m.paused:
+			right = append(right, st.warn.on(word("⏸ PAUSED · ", "⏸ PAUSED ")+formatCount(int64(m.waiting))+" waiting"))
+		case m.mode == modeTable && m.follow:
+			right = append(right, st.accent.on(word("● follow", "●")))
+		}
+		r = strings.Join(right, st.muted.on(" · ")) + " "
+		if ansi.StringWidth(left)+ansi.StringWidth(r)+1 <= m.width {
+			break
+		}
 	}
-	if m.running > 0 {
-		right = append(right, st.run.on(strconv.Itoa(m.running)+" running"))
-	}
-	right = append(right, strconv.FormatFloat(m.rate.perSecond(), 'f', 0, 64)+st.muted.on("/s"))
-	if snap.Evicted > 0 {
-		right = append(right, st.muted.on(formatCount(snap.Evicted)+" evicted"))
-	}
-	switch {
-	case m.paused:
-		right = append(right, st.warn.on("⏸ PAUSED · "+formatCount(int64(m.waiting))+" waiting"))
-	case m.mode == modeTable && m.follow:
-		right = append(right, st.accent.on("● follow"))
-	}
-	r := strings.Join(right, st.muted.on(" · ")) + " "
 	m.joinEnds(b, left, r)
 }
 
