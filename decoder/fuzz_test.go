@@ -3,6 +3,7 @@ package decoder
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -76,6 +77,15 @@ func FuzzSummarizeResult(f *testing.F) {
 	f.Add([]byte(`{"content":[{"type":"text","text":"ok"},{"type":"image","mimeType":"image/png","data":"iVBORw0KGgo="}],"structuredContent":{"a":1},"isError":false,"_meta":{"agentarea/replayed":true},"resultType":"complete"}`))
 	f.Add([]byte(`{"content":[]}`))
 	f.Fuzz(func(t *testing.T, result []byte) {
+		if w, blocks, ok := decodeResultFast(result); ok {
+			var slowWarnings []Warning
+			w2, blocks2, readable := decodeResultSlow(result, func(code, format string, args ...any) {
+				slowWarnings = append(slowWarnings, Warning{Code: code})
+			})
+			if !readable || len(slowWarnings) > 0 || !reflect.DeepEqual(w, w2) || !reflect.DeepEqual(blocks, blocks2) {
+				t.Fatalf("the one-pass and piecewise readings differ: %v", slowWarnings)
+			}
+		}
 		s, ws := SummarizeResult(result)
 		if s.TextChars < 0 || s.Offloaded != (s.TextChars > MaxTextChars) {
 			t.Fatalf("text %d offloaded %v", s.TextChars, s.Offloaded)

@@ -195,6 +195,12 @@ func TestSummarizeResult(t *testing.T) {
 				}
 			}},
 		{"an unknown resultType warns", resultJSON([]map[string]any{textBlock("ok")}, map[string]any{"resultType": "partial"}), "result_type_unknown", nil},
+		{"a _meta that is not an object is reported, the rest still read", json.RawMessage(`{"content":[{"type":"text","text":"ok"}],"_meta":3,"isError":true}`), "result_malformed",
+			func(t *testing.T, s ResultSummary) {
+				if s.TextChars != 2 || !s.IsError {
+					t.Fatalf("%+v", s)
+				}
+			}},
 		{"a result that is not an object is malformed", json.RawMessage(`[1]`), "result_malformed", nil},
 		{"content that is not an array is malformed", json.RawMessage(`{"content":{"type":"text"}}`), "result_malformed", nil},
 		{"a bad block is reported and the others read", json.RawMessage(`{"content":[3,{"type":"text","text":"ok"}]}`), "result_malformed",
