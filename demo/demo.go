@@ -27,8 +27,9 @@ type Options struct {
 	// Speed scales the scenario clock: 1 (or 0) is real time, where the run
 	// takes about 22 s; 10 finishes in a few seconds. Platform rules that
 	// toolscope checks against wall time (the 0.5 s relay rate, token
-	// lifetimes) keep their real values; the instance timeout scales but
-	// never goes below the 1 s the contract allows.
+	// lifetimes) keep their real values; the instance timeout (10 s) scales
+	// but never goes below 5 s, so a busy machine does not time out calls
+	// that are meant to succeed.
 	Speed float64
 }
 
@@ -54,7 +55,7 @@ func Run(ctx context.Context, opts Options, sink model.Sink) error {
 		Name:       instanceName,
 		Credential: newID("demo_", 16),
 		Secret:     secret,
-		Timeout:    max(clk.d(instanceTimeout), tap.MinTimeout),
+		Timeout:    max(clk.d(instanceTimeout), minInstanceTimeout),
 		OtherID:    newUUID(),
 	}
 	server := startDemoServer(clk, inst.ID, secret, inst.Credential)

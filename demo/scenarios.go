@@ -10,7 +10,10 @@ import (
 const (
 	instanceName    = "Demo Sheets"
 	instanceTimeout = 10 * time.Second // tool_timeout_seconds, at speed 1
-	soatAt          = 19 * time.Second
+	// minInstanceTimeout keeps fast runs honest: every call but the one meant
+	// to time out ends well within it, even on a loaded machine.
+	minInstanceTimeout = 5 * time.Second
+	soatAt             = 19 * time.Second
 )
 
 // plannedCall is one call of a task, started at At (speed 1) after the run

@@ -35,7 +35,7 @@ const (
 	ledgerSteps        = 3
 	ledgerInterval     = 300 * time.Millisecond
 	exportRowsPerStep  = 1800
-	exportTotalRows    = 50000
+	exportTotalRows    = 250000
 	exportStepInterval = time.Second
 )
 
@@ -189,7 +189,7 @@ func (s *demoServer) exportLedger(ctx context.Context, req *mcp.CallToolRequest)
 		}
 		notify(ctx, req, float64(rows), exportTotalRows, fmt.Sprintf("Exported %d of %d rows", rows, exportTotalRows))
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{text("Exported 50,000 rows to ledger-2026-q3.csv.")}}, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{text("Exported 250,000 rows to ledger-2026-q3.csv.")}}, nil
 }
 
 func (s *demoServer) lookupCustomer(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
