@@ -64,8 +64,29 @@ var feedTerminal = map[string]bool{
 	"workflowcanceled":  true,
 }
 
+// feedKnownTypes maps the spellings servers use to their normalized form,
+// so the common names cost a map lookup rather than an allocation.
+var feedKnownTypes = func() map[string]string {
+	m := map[string]string{}
+	for _, t := range []string{"tool.call", "tool.progress", "tool.result", "ToolCallStarted", "ToolCallCompleted",
+		"ToolCallFailed", "ToolCallProgress", "task.completed", "task.failed", "task.cancelled", "task.started",
+		"task_completed", "task_failed", "task_cancelled", "workflow_completed", "workflow_failed",
+		"task.awaiting_follow_up", "task.awaiting_continuation", "task.continued", "llm.call.chunk",
+		"llm.call.started", "llm.call.completed", "llm.call.failed", "approval.request", "approval.response"} {
+		m[t] = normalizeFeedTypeSlow(t)
+	}
+	return m
+}()
+
 // normalizeFeedType lowers an event type and drops its separators.
 func normalizeFeedType(t string) string {
+	if n, ok := feedKnownTypes[t]; ok {
+		return n
+	}
+	return normalizeFeedTypeSlow(t)
+}
+
+func normalizeFeedTypeSlow(t string) string {
 	clean := true
 	for i := 0; i < len(t); i++ {
 		c := t[i]

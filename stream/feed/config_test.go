@@ -1,7 +1,6 @@
 package feed
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -115,7 +114,7 @@ func TestFrameGuard(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, err := range []error{io.EOF, io.ErrUnexpectedEOF} {
-			g := &frameGuard{body: io.NopCloser(iotest.OneByteReader(io.MultiReader(strings.NewReader(c.in), iotest.ErrReader(err))))}
+			g := newFrameGuard(io.NopCloser(iotest.OneByteReader(io.MultiReader(strings.NewReader(c.in), iotest.ErrReader(err)))), 0)
 			got, gotErr := io.ReadAll(g)
 			if string(got) != c.want {
 				t.Errorf("%q (%v): got %q want %q", c.in, err, got, c.want)
@@ -125,9 +124,27 @@ func TestFrameGuard(t *testing.T) {
 			}
 		}
 	}
-	// Reads are capped, so r3labs/sse's splitter never scans a huge backlog.
-	g := &frameGuard{body: io.NopCloser(bytes.NewReader(make([]byte, 1<<20)))}
-	if n, _ := g.Read(make([]byte, 1<<20)); n > maxGuardRead {
-		t.Fatalf("read %d bytes at once", n)
+	// Frames are handed out one at a time, whole, however they arrived.
+	frames := []string{"event: a\ndata: 1\n\n", ": c\r\n\r\n", "data: " + strings.Repeat("x", 300<<10) + "\r\n\r\n", "data: 2\n\r\n", "data: 3\r\rdata: 4\n"}
+	g := newFrameGuard(io.NopCloser(io.MultiReader(strings.NewReader(strings.Join(frames, "")), iotest.ErrReader(io.ErrUnexpectedEOF))), 0)
+	buf := make([]byte, 1<<20)
+	var got []string
+	for {
+		n, err := g.Read(buf)
+		if n > 0 {
+			got = append(got, string(buf[:n]))
+		}
+		if err != nil {
+			break
+		}
+	}
+	want := append(frames[:4:4], "data: 3\r\r", "data: 4\n", "event: "+truncatedEvent+"\n\n")
+	if len(got) != len(want) {
+		t.Fatalf("%d reads, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("read %d: %.40q, want %.40q", i, got[i], want[i])
+		}
 	}
 }

@@ -66,7 +66,7 @@ func newFeed(cfg Config, t target, sink model.Sink) *feed {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	stream.Transport = guardTransport{base: base}
+	stream.Transport = guardTransport{base: base, limit: cfg.MaxEventBytes + frameSlack}
 	return &feed{
 		cfg: cfg, t: t, sink: sink, client: &stream, plain: plain,
 		opts: decoder.FeedOptions{SourceName: t.name, TaskID: t.taskID},
