@@ -264,3 +264,24 @@ func TestSessionClock(t *testing.T) {
 		t.Fatalf("session clock %v after a new event, want %v", m.now, at(61000))
 	}
 }
+
+func TestEventLog(t *testing.T) {
+	store := fixtureStore()
+	store.Apply(model.Event{Time: at(60000), Source: model.SourceFeed, SourceName: "task-6f1c", Kind: model.KindWarning,
+		Code: "malformed_event", Message: "line 7: \x1b[2J not JSON"})
+	m := sized(store, testOptions(nil))
+	send(m, keyMsgs("l")...)
+	view := m.View()
+	for _, want := range []string{"event log", "malformed_event", `\\x1b[2J not JSON`, "state=reconnecting", "⚠ 3"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("event log lacks %q:\n%s", want, view)
+		}
+	}
+	if strings.Contains(view, "\x1b[2J") {
+		t.Error("raw escape in the event log")
+	}
+	send(m, keyMsgs("<esc>")...)
+	if m.mode != modeTable {
+		t.Fatal("esc: back to the table")
+	}
+}

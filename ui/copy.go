@@ -185,8 +185,11 @@ type copiedMsg struct {
 // copySelected copies the call under the cursor (or the open one).
 func (m *Model) copySelected() tea.Cmd {
 	c := m.selected()
-	if m.mode == modeDetail {
+	switch m.mode {
+	case modeDetail:
 		c = m.detailCall
+	case modeLog:
+		return nil
 	}
 	if c == nil {
 		return nil

@@ -6,7 +6,7 @@ import "github.com/charmbracelet/bubbles/key"
 type keyMap struct {
 	Up, Down, Top, Bottom, PageUp, PageDown key.Binding
 	Open, Back, Filter, Follow, Pause, Copy key.Binding
-	Help, Quit                              key.Binding
+	Help, Quit, Log                         key.Binding
 	// detail view only
 	detail bool
 }
@@ -25,6 +25,7 @@ func newKeyMap() keyMap {
 		Follow:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow")),
 		Pause:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
 		Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy json")),
+		Log:      key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "event log")),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
@@ -35,14 +36,14 @@ func (k keyMap) ShortHelp() []key.Binding {
 	if k.detail {
 		return []key.Binding{k.Back, k.Down, k.Up, k.Copy, k.Pause, k.Help, k.Quit}
 	}
-	return []key.Binding{k.Open, k.Filter, k.Follow, k.Pause, k.Copy, k.Help, k.Quit}
+	return []key.Binding{k.Open, k.Filter, k.Follow, k.Pause, k.Copy, k.Log, k.Help, k.Quit}
 }
 
 // FullHelp is the `?` view, in columns.
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown},
-		{k.Open, k.Back, k.Filter, k.Follow},
+		{k.Open, k.Back, k.Filter, k.Follow, k.Log},
 		{k.Pause, k.Copy, k.Help, k.Quit},
 	}
 }

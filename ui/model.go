@@ -47,6 +47,7 @@ type viewMode int
 const (
 	modeTable viewMode = iota
 	modeDetail
+	modeLog
 )
 
 // Model is the screen's tea.Model. It is used through a pointer: Update
@@ -215,6 +216,9 @@ func (m *Model) refresh() {
 			m.selectCall(c.ID)
 			m.openDetail(c)
 		}
+	}
+	if m.mode == modeLog {
+		m.buildLog()
 	}
 	if m.mode == modeDetail {
 		if c := m.findCall(m.detailID); c != nil && c != m.detailCall {

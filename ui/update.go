@@ -31,8 +31,13 @@ func (m *Model) resize(w, h int) {
 	m.input.Width = max(10, m.width-4)
 	m.viewport.Width = m.width
 	m.viewport.Height = m.detailHeight()
-	if m.mode == modeDetail && m.detailWidth != m.width {
-		m.buildDetail(false)
+	if m.detailWidth != m.width {
+		switch m.mode {
+		case modeDetail:
+			m.buildDetail(false)
+		case modeLog:
+			m.buildLog()
+		}
 	}
 	m.scrollToCursor()
 }
@@ -63,7 +68,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Copy):
 		return m.copySelected()
 	}
-	if m.mode == modeDetail {
+	if m.mode != modeTable {
 		return m.onDetailKey(msg)
 	}
 	return m.onTableKey(msg)
@@ -96,6 +101,8 @@ func (m *Model) onTableKey(msg tea.KeyMsg) tea.Cmd {
 		if c := m.selected(); c != nil {
 			m.openDetail(c)
 		}
+	case key.Matches(msg, k.Log):
+		m.openLog()
 	case key.Matches(msg, k.Filter):
 		m.filtering = true
 		m.input.SetValue(m.filter.text)
@@ -177,7 +184,7 @@ func (m *Model) onDetailKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 func (m *Model) onMouse(msg tea.MouseMsg) tea.Cmd {
-	if m.mode == modeDetail {
+	if m.mode != modeTable {
 		var cmd tea.Cmd
 		m.viewport, cmd = m.viewport.Update(msg)
 		return cmd

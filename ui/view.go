@@ -99,8 +99,12 @@ func (m *Model) View() string {
 	b.Grow(m.width * (m.height + 1) * 2)
 	m.renderTitle(&b)
 	b.WriteByte('\n')
-	if m.mode == modeDetail {
-		m.renderCallLine(&b)
+	if m.mode != modeTable {
+		if m.mode == modeLog {
+			m.renderLogLine(&b)
+		} else {
+			m.renderCallLine(&b)
+		}
 		b.WriteByte('\n')
 		b.WriteString(m.viewport.View())
 	} else {
@@ -139,6 +143,9 @@ func (m *Model) renderTitle(b *strings.Builder) {
 			right = append(right, st.run.on(formatCount(int64(m.running))+word(" running", " run")))
 		}
 		right = append(right, strconv.FormatFloat(m.rate.perSecond(), 'f', 0, 64)+st.muted.on("/s"))
+		if snap.Warnings > 0 {
+			right = append(right, st.warn.on("⚠ "+formatCount(snap.Warnings)))
+		}
 		if snap.Evicted > 0 && !compact {
 			right = append(right, st.muted.on(formatCount(snap.Evicted)+" evicted"))
 		}
@@ -290,7 +297,7 @@ func (m *Model) renderFooter(b *strings.Builder) {
 		b.WriteString(fitColored(" "+m.input.View(), m.width))
 		return
 	}
-	m.keys.detail = m.mode == modeDetail
+	m.keys.detail = m.mode != modeTable
 	if m.help.ShowAll {
 		for i, l := range m.fullHelpLines() {
 			if i > 0 {
