@@ -272,7 +272,7 @@ func TestEventLog(t *testing.T) {
 	m := sized(store, testOptions(nil))
 	send(m, keyMsgs("l")...)
 	view := m.View()
-	for _, want := range []string{"event log", "malformed_event", `\\x1b[2J not JSON`, "state=reconnecting", "⚠ 3"} {
+	for _, want := range []string{"event log", "malformed_event", `\x1b[2J not JSON`, "state=reconnecting", "⚠ 3"} {
 		if !strings.Contains(view, want) {
 			t.Errorf("event log lacks %q:\n%s", want, view)
 		}
