@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -273,6 +274,21 @@ func TestRunShowsEveryScenario(t *testing.T) {
 		}
 		if !found {
 			t.Error("no pii_in_context warning")
+		}
+	})
+
+	t.Run("no secret in the output", func(t *testing.T) {
+		signed := regexp.MustCompile(`eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{16,}`)
+		for _, ev := range events {
+			line, _ := model.EncodeLine(ev)
+			for _, leak := range []string{"Bearer demo_", "aat_demo_"} {
+				if bytes.Contains(line, []byte(leak)) {
+					t.Fatalf("a credential reached the output: %s", line)
+				}
+			}
+			if signed.Match(line) {
+				t.Fatalf("a token signature reached the output: %s", line)
+			}
 		}
 	})
 
