@@ -99,18 +99,46 @@ func (ex *exchange) handlerDone() {
 	}
 }
 
+// parseGrace is how long the side parser leaves a request alone: a call
+// answered within it is parsed once its answer has reached the client, so a
+// quick call's parsing never competes with its own forwarding; a slower
+// call's tool.call event still shows up at once to a human eye.
+const parseGrace = 3 * time.Millisecond
+
 // run is the exchange's goroutine: request events, then the response.
 func (ex *exchange) run() {
 	defer ex.t.inflight.Done()
+	o, settled := ex.awaitQuickAnswer()
 	if ex.req == nil {
 		ex.req = ex.t.parseRequest(ex)
 	}
 	ex.announce()
-	o := <-ex.outcomes
+	if !settled {
+		o = <-ex.outcomes
+	}
 	if o.kind == outcomeResponse {
 		ex.readResponse(o.resp)
 	}
 	ex.conclude(o)
+}
+
+// awaitQuickAnswer waits up to parseGrace for the exchange to be over: its
+// outcome, and for a plain (not event-stream) body, the body delivered.
+func (ex *exchange) awaitQuickAnswer() (outcome, bool) {
+	grace := time.NewTimer(parseGrace)
+	defer grace.Stop()
+	select {
+	case o := <-ex.outcomes:
+		if rs := o.resp; rs != nil && rs.pipe != nil && !isEventStream(rs.contentType) {
+			select {
+			case <-rs.pipe.done:
+			case <-grace.C:
+			}
+		}
+		return o, true
+	case <-grace.C:
+		return outcome{}, false
+	}
 }
 
 // firstRequestID is the id of the request to answer an error for (null when

@@ -68,7 +68,7 @@ func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
 			ex.warn("parse_skipped", "an SSE event over the parse limit was forwarded unchanged, not parsed")
 			return
 		}
-		ex.dispatch(time.Now(), e.Data, rs.status)
+		ex.dispatch(rs.pipe.arrival(), e.Data, rs.status)
 	})
 	buf := make([]byte, 32<<10)
 	for {
@@ -112,7 +112,7 @@ func (ex *exchange) readBody(rs *responseStart, r io.Reader) {
 	if buf.Len() == 0 || rs.status >= 300 && !looksJSON(ex.respBody) {
 		return
 	}
-	ex.dispatch(time.Now(), ex.respBody, rs.status)
+	ex.dispatch(rs.pipe.arrival(), ex.respBody, rs.status)
 }
 
 func looksJSON(b []byte) bool {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 )
 
 // errGap is returned once by sidePipe.Read where bytes were dropped because
@@ -23,10 +24,12 @@ type sidePipe struct {
 	stopped bool  // the reader wants no more bytes
 	end     error // set once the body ended: io.EOF or why it did not
 	wake    chan struct{}
+	done    chan struct{} // closed when end is set
+	at      time.Time     // when the latest bytes came off the wire
 }
 
 func newSidePipe(limit int64) *sidePipe {
-	return &sidePipe{limit: int(limit), wake: make(chan struct{}, 1)}
+	return &sidePipe{limit: int(limit), wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 func (p *sidePipe) signal() {
@@ -36,13 +39,22 @@ func (p *sidePipe) signal() {
 	}
 }
 
-// write copies b in, or drops it if the reader is too far behind.
+// write copies b in and wakes the reader.
 func (p *sidePipe) write(b []byte) {
+	p.put(b)
+	p.signal()
+}
+
+// put copies b in, or drops it if the reader is too far behind, without
+// waking the reader (the tee wakes it once the client has the bytes).
+func (p *sidePipe) put(b []byte) {
+	now := time.Now()
 	p.mu.Lock()
 	if p.stopped || p.end != nil {
 		p.mu.Unlock()
 		return
 	}
+	p.at = now
 	if p.gap || len(p.buf)-p.off+len(b) > p.limit {
 		p.gap = true
 	} else {
@@ -54,7 +66,6 @@ func (p *sidePipe) write(b []byte) {
 		p.buf = append(p.buf, b...)
 	}
 	p.mu.Unlock()
-	p.signal()
 }
 
 // finish records how the body ended; only the first call counts.
@@ -62,6 +73,7 @@ func (p *sidePipe) finish(err error) {
 	p.mu.Lock()
 	if p.end == nil {
 		p.end = err
+		close(p.done)
 	}
 	p.mu.Unlock()
 	p.signal()
@@ -109,6 +121,18 @@ func (p *sidePipe) Read(b []byte) (int, error) {
 }
 
 var _ io.Reader = (*sidePipe)(nil)
+
+// arrival is when the bytes the reader has just read came off the wire
+// (the latest chunk's time: events are stamped with it, not with the time
+// the parser got to them).
+func (p *sidePipe) arrival() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.at.IsZero() {
+		return time.Now()
+	}
+	return p.at
+}
 
 // wait stops the copy and blocks until the body has ended; it returns how.
 func (p *sidePipe) wait() error {

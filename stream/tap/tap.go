@@ -85,7 +85,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	t.inflight.Add(1)
 	go ex.run()
-	defer ex.settle(outcome{kind: outcomeAborted})
+	defer ex.handlerDone()
 
 	// Let the upstream's headers alone decide Date and Content-Type: without
 	// these nil entries net/http would add its own.

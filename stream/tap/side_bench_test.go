@@ -1,0 +1,41 @@
+package tap
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"toolscope/decoder"
+	"toolscope/model"
+)
+
+// BenchmarkSideWork is the tap's own work for one small tools/call, off the
+// request path: request parse and verification, the tool.call event, the
+// result's parse and summary, the tool.result event, into a store.
+func BenchmarkSideWork(b *testing.B) {
+	store := model.NewStore(model.Options{})
+	tp, err := New(Config{Name: "bench", Upstream: "http://127.0.0.1:1", Secrets: [][]byte{testSecret}, InstanceID: testInstanceID, InstanceName: "Bench"}, model.NewHub(store))
+	if err != nil {
+		b.Fatal(err)
+	}
+	meta := contractMeta("task-bench", "call-bench", 1)
+	body := callBody(b, 1, "lookup", map[string]any{"orderId": "A-17"}, meta)
+	token := mintToken(b, testSecret, "lookup", meta, nil)
+	result := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"order A-17: shipped"}],"structuredContent":{"status":"shipped"}}}`)
+	hdr := http.Header{}
+	hdr.Set("Content-Type", "application/json")
+	hdr.Set("Authorization", "Bearer static-credential")
+	hdr.Set(decoder.ContextHeader, token)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := processCPU()
+	defer func() { b.ReportMetric(us(processCPU()-cpu0)/float64(b.N), "cpu-µs/op") }()
+	for i := 0; i < b.N; i++ {
+		ex := &exchange{t: tp, id: "1", start: time.Now(), method: "POST", header: hdr, body: body, bodyWhole: true}
+		ex.req = tp.parseRequest(ex)
+		ex.announce()
+		ex.dispatch(time.Now(), result, 200)
+		ex.end = nil
+		ex.conclude(outcome{kind: outcomeResponse, resp: &responseStart{status: 200, contentType: "application/json"}})
+	}
+}
