@@ -264,4 +264,3 @@ func pct(ds []time.Duration, p int) time.Duration {
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
-
