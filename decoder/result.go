@@ -175,6 +175,9 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 			s.StructuredContentDropped = true
 			warn("structured_content_dropped", "structuredContent is %d characters of JSON; over %d the platform leaves it out of the tool.result event",
 				s.StructuredContentChars, MaxStructuredChars)
+		} else if n := spacedASCIIJSONLen(compact); n > MaxStructuredChars {
+			warn("structured_content_near_limit", "structuredContent is %d characters of compact JSON but %d as Python's json.dumps writes it by default (spaces after separators, non-ASCII escaped); the platform may leave it out",
+				s.StructuredContentChars, n)
 		}
 	}
 
@@ -340,4 +343,40 @@ func decodeResultSlow(r []byte, warn func(code, format string, args ...any)) (wi
 		}
 	}
 	return w.wireResult, blocks, true
+}
+
+// spacedASCIIJSONLen is the length of compact JSON as Python's json.dumps
+// writes it by default: a space after every ',' and ':' between values, and
+// every non-ASCII character escaped (\uXXXX, or a surrogate pair). The
+// platform's own serialisation is not specified, so toolscope drops by the
+// compact length and warns when this longer reading crosses the limit.
+func spacedASCIIJSONLen(compact []byte) int {
+	n := 0
+	inString, escaped := false, false
+	for i := 0; i < len(compact); {
+		c := compact[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(compact[i:])
+			i += size
+			if r > 0xFFFF {
+				n += 12
+			} else {
+				n += 6
+			}
+			continue
+		}
+		i++
+		n++
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ',' || c == ':'):
+			n++
+		}
+	}
+	return n
 }

@@ -146,10 +146,17 @@ func TestSummarizeResult(t *testing.T) {
 					t.Fatalf("%d %d", s.StructuredContentBytes, s.StructuredContentChars)
 				}
 			}},
-		{"structuredContent of exactly 16000 characters is kept", resultJSON([]map[string]any{textBlock("ok")}, map[string]any{"structuredContent": exact}), "",
+		{"structuredContent of exactly 16000 characters is kept (spaced it would be 16001)", resultJSON([]map[string]any{textBlock("ok")}, map[string]any{"structuredContent": exact}), "structured_content_near_limit",
 			func(t *testing.T, s ResultSummary) {
 				if s.StructuredContentChars != 16000 || s.StructuredContentDropped {
 					t.Fatalf("%d", s.StructuredContentChars)
+				}
+			}},
+		{"structured_content_near_limit: compact fits, Python's spaced ASCII form does not", resultJSON([]map[string]any{textBlock("ok")},
+			map[string]any{"structuredContent": map[string]any{"r": strings.Repeat("é", 3000)}}), "structured_content_near_limit",
+			func(t *testing.T, s ResultSummary) {
+				if s.StructuredContentDropped || s.StructuredContentChars != 3008 {
+					t.Fatalf("%+v", s)
 				}
 			}},
 		{"structured_content_dropped: over 16000 characters", resultJSON([]map[string]any{textBlock("ok")}, map[string]any{"structuredContent": big}), "structured_content_dropped",
@@ -263,4 +270,23 @@ func TestResultApplyTo(t *testing.T) {
 			t.Fatalf("%+v", ev)
 		}
 	})
+}
+
+func TestSpacedASCIIJSONLen(t *testing.T) {
+	// Expected lengths are len(json.dumps(json.loads(s))) in Python 3.
+	cases := []struct {
+		compact string
+		want    int
+	}{
+		{`{"a":1,"b":[1,2]}`, len(`{"a": 1, "b": [1, 2]}`)},
+		{`{"k":"a,b:c"}`, len(`{"k": "a,b:c"}`)},
+		{`["é"]`, len(`["\u00e9"]`)},
+		{`["😀"]`, len(`["\ud83d\ude00"]`)},
+		{`["\\",",",":"]`, len(`["\\", ",", ":"]`)},
+	}
+	for _, c := range cases {
+		if got := spacedASCIIJSONLen([]byte(c.compact)); got != c.want {
+			t.Errorf("spacedASCIIJSONLen(%s) = %d, want %d", c.compact, got, c.want)
+		}
+	}
 }
