@@ -31,9 +31,9 @@ var columnSet = []column{
 	{id: colTime, title: "TIME", min: 8, drop: 5},
 	{id: colTask, title: "TASK", min: 8, drop: 6},
 	{id: colTool, title: "TOOL", min: 10, max: 28, weight: 2},
-	{id: colProgress, title: "PROGRESS", min: 22, weight: 3},
-	{id: colElapsed, title: "ELAPSED", min: 11, drop: 2, right: true},
-	{id: colFlags, title: "FLAGS", min: 12, max: 36, weight: 3, drop: 3},
+	{id: colProgress, title: "PROGRESS", min: 22, weight: 2},
+	{id: colElapsed, title: "ELAPSED", min: 10, drop: 2, right: true},
+	{id: colFlags, title: "FLAGS", min: 12, max: 36, weight: 5, drop: 3},
 	{id: colRelay, title: "SENT→REL", min: 8, drop: 4, right: true},
 	{id: colStatus, title: "STATUS", min: 9},
 }

@@ -92,6 +92,7 @@ func TestGolden(t *testing.T) {
 		{name: "filter_nothing", script: []string{"/", "status:late flag:img", "<enter>"}},
 		{name: "help", script: []string{"?"}},
 		{name: "paused", script: []string{"p"}},
+		{name: "event_log", script: []string{"l"}},
 	}
 	sizes := [][2]int{{120, 40}, {80, 24}}
 	for _, c := range cases {
