@@ -186,9 +186,9 @@ func (p *platform) timeoutMessage() string {
 		strconv.FormatFloat(p.inst.Timeout.Seconds(), 'f', -1, 64))
 }
 
-// cancelCall tells the server the platform gave up on request id. The
-// response stream is already closed (the 2026-07-28 cancellation); AgentArea
-// still sends notifications/cancelled, on a new connection.
+// cancelCall tells the server the platform gave up on request id, with
+// notifications/cancelled on a new connection (AgentArea sends it even to
+// 2026-07-28 servers, for which closing the stream is what cancels).
 func (p *platform) cancelCall(ctx context.Context, id int64, reason string) {
 	hdr := http.Header{}
 	hdr.Set("Authorization", "Bearer "+p.inst.Credential)
