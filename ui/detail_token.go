@@ -192,12 +192,21 @@ func (m *Model) detailSoat(d *doc, c *model.Call) {
 	}
 	st := d.st
 	d.section("SOAT CONTEXT", st.muted.on(strconv.Itoa(len(c.SoatContext))+" keys"))
-	for _, k := range sortedKeys(c.SoatContext) {
-		mark := ""
+	keys := sortedKeys(c.SoatContext)
+	kw, vw := 0, 0
+	for _, k := range keys {
+		kw = max(kw, min(len(k), 32))
+		vw = max(vw, min(len(c.SoatContext[k]), 40))
+	}
+	for _, k := range keys {
+		line := "   " + st.label.on(fit(model.Sanitize(k), kw)) + "  "
+		v := model.Sanitize(c.SoatContext[k])
 		if isIdentityKey(k) {
-			mark = "  " + st.accent.on("identity")
+			line += fit(v, vw) + "  " + st.accent.on("identity")
+		} else {
+			line += v
 		}
-		d.line("   " + st.label.on(fit(model.Sanitize(k), 24)) + " " + model.Sanitize(c.SoatContext[k]) + mark)
+		d.line(line)
 	}
 }
 
@@ -206,7 +215,12 @@ func (m *Model) detailHeaders(d *doc, c *model.Call) {
 		return
 	}
 	d.section("HEADERS", d.st.muted.on("credentials redacted"))
-	for _, k := range sortedKeys(c.Headers) {
-		d.line("   " + d.st.label.on(fit(model.Sanitize(k), 28)) + " " + model.Sanitize(model.RedactHeader(k, c.Headers[k])))
+	keys := sortedKeys(c.Headers)
+	kw := 0
+	for _, k := range keys {
+		kw = max(kw, min(len(k), 40))
+	}
+	for _, k := range keys {
+		d.line("   " + d.st.label.on(fit(model.Sanitize(k), kw)) + "  " + model.Sanitize(model.RedactHeader(k, c.Headers[k])))
 	}
 }
