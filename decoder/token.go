@@ -175,7 +175,7 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 		case which < 0:
 			sigFail = fail(StatusUnauthorized, CodeUnauthorized, "bad signature: "+signatureProblem(err, len(in.Secrets)))
 		case len(claimProblems) > 0:
-			sigFail = fail(StatusUnauthorized, CodeUnauthorized, strings.Join(claimProblems, "; "))
+			sigFail = fail(StatusUnauthorized, CodeUnauthorized, strings.Join(claimProblems, "; ")+" (the HS256 signature itself is valid)")
 		case err != nil:
 			// golang-jwt refused what the checks here passed: report it rather than guess.
 			sigFail = fail(StatusUnauthorized, CodeUnauthorized, "rejected by the JWT library: "+err.Error())
@@ -202,9 +202,10 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	if in.CallUnknown {
 		step(StepTool, nil, "not checked: no call given")
 		// The token's own context claims are still checked (types, protocol).
-		metaFail, metaDetail := checkMetaClaims(nil, nil, claims, warn)
-		if metaFail == nil {
-			metaDetail = "no call given: " + metaDetail
+		metaFail, _ := checkMetaClaims(nil, nil, claims, warn)
+		metaDetail := "no call given; the token's context claims are well-formed"
+		if p, ok := claims["protocol"].(string); ok {
+			metaDetail += fmt.Sprintf(", protocol %q is known", p)
 		}
 		step(StepMeta, metaFail, metaDetail)
 		contractWarnings(claims, stripPrefixInverse(claims), nil, warn)
