@@ -1,0 +1,104 @@
+package tap
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"toolscope/model"
+)
+
+// TestProgressOnSessionStream: progress sent on the session's GET stream
+// (not the call's own response) is matched to the call by its token, and a
+// result arriving there (a resumed stream) ends the call.
+func TestProgressOnSessionStream(t *testing.T) {
+	events := make(chan string, 8)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		http.NewResponseController(w).Flush()
+		if r.Method == http.MethodPost {
+			return // the call's own stream ends at once, without a result
+		}
+		for {
+			select {
+			case e := <-events:
+				io.WriteString(w, e)
+				http.NewResponseController(w).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}))
+	t.Cleanup(upstream.Close)
+	h := startTap(t, Config{Upstream: upstream.URL})
+
+	get, _ := http.NewRequest("GET", h.url, nil)
+	get.Header.Set("Accept", "text/event-stream")
+	getRes, err := http.DefaultClient.Do(get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer getRes.Body.Close()
+	go io.Copy(io.Discard, getRes.Body)
+
+	post(t, h.url, callBody(t, 12, "elsewhere", map[string]any{}, map[string]any{"progressToken": "tok-12"}), nil)
+	h.waitFor("stream_ended_without_result", func(s *model.Snapshot) bool { return hasWarning(s, "stream_ended_without_result") })
+	events <- fmt.Sprintf(strings.Replace(progressEvent, `"progressToken":%d`, `"progressToken":"tok-%d"`, 1), 12, 4)
+	events <- "data: {\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"late but here\"}]}}\n\n"
+	c := h.waitCall("elsewhere")
+	if c.Progress.Sent != 1 || c.Status != model.StatusOK || c.LastAttempt().Result.TextChars != len("late but here") {
+		t.Errorf("sent %d status %s result %+v", c.Progress.Sent, c.Status, c.LastAttempt().Result)
+	}
+}
+
+// TestShutdownCutsOpenStreams: Shutdown returns once its context ends even
+// with a stream open; the cut call is reported as cancelled by the shutdown.
+func TestShutdownCutsOpenStreams(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		fmt.Fprintf(w, progressEvent, 3, 1)
+		http.NewResponseController(w).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(upstream.Close)
+	h := startTap(t, Config{Upstream: upstream.URL})
+	res, err := http.Post(h.url, "application/json", bytes.NewReader(callBody(t, 3, "endless", map[string]any{}, map[string]any{"progressToken": 3})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	bufio.NewReader(res.Body).ReadString('\n')
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := h.tap.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Shutdown took %v", d)
+	}
+	s := h.store.Snapshot()
+	var c *model.Call
+	for _, x := range s.Calls {
+		if x.Tool == "endless" {
+			c = x
+		}
+	}
+	if c == nil || c.Status != model.StatusCancelled || c.LastAttempt().Cancelled != "tap shut down" {
+		t.Fatalf("call after shutdown:\n%s", dump(s))
+	}
+	if last := s.Sources[0]; last.State != model.StateEnded {
+		t.Errorf("source state %s", last.State)
+	}
+}
