@@ -177,11 +177,8 @@ func (m *Model) detailResult(d *doc, c *model.Call) {
 			} else if im.Size > limitImageBytes {
 				verdict = st.err.on("✗ over 5 MB")
 			}
-			line := "     " + fit(model.Sanitize(im.MimeType), 12) + " " + fitRight(formatBytes(im.Size), 9) + "  " + verdict
-			if im.ID != "" {
-				line += " " + st.muted.on(model.Sanitize(im.ID))
-			}
-			d.line(line)
+			d.line("     " + st.muted.on(fit(model.Sanitize(im.ID), 12)) + " " + fit(model.Sanitize(im.MimeType), 12) + " " +
+				fitRight(formatBytes(im.Size), 9) + "  " + verdict)
 		}
 	}
 	if r.StructuredContentBytes > 0 || len(r.StructuredContent) > 0 || r.StructuredContentDropped {

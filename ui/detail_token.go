@@ -142,7 +142,13 @@ func (m *Model) detailMeta(d *doc, c *model.Call) {
 	if c.Context != nil {
 		claims = c.Context.Claims
 	}
-	if len(c.Meta) == 0 && len(claims) == 0 {
+	hasContextClaim := false
+	for _, name := range contextClaims {
+		if _, ok := claims[name]; ok {
+			hasContextClaim = true
+		}
+	}
+	if len(c.Meta) == 0 && !hasContextClaim {
 		return
 	}
 	note := ""
