@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"toolscope/model"
 )
 
 // Warning is a finding that becomes a model warning event: Code is short and
@@ -151,4 +153,10 @@ func CheckMCPHeaders(h http.Header, method, toolName string, meta MetaInfo) []Wa
 		check(HeaderName, strings.TrimSpace(h.Get(HeaderName)), toolName, "tool name")
 	}
 	return ws
+}
+
+// Event makes the warning a model warning event; the source fills in time,
+// source and the call's identity.
+func (w Warning) Event() model.Event {
+	return model.Event{Kind: model.KindWarning, Code: w.Code, Message: w.Message}
 }

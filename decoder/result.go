@@ -380,3 +380,12 @@ func spacedASCIIJSONLen(compact []byte) int {
 	}
 	return n
 }
+
+// SummarizeResponse summarises the JSON-RPC response to a tools/call: its
+// result, or its error.
+func SummarizeResponse(m Message) (ResultSummary, []Warning) {
+	if m.Error != nil {
+		return ErrorSummary(m.Error), nil
+	}
+	return SummarizeResult(m.Result)
+}

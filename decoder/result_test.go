@@ -290,3 +290,19 @@ func TestSpacedASCIIJSONLen(t *testing.T) {
 		}
 	}
 }
+
+func TestSummarizeResponse(t *testing.T) {
+	msgs, _, err := ParseMessages([]byte(`[{"jsonrpc":"2.0","id":1,"error":{"code":-32003,"message":"forbidden"}},{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"ok"}]}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := SummarizeResponse(msgs[0]); !s.IsError || s.RPCCode != -32003 || s.Error != "forbidden" {
+		t.Fatalf("error response: %+v", s)
+	}
+	if s, _ := SummarizeResponse(msgs[1]); s.IsError || s.TextChars != 2 {
+		t.Fatalf("result response: %+v", s)
+	}
+	if ev := (Warning{Code: "image_too_large", Message: "m"}).Event(); ev.Kind != model.KindWarning || ev.Code != "image_too_large" || ev.Message != "m" {
+		t.Fatalf("%+v", ev)
+	}
+}
