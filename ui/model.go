@@ -129,6 +129,8 @@ func newModel(store *model.Store, opts Options) *Model {
 	m.bar.EmptyColor = string(pickColor(colorBarBG))
 	m.bar.Full, m.bar.Empty = '━', '─'
 	m.input.Prompt = "/"
+	m.input.PromptStyle = lipgloss.NewStyle().Foreground(colorAccent)
+	m.input.PlaceholderStyle = lipgloss.NewStyle().Foreground(colorMuted)
 	m.input.Placeholder = "tool: task: status: source: flag: or text"
 	m.input.Cursor.SetMode(cursor.CursorStatic) // a blinking cursor is noise in a monitor
 	m.viewport.KeyMap = viewport.KeyMap{}       // keys are ours; the viewport only takes the wheel

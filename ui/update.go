@@ -28,7 +28,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) resize(w, h int) {
 	m.width, m.height = max(w, 20), max(h, 6)
 	m.help.Width = m.width
-	m.input.Width = max(10, m.width-4)
+	m.input.Width = max(10, m.width-16)
 	m.viewport.Width = m.width
 	m.viewport.Height = m.detailHeight()
 	if m.detailWidth != m.width {

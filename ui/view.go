@@ -294,7 +294,8 @@ func (m *Model) renderTable(b *strings.Builder) {
 func (m *Model) renderFooter(b *strings.Builder) {
 	st := &m.st
 	if m.filtering {
-		b.WriteString(fitColored(" "+m.input.View(), m.width))
+		count := st.muted.on(strconv.Itoa(len(m.rows))+" of "+strconv.Itoa(len(m.snap.Calls))) + " "
+		m.joinEnds(b, " "+m.input.View(), count)
 		return
 	}
 	m.keys.detail = m.mode != modeTable
