@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -77,7 +78,11 @@ func (f *feed) connect(ctx context.Context) (res attempt) {
 			return context.DeadlineExceeded
 		}
 		if resp.StatusCode != http.StatusOK {
-			return newStatusError(f.t.display, resp)
+			se := newStatusError(f.t.display, resp)
+			if f.cfg.APIKey != "" { // a server that echoes the request must not show the key
+				se.Body = strings.ReplaceAll(se.Body, f.cfg.APIKey, model.Redacted)
+			}
+			return se
 		}
 		if ct := resp.Header.Get("Content-Type"); ct != "" {
 			if mt, _, _ := mime.ParseMediaType(ct); mt != "text/event-stream" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"toolscope/model"
 )
@@ -249,7 +250,7 @@ func TestRefused(t *testing.T) {
 	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound} {
 		t.Run(http.StatusText(status), func(t *testing.T) {
 			srv := newFeedServer(t, func(w *sseWriter, r *http.Request, conn int) {
-				http.Error(w.w, `{"detail":"nope"}`, status)
+				http.Error(w.w, `{"detail":"nope","echo":"`+r.Header.Get("Authorization")+`"}`, status)
 			})
 			c := newCollector()
 			url := srv.url("task-refused")
@@ -425,4 +426,29 @@ func TestCancel(t *testing.T) {
 	if last := st[len(st)-1]; last.State != model.StateEnded || last.Detail != "stopped" {
 		t.Fatalf("last status %+v", last)
 	}
+}
+
+// TestSixteenMiBEvent: an event just under the default 16 MiB limit goes
+// through, arriving over many reads.
+func TestSixteenMiBEvent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("16 MiB event")
+	}
+	prefix := `{"event_type":"tool.result","event_id":"huge-1","data":{"tool_call_id":"c1","success":true,"result":"`
+	suffix := `"}}`
+	result := strings.Repeat("z", DefaultMaxEventBytes-len(prefix)-len(suffix)-64)
+	srv := newFeedServer(t, func(w *sseWriter, r *http.Request, conn int) {
+		w.raw("event: tool.result\ndata: " + prefix + result + suffix + "\n\n")
+		w.frame("task.completed", env("task.completed", "huge-2", map[string]any{}))
+	})
+	c := newCollector()
+	start := time.Now()
+	if err := runFeed(t, testConfig(srv.url("task-huge")), c); err != nil {
+		t.Fatal(err)
+	}
+	res := c.kind(model.KindToolResult)
+	if len(res) != 1 || res[0].TextChars != len(result) {
+		t.Fatalf("results %d", len(res))
+	}
+	t.Logf("16 MiB event read in %v", time.Since(start))
 }
