@@ -102,7 +102,8 @@ func isASCII(s string) bool {
 }
 
 // readable returns the ASCII spelling of a letter: Cyrillic transliterated
-// (the ICAO passport scheme, ь and ъ dropped), Latin with accents stripped.
+// (the ICAO passport scheme, ь and ъ dropped), Latin with accents stripped
+// (latinFolds, generated from Unicode decompositions in namefold.go).
 // ok is false for anything else.
 func readable(r rune) (string, bool) {
 	if t, ok := cyrillic[r]; ok {
@@ -115,8 +116,6 @@ func readable(r rune) (string, bool) {
 }
 
 var cyrillic = map[rune]string{}
-
-var latinFolds = map[rune]string{}
 
 func init() {
 	lower := []struct {
@@ -136,21 +135,5 @@ func init() {
 	for _, l := range lower {
 		cyrillic[l.upper] = l.ascii
 		cyrillic[l.lower] = l.ascii
-	}
-	// Latin letters with diacritics (Latin-1 Supplement, Latin Extended-A)
-	// and the few that fold to more than one letter.
-	groups := map[string]string{
-		"a": "ÀÁÂÃÄÅàáâãäåĀāĂăĄą", "c": "ÇçĆćĈĉĊċČč", "d": "ĎďĐđÐð",
-		"e": "ÈÉÊËèéêëĒēĔĕĖėĘęĚě", "g": "ĜĝĞğĠġĢģ", "h": "ĤĥĦħ",
-		"i": "ÌÍÎÏìíîïĨĩĪīĬĭĮįİı", "j": "Ĵĵ", "k": "Ķķĸ", "l": "ĹĺĻļĽľĿŀŁł",
-		"n": "ÑñŃńŅņŇňŉŊŋ", "o": "ÒÓÔÕÖØòóôõöøŌōŎŏŐő", "r": "ŔŕŖŗŘř",
-		"s": "ŚśŜŝŞşŠšſ", "t": "ŢţŤťŦŧ", "u": "ÙÚÛÜùúûüŨũŪūŬŭŮůŰűŲų",
-		"w": "Ŵŵ", "y": "ÝýÿŶŷŸ", "z": "ŹźŻżŽž",
-		"ae": "ÆæǼǽ", "oe": "Œœ", "ss": "ß", "th": "Þþ", "ij": "Ĳĳ",
-	}
-	for ascii, letters := range groups {
-		for _, r := range letters {
-			latinFolds[r] = ascii
-		}
 	}
 }

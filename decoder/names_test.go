@@ -14,6 +14,7 @@ func TestQualifiedName(t *testing.T) {
 		{"ascii instance keeps dash and underscore", "Ops-Tools_2", "x", "mcp__ops-tools_2__x"},
 		{"non-ascii: cyrillic transliterated, runs collapsed, trimmed", "Constractio — инструменты сметчика", "estimate", "mcp__constractio_instrumenty_smetchika__estimate"},
 		{"non-ascii: accents dropped", "Café Müller", "menu", "mcp__cafe_muller__menu"},
+		{"non-ascii: accents dropped beyond Latin-1 (Vietnamese)", "Công cụ Việt Đơn", "x", "mcp__cong_cu_viet_don__x"},
 		{"non-ascii: nothing readable gives server", "工具", "run", "mcp__server__run"},
 		{"non-ascii: leading and trailing runs trimmed", "  «Склад» ", "list", "mcp__sklad__list"},
 		{"tool: chars outside the set replaced, case kept", "github", "Get Order.v2/é", "mcp__github__Get_Order_v2__"},
