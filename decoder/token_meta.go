@@ -1,0 +1,178 @@
+package decoder
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// agentAreaKeys lists the agentarea/* keys of _meta, sorted.
+func agentAreaKeys(meta map[string]any) []string {
+	var keys []string
+	for k := range meta {
+		if strings.HasPrefix(k, AgentAreaPrefix) {
+			keys = append(keys, k)
+		}
+	}
+	sortStrings(keys)
+	return keys
+}
+
+// checkMetaClaims is step 3: every agentarea/* key of _meta equals its claim
+// (objects compared regardless of key order), values have the contract's
+// types (a malformed one is 400/-32602), and the protocol's major is known.
+func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, warn func(string, string, ...any)) (*failure, string) {
+	// Malformed values first: they make the call unreadable, not mismatched.
+	for _, k := range keys {
+		if p := malformedContextValue(strings.TrimPrefix(k, AgentAreaPrefix), meta[k]); p != "" {
+			return fail(StatusBadRequest, CodeInvalidParams, "malformed _meta "+k+": "+p), ""
+		}
+	}
+	for _, name := range sortedKeys(claims) {
+		if registeredClaims[name] {
+			continue
+		}
+		if p := malformedContextValue(name, claims[name]); p != "" {
+			return fail(StatusBadRequest, CodeInvalidParams, "malformed claim "+name+": "+p), ""
+		}
+	}
+	var problems []string
+	proto, hasProto := claims["protocol"].(string)
+	if !hasProto {
+		if s, ok := meta[MetaProtocol].(string); ok {
+			proto, hasProto = s, true
+		}
+	}
+	if hasProto {
+		if major, _, _ := strings.Cut(proto, "."); major != ContextProtocolMajor {
+			problems = append(problems, fmt.Sprintf("unknown major protocol %q (this is contract %s)", proto, ContextProtocolMajor))
+		}
+	} else {
+		warn("protocol_missing", "neither the token nor _meta names agentarea/protocol")
+	}
+	mismatches := 0
+	for _, k := range keys {
+		name := strings.TrimPrefix(k, AgentAreaPrefix)
+		cv, present := claims[name]
+		var m string
+		switch {
+		case !present:
+			m = fmt.Sprintf("%s has no claim", k)
+		case !jsonEqual(meta[k], cv):
+			m = fmt.Sprintf("%s is %s but the claim is %s", k, describe(meta[k]), describe(cv))
+		default:
+			continue
+		}
+		mismatches++
+		warn("meta_claim_mismatch", "%s", m)
+		problems = append(problems, m)
+	}
+	if len(problems) > 0 {
+		prefix := ""
+		if mismatches > 0 {
+			prefix = "token does not match the call: "
+		}
+		return fail(StatusForbidden, CodeForbidden, prefix+strings.Join(problems, "; ")), ""
+	}
+	detail := fmt.Sprintf("%d agentarea/* keys equal their claims", len(keys))
+	if hasProto {
+		detail += fmt.Sprintf("; protocol %q known", proto)
+	}
+	return nil, detail
+}
+
+// malformedContextValue says what is wrong with a context value's type or
+// form, or "".
+func malformedContextValue(name string, v any) string {
+	switch {
+	case name == "metadata":
+		if _, ok := v.(map[string]any); !ok {
+			return "must be a JSON object, is " + jsonType(v)
+		}
+	case stringContextClaims[name]:
+		s, ok := v.(string)
+		if !ok {
+			return "must be a string, is " + jsonType(v)
+		}
+		if name == "protocol" && !validProtocol(s) {
+			return fmt.Sprintf("%q is not \"<major>\" or \"<major>.<minor>\"", clip(s))
+		}
+	}
+	return ""
+}
+
+func validProtocol(s string) bool {
+	major, minor, hasMinor := strings.Cut(s, ".")
+	return allDigits(major) && (!hasMinor || allDigits(minor))
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// contractWarnings flags what the contract promises but a server need not
+// check.
+func contractWarnings(claims, meta map[string]any, warn func(string, string, ...any)) {
+	for _, name := range sortedKeys(claims) {
+		if registeredClaims[name] {
+			continue
+		}
+		if _, ok := meta[AgentAreaPrefix+name]; !ok {
+			warn("claim_missing_from_meta", "the token's context claim %s has no agentarea/%s key in _meta", name, name)
+		}
+	}
+	exp, expOK := numericDate(claims["exp"])
+	iat, iatOK := numericDate(claims["iat"])
+	if expOK && iatOK && exp.Sub(iat) != TokenLifetime {
+		warn("token_lifetime", "exp - iat is %s; the contract says exp = iat + 300", HumanDuration(exp.Sub(iat)))
+	}
+	src := claims
+	if len(claims) == 0 {
+		src = stripPrefix(meta)
+	}
+	task, _ := src["task_id"].(string)
+	call, _ := src["tool_call_id"].(string)
+	if key, ok := src["idempotency_key"].(string); ok && task != "" && call != "" && key != task+":"+call {
+		warn("idempotency_key_format", "idempotency_key %s is not task_id:tool_call_id", describe(key))
+	}
+	if md, ok := src["metadata"].(map[string]any); ok {
+		if b, err := json.Marshal(md); err == nil && len(b) > MaxMetadataBytes {
+			warn("metadata_too_large", "metadata is %d bytes of JSON; the platform accepts at most %d", len(b), MaxMetadataBytes)
+		}
+	}
+	if eu, ok := src["end_user_id"].(string); ok {
+		if n := len([]rune(eu)); n < 1 || n > MaxEndUserIDChars {
+			warn("end_user_id_length", "end_user_id is %d characters; the platform accepts 1 to %d", n, MaxEndUserIDChars)
+		}
+	}
+}
+
+func stripPrefix(meta map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range meta {
+		if strings.HasPrefix(k, AgentAreaPrefix) {
+			out[strings.TrimPrefix(k, AgentAreaPrefix)] = v
+		}
+	}
+	return out
+}
+
+// stripPrefixInverse builds the _meta a call carrying these claims would
+// have, so a decode without a call does not warn of claims "missing" from it.
+func stripPrefixInverse(claims map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range claims {
+		if !registeredClaims[k] {
+			out[AgentAreaPrefix+k] = v
+		}
+	}
+	return out
+}
