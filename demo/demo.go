@@ -58,7 +58,7 @@ func Run(ctx context.Context, opts Options, sink model.Sink) error {
 		Timeout:    max(clk.d(instanceTimeout), minInstanceTimeout),
 		OtherID:    newUUID(),
 	}
-	server := startDemoServer(clk, inst.ID, secret, inst.Credential)
+	server := startDemoServer(clk, inst.ID, secret, inst.Credential, inst.Timeout)
 	defer server.Close()
 
 	sheetsTap, err := startTap(tap.Config{Name: sheetsTapName, Listen: "127.0.0.1:0", Upstream: server.URL(),

@@ -2,9 +2,11 @@ package demo
 
 import (
 	"context"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -25,20 +27,25 @@ type demoServer struct {
 	idem       *idempotencyStore
 	drops      *dropPlan
 	http       *httptest.Server
+	// exportSteps sizes export_ledger to outlast the instance's timeout.
+	exportSteps int
 }
 
 // connKey carries the request's net.Conn in its context, so a tool can drop
 // the connection mid-stream (the retry scenario's broken stream).
 type connKey struct{}
 
-func startDemoServer(clk pace, instanceID string, secret []byte, credential string) *demoServer {
+// startDemoServer starts the server for an instance whose calls time out
+// after timeout.
+func startDemoServer(clk pace, instanceID string, secret []byte, credential string, timeout time.Duration) *demoServer {
 	s := &demoServer{
-		clk:        clk,
-		instanceID: instanceID,
-		secrets:    [][]byte{secret},
-		credential: credential,
-		idem:       newIdempotencyStore(),
-		drops:      newDropPlan(toolPostLedgerEntry),
+		clk:         clk,
+		instanceID:  instanceID,
+		secrets:     [][]byte{secret},
+		credential:  credential,
+		idem:        newIdempotencyStore(),
+		drops:       newDropPlan(toolPostLedgerEntry),
+		exportSteps: int(math.Ceil(1.5 * float64(timeout) / float64(clk.d(exportStepInterval)))),
 	}
 	sheets := mcp.NewServer(&mcp.Implementation{Name: "demo-sheets", Title: "Demo Sheets", Version: "1.0.0"}, nil)
 	s.addSheetTools(sheets)

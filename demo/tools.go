@@ -35,7 +35,6 @@ const (
 	ledgerSteps        = 3
 	ledgerInterval     = 300 * time.Millisecond
 	exportRowsPerStep  = 1800
-	exportTotalRows    = 250000
 	exportStepInterval = time.Second
 )
 
@@ -182,14 +181,16 @@ func (s *demoServer) postLedgerEntry(ctx context.Context, req *mcp.CallToolReque
 }
 
 func (s *demoServer) exportLedger(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	// Slower than any sane timeout: the platform gives up first and cancels.
-	for rows := exportRowsPerStep; rows < exportTotalRows; rows += exportRowsPerStep {
+	// A job half as long again as the instance allows: the platform gives up
+	// two thirds of the way (the bar shows how far it got) and cancels.
+	total := s.exportSteps * exportRowsPerStep
+	for rows := exportRowsPerStep; rows <= total; rows += exportRowsPerStep {
 		if err := s.clk.sleep(ctx, exportStepInterval); err != nil {
 			return nil, err
 		}
-		notify(ctx, req, float64(rows), exportTotalRows, fmt.Sprintf("Exported %d of %d rows", rows, exportTotalRows))
+		notify(ctx, req, float64(rows), float64(total), fmt.Sprintf("Exported %d of %d rows", rows, total))
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{text("Exported 250,000 rows to ledger-2026-q3.csv.")}}, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{text(fmt.Sprintf("Exported %d rows to ledger-2026-q3.csv.", total))}}, nil
 }
 
 func (s *demoServer) lookupCustomer(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
