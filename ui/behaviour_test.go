@@ -63,6 +63,10 @@ func TestFollowAndMove(t *testing.T) {
 	if m.follow || m.cursor != len(m.rows)-4 {
 		t.Fatalf("wheel up: follow=%v cursor %d of %d", m.follow, m.cursor, len(m.rows))
 	}
+	send(m, tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonLeft, Y: tableTop + 1})
+	if m.selected().ToolCallID != "call_def" {
+		t.Fatalf("click on the second row selected %q", m.selected().ID)
+	}
 }
 
 func TestVirtualisedRows(t *testing.T) {
@@ -283,5 +287,19 @@ func TestEventLog(t *testing.T) {
 	send(m, keyMsgs("<esc>")...)
 	if m.mode != modeTable {
 		t.Fatal("esc: back to the table")
+	}
+}
+
+func TestReplaySourceTurnsOnSessionClock(t *testing.T) {
+	store := fixtureStore()
+	m := sized(store, testOptions(nil))
+	if !m.now.Equal(fixedNow) {
+		t.Fatal("wall clock expected before any replay source")
+	}
+	store.Apply(model.Event{Time: at(62000), Source: model.SourceReplay, SourceName: "session.jsonl",
+		Kind: model.KindSourceStatus, State: model.StateConnected})
+	send(m, frameMsg{})
+	if !m.now.Equal(at(62000)) {
+		t.Fatalf("clock %v, want the session's newest event", m.now)
 	}
 }

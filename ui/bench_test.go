@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 
 	"toolscope/model"
 )
@@ -48,6 +50,13 @@ func benchView(b *testing.B, n int) {
 
 func BenchmarkView100(b *testing.B)   { benchView(b, 100) }
 func BenchmarkView10000(b *testing.B) { benchView(b, 10000) }
+
+// BenchmarkView10000TrueColor is the same frame with every colour on.
+func BenchmarkView10000TrueColor(b *testing.B) {
+	defer lipgloss.SetColorProfile(termenv.Ascii)
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	benchView(b, 10000)
+}
 
 // BenchmarkFrame1000Events: 1,000 progress events arrive between two frames
 // over a store of 10,000 calls; the frame (tick update + View) is measured.

@@ -31,7 +31,8 @@ type Options struct {
 	Now func() time.Time
 	// SessionClock makes the screen's clock the time of the newest event in
 	// the store instead of Now: for replays, where wall time means nothing
-	// (elapsed times and token expiry read as they did in the session).
+	// (elapsed times and token expiry read as they did in the session). It
+	// turns on by itself once a source of kind "replay" reports.
 	SessionClock bool
 	// FPS is the frame rate, at most 30 (the default).
 	FPS int
@@ -201,6 +202,13 @@ func newestEvent(s *model.Snapshot) time.Time {
 func (m *Model) refresh() {
 	m.snap = m.store.Snapshot()
 	m.waiting = 0
+	if !m.opts.SessionClock {
+		for _, s := range m.snap.Sources {
+			if s.Source == model.SourceReplay {
+				m.opts.SessionClock = true
+			}
+		}
+	}
 	if m.opts.SessionClock {
 		m.sessionNow = newestEvent(m.snap)
 	}
