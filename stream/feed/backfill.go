@@ -81,7 +81,7 @@ func (f *feed) historyPage(ctx context.Context, page int) (historyPage, error) {
 	}
 	resp, err := f.plain.Do(req)
 	if err != nil {
-		return p, err
+		return p, f.redactURLError(err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return p, newStatusError(f.t.display+" (history page "+strconv.Itoa(page)+")", resp)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -122,6 +123,7 @@ func (f *feed) connect(ctx context.Context) (res attempt) {
 			cancel() // the task ended: stop reading
 		}
 	})
+	res.err = f.redactURLError(res.err)
 	res.timedOut = timedOut.Load()
 	if res.connected && time.Since(start) > time.Minute {
 		res.progressed = true // a long, quiet connection (the 30-minute cut)
@@ -130,4 +132,14 @@ func (f *feed) connect(ctx context.Context) (res attempt) {
 		res.err = nil
 	}
 	return res
+}
+
+// redactURLError names the feed by its display URL in a transport error
+// (net/http quotes the full URL, query credentials included).
+func (f *feed) redactURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s %s: %w", ue.Op, f.t.display, ue.Err)
+	}
+	return err
 }

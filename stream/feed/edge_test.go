@@ -1,7 +1,9 @@
 package feed
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -120,5 +122,35 @@ func TestBackfillIgnoredPage(t *testing.T) {
 	}
 	if len(c.kind(model.KindWarning)) != 0 {
 		t.Fatalf("warnings %+v", c.kind(model.KindWarning))
+	}
+}
+
+// TestTransportErrorRedacted: a connection error names the feed without the
+// credential its query carries, and is retried.
+func TestTransportErrorRedacted(t *testing.T) {
+	c := newCollector()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := testConfig("http://127.0.0.1:1/v1/agents/a/tasks/t/events/stream?token=qs-secret")
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, cfg, c) }()
+	waitFor(t, func() bool { return len(c.kind(model.KindSourceStatus)) >= 3 })
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	var reconnecting int
+	for _, e := range c.kind(model.KindSourceStatus) {
+		if strings.Contains(e.Detail, "qs-secret") {
+			t.Fatalf("credential shown: %q", e.Detail)
+		}
+		if e.State == model.StateReconnecting {
+			reconnecting++
+			if !strings.Contains(e.Detail, "token=%5Bredacted%5D") && !strings.Contains(e.Detail, "token=[redacted]") {
+				t.Fatalf("detail %q", e.Detail)
+			}
+		}
+	}
+	if reconnecting < 2 {
+		t.Fatalf("%d reconnecting events", reconnecting)
 	}
 }
