@@ -124,3 +124,11 @@ func TestErrorResponse(t *testing.T) {
 		})
 	}
 }
+
+func TestMessageKindString(t *testing.T) {
+	for k, want := range map[MessageKind]string{KindRequest: "request", KindNotification: "notification", KindResponse: "response", KindInvalid: "invalid"} {
+		if k.String() != want {
+			t.Errorf("%d.String() = %q", k, k.String())
+		}
+	}
+}

@@ -121,6 +121,21 @@ func TestVerifyContextRules(t *testing.T) {
 			forged := sign(t, jwt.SigningMethodHS256, c, []byte(otherSecret))
 			return strings.Join([]string{strings.Split(forged, ".")[0], strings.Split(forged, ".")[1], strings.Split(good, ".")[2]}, ".")
 		}, meta: func(m map[string]any) { m[MetaEndUserID] = "admin" }, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
+		{rule: "wrong key with several secrets is rejected", token: func(t *testing.T, c jwt.MapClaims) string {
+			return sign(t, jwt.SigningMethodHS256, c, []byte(strings.Repeat("q", 40)))
+		}, input: func(in *VerifyInput) { in.Secrets = [][]byte{[]byte(testSecret), []byte(otherSecret)} },
+			verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
+		{rule: "a header that is not base64url is rejected", token: func(*testing.T, jwt.MapClaims) string { return "@@.e30.AAAA" },
+			verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
+		{rule: "claims that are not a JSON object are rejected", token: func(*testing.T, jwt.MapClaims) string {
+			return b64url(`{"alg":"HS256"}`) + "." + b64url(`[1]`) + ".AAAA"
+		}, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
+		{rule: "a signature that is not base64url is rejected", token: func(t *testing.T, c jwt.MapClaims) string {
+			good := sign(t, jwt.SigningMethodHS256, c, []byte(testSecret))
+			return good[:strings.LastIndexByte(good, '.')+1] + "a+b/"
+		}, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
+		{rule: "five segments (a JWE) are rejected", token: func(*testing.T, jwt.MapClaims) string { return "a.b.c.d.e" },
+			verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
 		{rule: "unreadable token is rejected", token: func(*testing.T, jwt.MapClaims) string { return "not-a-jwt" },
 			verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
 		{rule: "missing token is rejected when a secret is set", token: func(*testing.T, jwt.MapClaims) string { return "" },
