@@ -52,9 +52,7 @@ func BenchmarkTap(b *testing.B) {
 	ways := []string{upstream.URL, bare.URL, "http://" + tp.Addr()}
 	names := []string{"direct", "bare", "tap"}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 256, DisableCompression: true}}
-	meta := contractMeta("task-bench", "call-bench", 1)
-	body := callBody(b, 1, "lookup", map[string]any{"orderId": "A-17"}, meta)
-	token := mintToken(b, testSecret, "lookup", meta, nil)
+	calls := newBenchCalls(b, 8192)
 
 	b.Run("latency", func(b *testing.B) {
 		lat := make([][]time.Duration, 3)
@@ -62,6 +60,7 @@ func BenchmarkTap(b *testing.B) {
 			for k := range 3 {
 				j := (i + k) % 3
 				start := time.Now()
+				body, token := calls.next()
 				if err := benchCall(client, ways[j], body, token); err != nil {
 					b.Fatal(err)
 				}
@@ -83,7 +82,7 @@ func BenchmarkTap(b *testing.B) {
 			for k := range 3 {
 				j := (i + k) % 3
 				cpu0 := processCPU()
-				d, err := benchConcurrent(client, ways[j], body, token, clients, perRound)
+				d, err := benchConcurrent(client, ways[j], calls, clients, perRound)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -108,6 +107,7 @@ func BenchmarkTap(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			for k := range 3 {
 				j := (i + k) % 3
+				body, token := calls.next()
 				d, err := benchStream(client, ways[j]+"/sse", body, token)
 				if err != nil && j == 1 && broken[j] < 5 {
 					// The bare ReverseProxy now and then breaks a stream that
@@ -184,8 +184,35 @@ func benchCall(client *http.Client, url string, body []byte, token string) error
 	return err
 }
 
+// benchCalls are distinct calls (each its own task, tool call id and token),
+// as an agent makes them: a store joining them all into one call would
+// measure something no one runs.
+type benchCalls struct {
+	mu     sync.Mutex
+	i      int
+	bodies [][]byte
+	tokens []string
+}
+
+func newBenchCalls(b testing.TB, n int) *benchCalls {
+	c := &benchCalls{}
+	for i := range n {
+		meta := contractMeta(fmt.Sprintf("task-%d", i), fmt.Sprintf("call-%d", i), 1)
+		c.bodies = append(c.bodies, callBody(b, 1, "lookup", map[string]any{"orderId": "A-17"}, meta))
+		c.tokens = append(c.tokens, mintToken(b, testSecret, "lookup", meta, nil))
+	}
+	return c
+}
+
+func (c *benchCalls) next() ([]byte, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.i = (c.i + 1) % len(c.bodies)
+	return c.bodies[c.i], c.tokens[c.i]
+}
+
 // benchConcurrent runs total calls from n concurrent clients.
-func benchConcurrent(client *http.Client, url string, body []byte, token string, n, total int) (time.Duration, error) {
+func benchConcurrent(client *http.Client, url string, calls *benchCalls, n, total int) (time.Duration, error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var first error
@@ -200,6 +227,7 @@ func benchConcurrent(client *http.Client, url string, body []byte, token string,
 		go func() {
 			defer wg.Done()
 			for range jobs {
+				body, token := calls.next()
 				if err := benchCall(client, url, body, token); err != nil {
 					mu.Lock()
 					first = err

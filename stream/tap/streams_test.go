@@ -102,3 +102,23 @@ func TestShutdownCutsOpenStreams(t *testing.T) {
 		t.Errorf("source state %s", last.State)
 	}
 }
+
+// TestProgressNotIncreasing: a notification whose progress does not exceed
+// the previous one is flagged (MCP says progress must increase).
+func TestProgressNotIncreasing(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, p := range []int{1, 3, 2} {
+			fmt.Fprintf(w, progressEvent, 8, p)
+		}
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"content\":[]}}\n\n")
+	}))
+	t.Cleanup(upstream.Close)
+	h := startTap(t, Config{Upstream: upstream.URL})
+	post(t, h.url, callBody(t, 8, "wobbly", map[string]any{}, map[string]any{"progressToken": 8}), nil)
+	c := h.waitCall("wobbly")
+	if c.Progress.Sent != 3 || !hasWarning(h.store.Snapshot(), "progress_not_increasing") {
+		t.Errorf("sent %d, warnings %v", c.Progress.Sent, c.Warnings)
+	}
+}
