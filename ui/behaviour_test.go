@@ -303,3 +303,13 @@ func TestReplaySourceTurnsOnSessionClock(t *testing.T) {
 		t.Fatalf("clock %v, want the session's newest event", m.now)
 	}
 }
+
+func TestOpenCallUnderReplayClock(t *testing.T) {
+	store := fixtureStore()
+	store.Apply(model.Event{Time: at(62000), Source: model.SourceReplay, SourceName: "session.jsonl",
+		Kind: model.KindSourceStatus, State: model.StateConnected})
+	m := sized(store, Options{OpenCall: "call_abc", Now: time.Now})
+	if view := m.View(); !strings.Contains(view, "(1m02s ago, ") {
+		t.Fatalf("claims not relative to the session's clock:\n%s", view)
+	}
+}

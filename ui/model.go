@@ -171,7 +171,7 @@ func (m *Model) onFrame() {
 		m.refresh()
 	}
 	m.now = m.clock()
-	if m.mode == modeDetail && m.now.Sub(m.detailBuilt) >= time.Second {
+	if d := m.now.Sub(m.detailBuilt); m.mode == modeDetail && (d >= time.Second || d <= -time.Second) {
 		m.buildDetail(false) // relative times ("exp in 4m") move with the clock
 	}
 }
@@ -212,6 +212,7 @@ func (m *Model) refresh() {
 	if m.opts.SessionClock {
 		m.sessionNow = newestEvent(m.snap)
 	}
+	m.now = m.clock()
 	m.applyFilter()
 	running := 0
 	for _, c := range m.snap.Calls {
