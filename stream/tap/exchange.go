@@ -109,6 +109,9 @@ const parseGrace = 3 * time.Millisecond
 func (ex *exchange) run() {
 	defer ex.t.inflight.Done()
 	o, settled := ex.awaitQuickAnswer()
+	if settled {
+		time.Sleep(sideYield) // the client is reading its answer right now
+	}
 	if ex.req == nil {
 		ex.req = ex.t.parseRequest(ex)
 	}

@@ -61,6 +61,9 @@ func (ex *exchange) skipParse(rs *responseStart, why string) {
 	rs.pipe.stop()
 }
 
+// sideYield is how long the stream parser lets others run after a wake.
+const sideYield = 200 * time.Microsecond
+
 // readEventStream dispatches each SSE event's messages as they arrive.
 func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
 	p := newSSEParser(ex.t.cfg.MaxParseBytes, func(e sseEvent) {
@@ -73,6 +76,12 @@ func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := r.Read(buf)
+		if n > 0 {
+			// Step aside for the goroutines the same bytes woke (the client
+			// reading them): events keep their wire time, so parsing a
+			// moment later changes nothing but who waits.
+			time.Sleep(sideYield)
+		}
 		p.feed(buf[:n])
 		switch {
 		case err == nil:
