@@ -184,7 +184,9 @@ func (m *Model) clock() time.Time {
 	return m.opts.Now()
 }
 
-// newestEvent is the time of the latest event the snapshot holds.
+// newestEvent is the time of the latest recorded event the snapshot holds.
+// The replay source's own status events are stamped with wall time, so
+// they do not count.
 func newestEvent(s *model.Snapshot) time.Time {
 	var t time.Time
 	for _, c := range s.Calls {
@@ -192,8 +194,10 @@ func newestEvent(s *model.Snapshot) time.Time {
 			t = c.LastUpdate
 		}
 	}
-	if n := len(s.Other); n > 0 && s.Other[n-1].Time.After(t) {
-		t = s.Other[n-1].Time
+	for i := len(s.Other) - 1; i >= 0 && i >= len(s.Other)-64; i-- {
+		if e := &s.Other[i]; e.Source != model.SourceReplay && e.Time.After(t) {
+			t = e.Time
+		}
 	}
 	return t
 }
