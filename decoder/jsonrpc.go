@@ -1,6 +1,3 @@
-// Package decoder holds toolscope's knowledge of the wire contracts as pure
-// functions with no I/O: JSON-RPC framing, MCP tools/call params and results,
-// the AgentArea context token, SOAT context headers and agent-facing names.
 package decoder
 
 import (
