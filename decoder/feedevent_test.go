@@ -286,3 +286,21 @@ func FuzzDecodeFeedEvent(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeHistoryEvent(f *testing.F) {
+	f.Add([]byte(`{"id":"h1","task_id":"T","agent_id":"A","execution_id":"X","timestamp":"2026-07-29T10:00:00Z","event_type":"tool.result","message":"","metadata":{"tool_call_id":"c","success":true,"result":"abc"}}`))
+	f.Add([]byte(`{"id":7,"event_type":"task.completed","metadata":null,"data":{"execution_status":"waiting"}}`))
+	f.Add([]byte(`{"event_type":"approval.request","metadata":[1]}`))
+	f.Fuzz(func(t *testing.T, item []byte) {
+		fr := DecodeHistoryEvent(item, feedOpts)
+		if fr.Event.Kind == "" {
+			t.Fatalf("a history item decoded to nothing: %q", item)
+		}
+		if fr.Terminal && fr.Event.Kind != model.KindTaskStatus {
+			t.Fatalf("terminal frame of kind %s", fr.Event.Kind)
+		}
+		if _, err := model.EncodeLine(fr.Event); err != nil {
+			t.Fatalf("event does not encode: %v", err)
+		}
+	})
+}
