@@ -247,8 +247,16 @@ func TestRunShowsEveryScenario(t *testing.T) {
 
 	t.Run("timeout cancels the call", func(t *testing.T) {
 		c := one(t, "tap tool.cancelled", pick(events, model.SourceTap, model.KindToolCancelled, toolExportLedger))
-		if !strings.Contains(c.Reason, "timed out") {
-			t.Errorf("cancellation reason %q", c.Reason)
+		// The tap names the notification's reason when it matched it to the
+		// call before seeing the stream close; otherwise it shows the
+		// notification on its own.
+		sent := strings.Contains(c.Reason, "timed out")
+		for _, ev := range events {
+			sent = sent || (ev.Source == model.SourceTap && ev.Kind == model.KindEvent &&
+				strings.Contains(ev.EventType, "notifications/cancelled") && bytes.Contains(ev.Data, []byte("timed out")))
+		}
+		if !sent {
+			t.Errorf("the tap saw no notifications/cancelled for the timed-out call (its cancellation: %q)", c.Reason)
 		}
 		fr := one(t, "feed export_ledger result", pick(events, model.SourceFeed, model.KindToolResult, toolExportLedger))
 		if !fr.IsError || !strings.HasPrefix(fr.Error, "MCP tool call timed out: no result within") {

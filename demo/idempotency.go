@@ -29,10 +29,14 @@ func (s *idempotencyStore) get(key string) (*mcp.CallToolResult, bool) {
 	return r, ok
 }
 
+// put stores a copy: the SDK goes on writing to the result it was handed
+// (its resultType) while a retry may already be reading the stored one.
 func (s *idempotencyStore) put(key string, r *mcp.CallToolResult) {
+	c := *r
+	c.Meta = maps.Clone(r.Meta)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.results[key] = r
+	s.results[key] = &c
 }
 
 // replayedCopy is the stored result as a duplicate gets it.
@@ -89,7 +93,7 @@ func (s *demoServer) idempotent(h mcp.ToolHandler) mcp.ToolHandler {
 		if err != nil || res == nil {
 			return res, err
 		}
-		s.idem.put(key, res)
+		s.idem.put(key, res) // before the drop: the retry must find it
 		if s.drops.take(req.Params.Name, key) {
 			dropConnection(ctx)
 		}
