@@ -25,7 +25,7 @@ import (
 // Options of a demo run.
 type Options struct {
 	// Speed scales the scenario clock: 1 (or 0) is real time, where the run
-	// takes about 22 s; 10 finishes in a few seconds. Platform rules that
+	// takes about 22 s; at 10 it takes about 7 s. Platform rules that
 	// toolscope checks against wall time (the 0.5 s relay rate, token
 	// lifetimes) keep their real values; the instance timeout (10 s) scales
 	// but never goes below 5 s, so a busy machine does not time out calls
