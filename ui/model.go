@@ -67,6 +67,7 @@ type Model struct {
 	width, height int
 	now           time.Time
 	sessionNow    time.Time
+	wallNow       time.Time // drives the spinner, which turns even on a session clock
 	frame         time.Duration
 
 	snap    *model.Snapshot
@@ -138,6 +139,7 @@ func newModel(store *model.Store, opts Options) *Model {
 	m.help.ShortSeparator = "  "
 	m.refresh()
 	m.now = m.clock()
+	m.wallNow = opts.Now()
 	return m
 }
 
@@ -171,6 +173,7 @@ func (m *Model) onFrame() {
 		m.refresh()
 	}
 	m.now = m.clock()
+	m.wallNow = m.opts.Now()
 	if d := m.now.Sub(m.detailBuilt); m.mode == modeDetail && (d >= time.Second || d <= -time.Second) {
 		m.buildDetail(false) // relative times ("exp in 4m") move with the clock
 	}

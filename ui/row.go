@@ -138,7 +138,7 @@ func (m *Model) progressCell(c *model.Call, w int) string {
 		b.WriteString(counts)
 		used = barW + 1 + ansi.StringWidth(counts)
 	case c.Status == model.StatusRunning:
-		frame := spinnerFrame(m.now)
+		frame := spinnerFrame(m.wallNow)
 		b.WriteString(st.run.on(frame))
 		used = ansi.StringWidth(frame)
 		if hasPoints {
