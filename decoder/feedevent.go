@@ -198,15 +198,30 @@ func DecodeFeedEvent(eventName string, data []byte, o FeedOptions) FeedFrame {
 	if normalizeFeedType(eventName) == feedHeartbeat {
 		return FeedFrame{} // silence-breaker only, whatever its data
 	}
-	// The common case in one pass: an envelope around a tool or task event.
-	var fast feedFastFrame
-	if err := json.Unmarshal(data, &fast); err == nil && fast.Data != nil && fast.EventType != "" &&
-		len(fast.Data.Nested) == 0 && len(fast.Data.OriginalData) == 0 {
-		norm := normalizeFeedType(fast.EventType)
-		if _, tool := feedToolKinds[norm]; tool || isFeedTaskType(norm) {
-			return buildFeedFrame(fast.EventType, string(fast.EventID), fast.Timestamp, nil, fast.Data, feedData{}, nil, o)
-		}
+	if fr, ok := decodeFeedEventFast(data, o); ok {
+		return fr
 	}
+	return decodeFeedEventGeneral(eventName, data, o)
+}
+
+// decodeFeedEventFast decodes the common case in one pass: an envelope
+// around a tool or task event. ok is false for anything else.
+func decodeFeedEventFast(data []byte, o FeedOptions) (fr FeedFrame, ok bool) {
+	var fast feedFastFrame
+	if err := json.Unmarshal(data, &fast); err != nil || fast.Data == nil || fast.EventType == "" ||
+		len(fast.Data.Nested) != 0 || len(fast.Data.OriginalData) != 0 {
+		return FeedFrame{}, false
+	}
+	norm := normalizeFeedType(fast.EventType)
+	if _, tool := feedToolKinds[norm]; !tool && !isFeedTaskType(norm) {
+		return FeedFrame{}, false
+	}
+	return buildFeedFrame(fast.EventType, string(fast.EventID), fast.Timestamp, nil, fast.Data, feedData{}, nil, o), true
+}
+
+// decodeFeedEventGeneral decodes any frame: envelopes, flat frames, nested
+// data, fields of unexpected types.
+func decodeFeedEventGeneral(eventName string, data []byte, o FeedOptions) FeedFrame {
 	var env feedEnvelope
 	if err := json.Unmarshal(data, &env); err != nil {
 		return FeedFrame{Event: feedMalformed(eventName, data, err, o)}

@@ -2,6 +2,7 @@ package decoder
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -301,6 +302,25 @@ func FuzzDecodeHistoryEvent(f *testing.F) {
 		}
 		if _, err := model.EncodeLine(fr.Event); err != nil {
 			t.Fatalf("event does not encode: %v", err)
+		}
+	})
+}
+
+// FuzzFeedFastPath: the one-pass decoder agrees with the general one on
+// every frame it accepts.
+func FuzzFeedFastPath(f *testing.F) {
+	f.Add([]byte(`{"event_type":"tool.result","event_id":"e1","timestamp":"2026-07-29T10:00:01.5Z","data":{"tool_name":"mcp__s__t","tool_call_id":"c","success":false,"error":{"message":"x"},"result":"abc","images":[{"id":"i","mime_type":"image/gif","size":9}],"structured_content":{"a":[1]},"attempt":2,"replayed":true,"execution_time":"250ms","denied_by_human":true}}`))
+	f.Add([]byte(`{"event_type":"tool.progress","event_id":7,"data":{"tool_call_id":"c","progress":1.5,"total":null,"message":"m"}}`))
+	f.Add([]byte(`{"event_type":"task_failed","data":{"error":"boom","execution_status":"waiting"}}`))
+	f.Add([]byte(`{"event_type":"ToolCallStarted","data":{"name":"n","call_id":"c","arguments":[1,2]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ok := decodeFeedEventFast(data, feedOpts)
+		if !ok {
+			return
+		}
+		general := decodeFeedEventGeneral("", data, feedOpts)
+		if !reflect.DeepEqual(fast, general) {
+			t.Fatalf("fast and general decoders differ on %q:\n fast    %+v\n general %+v", data, fast, general)
 		}
 	})
 }
