@@ -112,8 +112,8 @@ func (f *feed) connect(ctx context.Context) (res attempt) {
 		if fr.ServerError != "" {
 			res.serverError = fr.ServerError
 		}
-		if f.deliver(fr, true) {
-			res.progressed = true
+		if f.deliver(fr, true) && fr.Event.Kind != model.KindSourceStatus && fr.Event.Kind != model.KindWarning {
+			res.progressed = true // the task moved on (a greeting or an error frame does not count)
 		}
 		if len(msg.ID) > 0 && len(msg.ID) <= maxLastEventID && validHeaderValue(string(msg.ID)) {
 			// A server that numbers its frames resumes from its own ids.

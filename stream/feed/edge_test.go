@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -152,5 +153,36 @@ func TestTransportErrorRedacted(t *testing.T) {
 	}
 	if reconnecting < 2 {
 		t.Fatalf("%d reconnecting events", reconnecting)
+	}
+}
+
+// TestBackoffGrows: a server that greets and hangs up at once is retried
+// with growing waits (its greeting is not progress).
+func TestBackoffGrows(t *testing.T) {
+	srv := newFeedServer(t, func(w *sseWriter, r *http.Request, conn int) {
+		w.frame("connected", `{"task_id":"t","message":"hi"}`)
+		w.frame("error", `{"task_id":"t","error":"backend down"}`)
+	})
+	c := newCollector()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, testConfig(srv.url("task-backoff")), c) }()
+	reconnecting := func() []string {
+		var out []string
+		for _, e := range c.kind(model.KindSourceStatus) {
+			if e.State == model.StateReconnecting {
+				out = append(out, e.Detail)
+			}
+		}
+		return out
+	}
+	waitFor(t, func() bool { return len(reconnecting()) >= 3 })
+	cancel()
+	<-done
+	for i, d := range reconnecting()[:3] {
+		if !strings.HasPrefix(d, fmt.Sprintf("attempt %d ", i+1)) || !strings.Contains(d, "backend down") {
+			t.Fatalf("reconnect %d: %q", i+1, d)
+		}
 	}
 }
