@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"strings"
+	"sync"
 	"time"
 
 	"toolscope/decoder"
@@ -39,8 +40,24 @@ func (t *Tap) newProxy() *httputil.ReverseProxy {
 		ModifyResponse: t.modifyResponse,
 		ErrorHandler:   t.proxyError,
 		ErrorLog:       discardLog,
+		BufferPool:     copyBuffers,
 	}
 }
+
+// bufferPool recycles the proxy's 32 KiB copy buffers: one per response
+// otherwise, zeroed and collected each time.
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) Get() []byte {
+	if buf, ok := b.p.Get().(*[]byte); ok {
+		return *buf
+	}
+	return make([]byte, 32<<10)
+}
+
+func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
+
+var copyBuffers httputil.BufferPool = &bufferPool{}
 
 // rewrite points the request at the upstream. The tap's root (and the
 // upstream's own path) map to the upstream URL exactly; other paths are
