@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,7 +53,11 @@ func (f *feed) backfill(ctx context.Context) error {
 			break
 		}
 	}
-	// Pages may come newest first; the screen wants the order things happened.
+	// Pages may come newest first; the screen wants the order things
+	// happened. Reversing first keeps events of equal timestamps in order.
+	if n := len(frames); n > 1 && frames[0].Event.Time.After(frames[n-1].Event.Time) {
+		slices.Reverse(frames)
+	}
 	sort.SliceStable(frames, func(i, j int) bool { return frames[i].Event.Time.Before(frames[j].Event.Time) })
 	for _, fr := range frames {
 		f.deliver(fr, false)

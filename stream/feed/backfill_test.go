@@ -36,7 +36,7 @@ func historyServer(t *testing.T, evs []feedEvent, inHistory, pageSize int, live 
 		fmt.Sscan(r.URL.Query().Get("page"), &page)
 		var items []map[string]any
 		for i := inHistory - 1; i >= 0; i-- {
-			items = append(items, historyItem(evs[i], i))
+			items = append(items, historyItem(evs[i], i/2)) // two events a second
 		}
 		lo, hi := (page-1)*pageSize, min(page*pageSize, len(items))
 		w.w.Header().Set("Content-Type", "application/json")
