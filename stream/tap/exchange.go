@@ -25,6 +25,7 @@ const (
 )
 
 type outcome struct {
+	at      time.Time // when the handler settled it
 	kind    outcomeKind
 	resp    *responseStart
 	status  int
@@ -41,7 +42,6 @@ type responseStart struct {
 	contentLength   int64
 	tooLarge        bool
 	pipe            *sidePipe // nil without a body to parse
-	at              time.Time
 }
 
 // exchange is one HTTP request through the tap. The handler settles its
@@ -84,6 +84,7 @@ func (t *Tap) newExchange(r *http.Request) *exchange {
 // settle hands the exchange's outcome to its goroutine; the first one counts.
 func (ex *exchange) settle(o outcome) {
 	if ex.settled.CompareAndSwap(false, true) {
+		o.at = time.Now()
 		if o.resp != nil {
 			ex.pipe = o.resp.pipe
 		}
@@ -166,7 +167,10 @@ func (ex *exchange) firstRequestID() json.RawMessage {
 // conclude ends the calls that are still open according to the outcome, and
 // reports the exchange's other traffic.
 func (ex *exchange) conclude(o outcome) {
-	now := time.Now()
+	now := o.at // wire time, not the time the parser got here
+	if o.resp != nil && o.resp.pipe != nil {
+		now = o.resp.pipe.endTime()
+	}
 	status := o.status
 	if o.resp != nil {
 		status = o.resp.status

@@ -3,6 +3,7 @@ package tap
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -170,5 +171,35 @@ func TestListenNotLoopbackWarns(t *testing.T) {
 	h := startTap(t, Config{Upstream: "http://127.0.0.1:1", Listen: "0.0.0.0:0"})
 	if !hasWarning(h.store.Snapshot(), "listen_not_loopback") {
 		t.Error("no listen_not_loopback warning")
+	}
+}
+
+// TestResultOverParseLimit: an answer over the parse limit flows whole; the
+// call still ends, with its status and time, and a parse_skipped warning.
+func TestResultOverParseLimit(t *testing.T) {
+	big := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 200_000) + `"}]}}`
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/sized" {
+			w.Header().Set("Content-Length", fmt.Sprint(len(big)))
+		}
+		w.Write([]byte(big))
+	}))
+	t.Cleanup(upstream.Close)
+	h := startTap(t, Config{Upstream: upstream.URL, MaxParseBytes: 64 << 10})
+	for _, path := range []string{"/sized", "/chunked"} {
+		tool := "big" + strings.TrimPrefix(path, "/")
+		_, _, body := post(t, h.url+path, callBody(t, 1, tool, map[string]any{}, nil), nil)
+		if string(body) != big {
+			t.Fatalf("%s: body changed (%d bytes)", path, len(body))
+		}
+		c := h.waitCall(tool)
+		if r := c.LastAttempt().Result; c.Status != model.StatusOK || r.HTTPStatus != 200 || r.TextChars != 0 {
+			t.Errorf("%s: status %s result %+v", path, c.Status, r)
+		}
+	}
+	if !hasWarning(h.store.Snapshot(), "parse_skipped") {
+		t.Error("no parse_skipped warning")
 	}
 }

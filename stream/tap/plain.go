@@ -2,6 +2,7 @@ package tap
 
 import (
 	"encoding/json"
+	"io"
 	"strings"
 	"time"
 
@@ -70,8 +71,8 @@ func (ex *exchange) reportPlain(now time.Time, status int, o outcome) {
 		}
 		switch {
 		case o.kind == outcomeClientGone || ex.end == errClientGone:
-			p.note("ended", "client disconnected")
-		case ex.end != nil && ex.end.Error() != "EOF":
+			p.note("ended", ex.t.goneReason())
+		case ex.end != nil && ex.end != io.EOF:
 			p.note("ended", ex.end.Error())
 		case o.message != "":
 			p.note("error", o.message)

@@ -105,15 +105,14 @@ func (t *Tap) modifyResponse(res *http.Response) error {
 		contentEncoding: res.Header.Get("Content-Encoding"),
 		sessionID:       res.Header.Get("Mcp-Session-Id"),
 		contentLength:   res.ContentLength,
-		at:              time.Now(),
 	}
-	sse := isEventStream(rs.contentType)
-	switch {
-	case res.Body == nil || res.Body == http.NoBody:
-	case !sse && res.ContentLength > t.cfg.MaxParseBytes:
-		rs.tooLarge = true // not worth copying a byte of it
-	default:
+	if res.Body != nil && res.Body != http.NoBody && res.StatusCode != http.StatusSwitchingProtocols {
 		rs.pipe = newSidePipe(t.cfg.MaxParseBytes)
+		if !isEventStream(rs.contentType) && res.ContentLength > t.cfg.MaxParseBytes {
+			// Not worth copying a byte of it; the tee still sees how it ends.
+			rs.tooLarge = true
+			rs.pipe.stop()
+		}
 		res.Body = &teeBody{rc: res.Body, pipe: rs.pipe, client: ex.client}
 	}
 	ex.settle(outcome{kind: outcomeResponse, resp: &rs})

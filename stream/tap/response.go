@@ -23,14 +23,15 @@ func isEventStream(contentType string) bool {
 // records how the body ended. It runs on the exchange's goroutine: the
 // client's bytes never wait for it.
 func (ex *exchange) readResponse(rs *responseStart) {
-	if rs.tooLarge {
-		ex.parseSkipped = true
-		ex.warn("parse_skipped", "response body of "+strconv.FormatInt(rs.contentLength, 10)+" bytes is over the parse limit: forwarded unchanged, not parsed")
-	}
 	if rs.pipe == nil {
 		return
 	}
 	defer func() { ex.end = rs.pipe.wait() }()
+	if rs.tooLarge {
+		ex.parseSkipped = true
+		ex.warn("parse_skipped", "response body of "+strconv.FormatInt(rs.contentLength, 10)+" bytes is over the parse limit: forwarded unchanged, not parsed")
+		return
+	}
 	var r io.Reader = rs.pipe
 	switch enc := strings.ToLower(strings.TrimSpace(rs.contentEncoding)); enc {
 	case "", "identity":

@@ -26,6 +26,7 @@ type sidePipe struct {
 	wake    chan struct{}
 	done    chan struct{} // closed when end is set
 	at      time.Time     // when the latest bytes came off the wire
+	endAt   time.Time     // when the body ended
 }
 
 func newSidePipe(limit int64) *sidePipe {
@@ -72,7 +73,7 @@ func (p *sidePipe) put(b []byte) {
 func (p *sidePipe) finish(err error) {
 	p.mu.Lock()
 	if p.end == nil {
-		p.end = err
+		p.end, p.endAt = err, time.Now()
 		close(p.done)
 	}
 	p.mu.Unlock()
@@ -132,6 +133,16 @@ func (p *sidePipe) arrival() time.Time {
 		return time.Now()
 	}
 	return p.at
+}
+
+// endTime is when the body ended (now, if it has not).
+func (p *sidePipe) endTime() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.endAt.IsZero() {
+		return time.Now()
+	}
+	return p.endAt
 }
 
 // wait stops the copy and blocks until the body has ended; it returns how.
