@@ -374,7 +374,7 @@ func buildFeedFrame(eventType, eventID, timestamp string, body json.RawMessage, 
 		if ev.Reason == "" {
 			ev.Reason = feedErrorText(d.Error)
 		}
-		frame.Terminal = feedTerminal[norm] && !(norm == "taskcompleted" && d.ExecutionStatus == "waiting")
+		frame.Terminal = feedTerminal[norm] && !(norm == "taskcompleted" && strings.EqualFold(d.ExecutionStatus, "waiting"))
 	default:
 		// approval.*, llm.*, artifacts and anything new: passed through.
 		ev.Kind = model.KindEvent
