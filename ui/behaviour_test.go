@@ -314,3 +314,11 @@ func TestOpenCallUnderReplayClock(t *testing.T) {
 		t.Fatalf("claims not relative to the session's clock:\n%s", view)
 	}
 }
+
+func TestRunesInOneMessage(t *testing.T) {
+	m := sized(fixtureStore(), testOptions(nil))
+	send(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("gjj")})
+	if m.cursor != 2 || m.follow {
+		t.Fatalf("\"gjj\" in one message: cursor %d follow %v, want 2 false", m.cursor, m.follow)
+	}
+}

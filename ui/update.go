@@ -49,6 +49,15 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	if m.filtering {
 		return m.onFilterKey(msg)
 	}
+	// Keys typed faster than one read (a held j, tmux send-keys) arrive as
+	// one message with several runes: take them one by one.
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+		var cmds []tea.Cmd
+		for _, r := range msg.Runes {
+			cmds = append(cmds, m.onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
 	k := &m.keys
 	switch {
 	case key.Matches(msg, k.Quit):
