@@ -13,18 +13,14 @@ import (
 	"toolscope/model"
 )
 
-// TestFraming runs one task over LF and CRLF framing, with comment lines,
+// TestFraming runs one task over LF, CRLF and CR framing, with comment lines,
 // a connected frame, a heartbeat and the first frame split across writes.
 func TestFraming(t *testing.T) {
-	for _, crlf := range []bool{false, true} {
-		name := "LF"
-		if crlf {
-			name = "CRLF"
-		}
+	for name, eol := range map[string]string{"LF": "\n", "CRLF": "\r\n", "CR": "\r"} {
 		t.Run(name, func(t *testing.T) {
 			evs := scriptTask("task-frame-0001", 2, 3)
 			srv := newFeedServer(t, func(w *sseWriter, r *http.Request, conn int) {
-				w.crlf = crlf
+				w.eol = eol
 				w.raw(": comment before anything\n\n")
 				w.frame("connected", `{"task_id":"task-frame-0001","agent_id":"a","execution_id":"x1","message":"Connected to task"}`)
 				first := evs[0].frame()
@@ -164,6 +160,12 @@ func TestMalformedAndUnknown(t *testing.T) {
 // resumes after Last-Event-ID twice and once replays from the start; every
 // event is seen exactly once, in order, with no warning for the cut frames.
 func TestReconnectReplay(t *testing.T) {
+	for name, eol := range map[string]string{"LF": "\n", "CRLF": "\r\n"} {
+		t.Run(name, func(t *testing.T) { testReconnectReplay(t, eol) })
+	}
+}
+
+func testReconnectReplay(t *testing.T, eol string) {
 	evs := scriptTask("task-replay-0001", 3, 2) // 13 events
 	index := func(id string) int {
 		for i, e := range evs {
@@ -186,6 +188,7 @@ func TestReconnectReplay(t *testing.T) {
 		default:
 			upTo = len(evs)
 		}
+		w.eol = eol
 		w.raw(": hello\n\n")
 		for _, e := range evs[from:upTo] {
 			w.raw(e.frame())

@@ -47,11 +47,11 @@ func (s *feedServer) requests() []*http.Request {
 // url is the feed URL of a task on this server.
 func (s *feedServer) url(task string) string { return FeedURL(s.URL, "ws", "agent-1", task) }
 
-// sseWriter writes raw SSE frames, with LF or CRLF line ends.
+// sseWriter writes raw SSE frames, with LF, CRLF or CR line ends.
 type sseWriter struct {
 	w    http.ResponseWriter
 	f    http.Flusher
-	crlf bool
+	eol  string // line end ("" is LF)
 	head bool
 }
 
@@ -64,11 +64,11 @@ func (s *sseWriter) header() {
 	}
 }
 
-// raw writes text as is (line ends converted when crlf) and flushes.
+// raw writes text as is (line ends converted to eol) and flushes.
 func (s *sseWriter) raw(text string) {
 	s.header()
-	if s.crlf {
-		text = strings.ReplaceAll(text, "\n", "\r\n")
+	if s.eol != "" {
+		text = strings.ReplaceAll(text, "\n", s.eol)
 	}
 	fmt.Fprint(s.w, text)
 	s.f.Flush()
