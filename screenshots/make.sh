@@ -4,15 +4,19 @@
 # detached tmux pane of 120x40, captures the pane with its colours and renders
 # each capture with freeze.
 #
-#   screenshots/make.sh                  # testdata/session.jsonl, detail of call_sheets
+#   screenshots/make.sh                  # testdata/session.jsonl
 #   SESSION=x.jsonl CALL=call_x screenshots/make.sh
+#
+# Without CALL the detail shows the call with the most progress notifications.
 #
 # Needs: go, tmux. freeze is run with `go run` (pinned) unless FREEZE is set.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 SESSION=${SESSION:-testdata/session.jsonl}
-CALL=${CALL:-call_sheets}
+CALL=${CALL:-$(grep '"kind":"tool.progress"' "$SESSION" | grep -o '"tool_call_id":"[^"]*"' |
+	sort | uniq -c | sort -rn | head -n 1 | sed 's/.*"tool_call_id":"\([^"]*\)"/\1/')}
+[ -n "$CALL" ] || { echo "make.sh: no call with progress in $SESSION; set CALL" >&2; exit 1; }
 FREEZE=${FREEZE:-go run github.com/charmbracelet/freeze@v0.2.2}
 WIDTH=120
 HEIGHT=40

@@ -310,6 +310,7 @@ func TestOpenCallUnderReplayClock(t *testing.T) {
 	store.Apply(model.Event{Time: time.Now(), Source: model.SourceReplay, SourceName: "session.jsonl",
 		Kind: model.KindSourceStatus, State: model.StateConnected})
 	m := sized(store, Options{OpenCall: "call_abc", Now: time.Now})
+	send(m, tea.WindowSizeMsg{Width: 120, Height: 200})
 	if view := m.View(); !strings.Contains(view, "(59s ago, ") {
 		t.Fatalf("claims not relative to the session's clock:\n%s", view)
 	}

@@ -44,10 +44,21 @@ func (m *Model) detailProgress(d *doc, c *model.Call) {
 	if p.NotIncreasing > 0 {
 		d.kv("not increasing", st.warn.on(strconv.Itoa(p.NotIncreasing)+" notifications"))
 	}
+	if len(hist) > 0 {
+		d.kv("shape", st.run.on(sparkline(hist)))
+	}
+}
+
+// detailNotifications lists every kept notification with its bar, and
+// whether the platform relays it.
+func (m *Model) detailNotifications(d *doc, c *model.Call) {
+	st := d.st
+	p := &c.Progress
+	hist := p.History()
 	if len(hist) == 0 {
 		return
 	}
-	d.kv("shape", st.run.on(sparkline(hist)))
+	d.section("NOTIFICATIONS", st.muted.on(strconv.Itoa(len(hist))+" kept"))
 	barW := 16
 	var prev time.Time
 	for i := range hist {
