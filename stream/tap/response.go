@@ -63,7 +63,7 @@ func (ex *exchange) skipParse(rs *responseStart, why string) {
 }
 
 // sideYield is how long the stream parser lets others run after a wake.
-const sideYield = 200 * time.Microsecond
+const sideYield = 500 * time.Microsecond
 
 // readEventStream dispatches each SSE event's messages as they arrive.
 func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
