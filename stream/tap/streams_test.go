@@ -122,3 +122,71 @@ func TestProgressNotIncreasing(t *testing.T) {
 		t.Errorf("sent %d, warnings %v", c.Progress.Sent, c.Warnings)
 	}
 }
+
+// TestSlowSinkNeverDelaysBytes: with a sink that takes 50 ms per event, each
+// SSE event still reaches the client within 100 ms of being written (the
+// stream would stall if forwarding waited for the parser), and nothing the
+// parser was behind on is lost.
+func TestSlowSinkNeverDelaysBytes(t *testing.T) {
+	const events = 10
+	ack := make(chan int)
+	failed := make(chan string, 1)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := 1; i <= events; i++ {
+			fmt.Fprintf(w, progressEvent, 4, i)
+			http.NewResponseController(w).Flush()
+			select {
+			case <-ack:
+			case <-time.After(100 * time.Millisecond):
+				failed <- fmt.Sprintf("event %d not read within 100 ms", i)
+				return
+			}
+		}
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[]}}\n\n")
+	}))
+	t.Cleanup(upstream.Close)
+	store := model.NewStore(model.Options{})
+	hub := model.NewHub(store)
+	slow := model.SinkFunc(func(e model.Event) {
+		time.Sleep(50 * time.Millisecond)
+		hub.Emit(e)
+	})
+	tp, err := New(Config{Name: "slow", Listen: "127.0.0.1:0", Upstream: upstream.URL}, slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tp.Start(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.Post("http://"+tp.Addr(), "application/json", bytes.NewReader(callBody(t, 4, "slowsink", map[string]any{}, map[string]any{"progressToken": 4})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(res.Body)
+	for n := 0; n < events; {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			select {
+			case msg := <-failed:
+				t.Fatal(msg)
+			default:
+				t.Fatalf("stream broke after %d events: %v", n, err)
+			}
+		}
+		if strings.Contains(line, "notifications/progress") {
+			n++
+			ack <- n
+		}
+	}
+	io.Copy(io.Discard, br)
+	res.Body.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tp.Shutdown(ctx)
+	s := store.Snapshot()
+	if len(s.Calls) != 1 || s.Calls[0].Progress.Sent != events || s.Calls[0].Status != model.StatusOK {
+		t.Errorf("after shutdown:\n%s", dump(s))
+	}
+}
