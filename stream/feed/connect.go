@@ -13,7 +13,6 @@ import (
 
 	"github.com/r3labs/sse/v2"
 
-	"toolscope/decoder"
 	"toolscope/model"
 )
 
@@ -99,30 +98,22 @@ func (f *feed) connect(ctx context.Context) (res attempt) {
 		f.status(model.StateConnected, detail)
 		return nil
 	}
+	// Decoding and storing run on their own goroutine, so reading the
+	// socket (the library's two goroutines) and ingest overlap on two cores.
+	w := f.startWorker(cancel)
 	start := time.Now()
 	res.err = c.SubscribeRawWithContext(actx, func(msg *sse.Event) {
-		if f.ended {
+		if w.stopped.Load() {
 			return
 		}
 		if string(msg.Event) == truncatedEvent {
 			res.truncated = true
 			return
 		}
-		fr := decoder.DecodeFeedEvent(string(msg.Event), msg.Data, f.opts)
-		if fr.ServerError != "" {
-			res.serverError = fr.ServerError
-		}
-		if f.deliver(fr, true) && fr.Event.Kind != model.KindSourceStatus && fr.Event.Kind != model.KindWarning {
-			res.progressed = true // the task moved on (a greeting or an error frame does not count)
-		}
-		if len(msg.ID) > 0 && len(msg.ID) <= maxLastEventID && validHeaderValue(string(msg.ID)) {
-			// A server that numbers its frames resumes from its own ids.
-			f.lastID = string(msg.ID)
-		}
-		if f.ended {
-			cancel() // the task ended: stop reading
-		}
+		w.push(msg)
 	})
+	w.finish()
+	res.progressed, res.serverError = w.progressed, w.serverError
 	res.err = f.redactURLError(res.err)
 	res.timedOut = timedOut.Load()
 	if res.connected && time.Since(start) > time.Minute {

@@ -33,8 +33,8 @@ func Run(ctx context.Context, cfg Config, sink model.Sink) error {
 	return newFeed(cfg, t, sink).run(ctx)
 }
 
-// feed is the state of one running feed. Only Run's goroutine touches it:
-// r3labs/sse calls the event handler on the subscribing goroutine.
+// feed is the state of one running feed. Run's goroutine owns it, except
+// while a connection's worker runs (see worker.go).
 type feed struct {
 	cfg    Config
 	t      target
