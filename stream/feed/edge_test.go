@@ -186,3 +186,23 @@ func TestBackoffGrows(t *testing.T) {
 		}
 	}
 }
+
+// TestStalledRefusal: a 401 whose body never ends still ends the feed.
+func TestStalledRefusal(t *testing.T) {
+	srv := newFeedServer(t, func(w *sseWriter, r *http.Request, conn int) {
+		w.w.WriteHeader(http.StatusUnauthorized)
+		w.w.Write([]byte("denied"))
+		w.f.Flush()
+		<-r.Context().Done()
+	})
+	c := newCollector()
+	start := time.Now()
+	err := runFeed(t, testConfig(srv.url("task-stall")), c)
+	var se *StatusError
+	if !errors.As(err, &se) || se.Status != http.StatusUnauthorized || se.Body != "denied" {
+		t.Fatalf("err %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("took %v", d)
+	}
+}

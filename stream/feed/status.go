@@ -58,7 +58,10 @@ func statusHint(status int) string {
 // closes its body.
 func newStatusError(display string, resp *http.Response) *StatusError {
 	defer resp.Body.Close()
+	// A body that never ends (a stalled proxy) must not hold the feed.
+	stop := time.AfterFunc(statusBodyWait, func() { resp.Body.Close() })
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	stop.Stop()
 	body := ""
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt != "text/html" {
@@ -86,6 +89,9 @@ func retryAfter(v string) time.Duration {
 	}
 	return 0
 }
+
+// statusBodyWait bounds the wait for the start of a refusal's body.
+const statusBodyWait = 2 * time.Second
 
 // notEventStream is a 200 answer that is not an event stream (a login page,
 // a proxy's error page): retried, and said so.
