@@ -148,3 +148,16 @@ func TestFrameGuard(t *testing.T) {
 		}
 	}
 }
+
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, nil }
+
+// TestFrameGuardNoProgress: a body that keeps returning nothing is an error,
+// not a spin.
+func TestFrameGuardNoProgress(t *testing.T) {
+	g := newFrameGuard(io.NopCloser(emptyReader{}), 0)
+	if _, err := g.Read(make([]byte, 10)); !errors.Is(err, io.ErrNoProgress) {
+		t.Fatalf("err %v", err)
+	}
+}

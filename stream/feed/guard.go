@@ -53,6 +53,7 @@ type frameGuard struct {
 	scan  int // where the search for the next frame end resumes
 	end   int // end of a complete frame found in buf, or 0
 	err   error
+	empty int // reads in a row that returned nothing
 
 	// the last bytes handed out, to tell whether a frame is left open
 	tail    [4]byte
@@ -125,6 +126,13 @@ func (g *frameGuard) fill() {
 	g.buf = g.buf[:len(g.buf)+n]
 	if err != nil {
 		g.err = err
+	}
+	if n == 0 && err == nil {
+		if g.empty++; g.empty >= 100 {
+			g.err = io.ErrNoProgress // a body that returns nothing, forever
+		}
+	} else {
+		g.empty = 0
 	}
 }
 
