@@ -455,3 +455,20 @@ func TestSixteenMiBEvent(t *testing.T) {
 	}
 	t.Logf("16 MiB event read in %v", time.Since(start))
 }
+
+// TestMultiLineData: a JSON object split over several data: lines (joined
+// with line breaks, as SSE says) decodes like one line.
+func TestMultiLineData(t *testing.T) {
+	srv := newFeedServer(t, func(w *sseWriter, r *http.Request, conn int) {
+		w.raw("event: tool.call\ndata: {\"event_type\": \"tool.call\",\ndata:  \"event_id\": \"ml-1\",\ndata: \"data\": {\"tool_call_id\": \"c1\", \"tool_name\": \"mcp__a__b\"}}\n\n")
+		w.raw("id: 17\nevent: task.completed\nretry: 5000\ndata: {\"event_type\":\"task.completed\",\"event_id\":\"ml-2\",\"data\":{}}\n\n")
+	})
+	c := newCollector()
+	if err := runFeed(t, testConfig(srv.url("task-multiline")), c); err != nil {
+		t.Fatal(err)
+	}
+	calls := c.kind(model.KindToolCall)
+	if got := c.eventIDs(); !slices.Equal(got, []string{"ml-1", "ml-2"}) || len(calls) != 1 || calls[0].Tool != "mcp__a__b" {
+		t.Fatalf("ids %v calls %+v", got, calls)
+	}
+}
