@@ -44,10 +44,15 @@ const (
 	testTask       = "task-hardening"
 )
 
-// knownBugs runs the tests of bugs not fixed yet (they fail) when set.
+// knownBugsOn says whether TOOLSCOPE_KNOWN_BUGS asks to run the checks of
+// bugs not fixed yet (they then fail instead of skipping).
+func knownBugsOn() bool { return os.Getenv("TOOLSCOPE_KNOWN_BUGS") != "" }
+
+// skipKnownBug skips the rest of a test that demonstrates a known bug,
+// unless TOOLSCOPE_KNOWN_BUGS is set.
 func skipKnownBug(t *testing.T, what string) {
 	t.Helper()
-	if os.Getenv("TOOLSCOPE_KNOWN_BUGS") == "" {
+	if !knownBugsOn() {
 		t.Skip("known bug: " + what + " (TOOLSCOPE_KNOWN_BUGS=1 runs it)")
 	}
 }
@@ -296,6 +301,21 @@ func (l *feedLog) publish(eventType string, data map[string]any) string {
 		panic(err)
 	}
 	l.events = append(l.events, feedEntry{id, eventType, string(b)})
+	close(l.changed)
+	l.changed = make(chan struct{})
+	return id
+}
+
+// publishRaw appends an envelope whose data object is given as raw JSON
+// (hostile bytes included) under an SSE event name.
+func (l *feedLog) publishRaw(sseName, eventType, dataJSON string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n++
+	id := fmt.Sprintf("ev-%07d", l.n)
+	env := `{"event_type":` + eventType + `,"event_id":"` + id + `","timestamp":"` +
+		time.Now().UTC().Format(time.RFC3339Nano) + `","data":` + dataJSON + `}`
+	l.events = append(l.events, feedEntry{id, sseName, env})
 	close(l.changed)
 	l.changed = make(chan struct{})
 	return id
@@ -654,4 +674,13 @@ func describe(c *model.Call) string {
 	}
 	return fmt.Sprintf("%s tool=%q status=%s sent=%d relayed=%d attempts=%d sources=%v error=%q",
 		c.ID, c.Tool, c.Status, c.Progress.Sent, c.Progress.Relayed, len(c.Attempts), c.Sources, r.Error)
+}
+
+// runtimeMem reads the total bytes allocated so far.
+type runtimeMem struct{ total uint64 }
+
+func (m *runtimeMem) read() {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	m.total = ms.TotalAlloc
 }
