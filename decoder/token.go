@@ -1,8 +1,6 @@
 package decoder
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -143,7 +141,8 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 		return ctx, ws
 	}
 
-	header, claims, perr := decodeToken(in.Token)
+	tok, perr := decodeToken(in.Token)
+	header, claims := tok.header, tok.claims
 	ctx.Header, ctx.Claims = header, claims
 	if perr != nil {
 		step(StepSignature, fail(StatusUnauthorized, CodeUnauthorized, "unreadable token: "+perr.Error()), "")
@@ -170,7 +169,7 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	case !verified:
 		// Decode only; the claim checks are still shown.
 	default:
-		which, err := verifySignature(in)
+		which, err := verifySignature(tok, in)
 		switch {
 		case which < 0:
 			sigFail = fail(StatusUnauthorized, CodeUnauthorized, "bad signature: "+signatureProblem(err, len(in.Secrets)))
@@ -274,78 +273,6 @@ func warningStrings(ws []Warning) []string {
 		out[i] = w.String()
 	}
 	return out
-}
-
-// decodeToken reads a compact JWS's header and claims (never its
-// signature) the way golang-jwt does: three segments, unpadded base64url,
-// JSON objects.
-func decodeToken(token string) (header, claims map[string]any, err error) {
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return nil, nil, fmt.Errorf("a JWT has 3 dot-separated parts, this has %d", len(parts))
-	}
-	hb, err := base64.RawURLEncoding.DecodeString(parts[0])
-	if err != nil {
-		return nil, nil, errors.New("header is not base64url")
-	}
-	if err := json.Unmarshal(hb, &header); err != nil || header == nil {
-		return nil, nil, errors.New("header is not a JSON object")
-	}
-	cb, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return header, nil, errors.New("claims are not base64url")
-	}
-	if err := json.Unmarshal(cb, &claims); err != nil || claims == nil {
-		return header, nil, errors.New("claims are not a JSON object")
-	}
-	if _, err := base64.RawURLEncoding.DecodeString(parts[2]); err != nil {
-		return header, claims, errors.New("signature is not base64url")
-	}
-	return header, claims, nil
-}
-
-// verifySignature checks the token with golang-jwt, HS256 only. The secret
-// that signed it is found with the library's HS256 Verify on the signing
-// input (cheap: no parsing), then the token is parsed once with that secret
-// and the library's own claim validation configured to the contract. It
-// returns the index of the secret (-1 when none verifies) and the library's
-// verdict.
-func verifySignature(in VerifyInput) (int, error) {
-	dot := strings.LastIndexByte(in.Token, '.')
-	if dot < 0 {
-		return -1, jwt.ErrTokenMalformed
-	}
-	sig, err := base64.RawURLEncoding.DecodeString(in.Token[dot+1:])
-	if err != nil {
-		return -1, jwt.ErrTokenMalformed
-	}
-	which := -1
-	for i, secret := range in.Secrets {
-		if jwt.SigningMethodHS256.Verify(in.Token[:dot], sig, secret) == nil {
-			which = i
-			break
-		}
-	}
-	if which < 0 {
-		return -1, jwt.ErrSignatureInvalid
-	}
-	opts := []jwt.ParserOption{
-		jwt.WithValidMethods([]string{TokenAlg}),
-		jwt.WithIssuer(TokenIssuer),
-		jwt.WithLeeway(ClockSkew),
-		jwt.WithTimeFunc(func() time.Time { return in.Now }),
-		jwt.WithIssuedAt(),
-		jwt.WithExpirationRequired(),
-	}
-	if in.InstanceID != "" {
-		opts = append(opts, jwt.WithAudience(in.InstanceID))
-	}
-	key := in.Secrets[which]
-	_, err = jwt.NewParser(opts...).Parse(in.Token, func(*jwt.Token) (any, error) { return key, nil })
-	if errors.Is(err, jwt.ErrTokenSignatureInvalid) || errors.Is(err, jwt.ErrTokenMalformed) || errors.Is(err, jwt.ErrTokenUnverifiable) {
-		return -1, err
-	}
-	return which, err
 }
 
 // signatureProblem says why no secret verified the signature, without ever
