@@ -144,7 +144,7 @@ func TestHundredMegabyteBodies(t *testing.T) {
 		t.Errorf("request: HTTP %d, the upstream got digest %.12s, want %.12s", res.StatusCode, got, want)
 	}
 	peak := heap.finish()
-	shutdownTap(t, tp)
+	shutdownTap(t, tp, client)
 
 	grew := peak - min(peak, base)
 	t.Logf("%d MB result through the tap in %v, %d MB request in %v; peak HeapInuse %.1f MiB (+%.1f MiB over %.1f MiB)",
@@ -223,7 +223,7 @@ func TestHugeJWTHeader(t *testing.T) {
 	if res.StatusCode != 200 || !bytes.Equal(body, up.wrote("jwt-512k")) {
 		t.Errorf("512 KiB header: HTTP %d, body unchanged %v", res.StatusCode, bytes.Equal(body, up.wrote("jwt-512k")))
 	}
-	shutdownTap(t, tp)
+	shutdownTap(t, tp, client)
 	snap := store.Snapshot()
 	c := findCall(snap, "jwt-512k")
 	if c == nil || c.Status != model.StatusOK || c.Context == nil || !c.Context.Present {

@@ -121,7 +121,7 @@ func TestDeeplyNestedJSON(t *testing.T) {
 			t.Errorf("%s: the client did not get the deep result unchanged (%d bytes)", marker, len(got))
 		}
 	}
-	shutdownTap(t, tp)
+	shutdownTap(t, tp, client)
 	snap := store.Snapshot()
 	codes := warningCodes(snap)
 	if codes["malformed_request"] == 0 || codes["malformed_response"] < 2 {

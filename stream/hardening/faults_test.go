@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,7 +70,7 @@ func specs(prefix, tool string, n, firstID int) []callSpec {
 // gone. Each cut call ends with an error naming the cause, the others are
 // untouched, and the tap keeps answering.
 func TestUpstreamKilledMidStream(t *testing.T) {
-	before := runtime.NumGoroutine()
+	before := settledGoroutines()
 	store := model.NewStore(model.Options{})
 	up := &upstream{Progress: 20, Gap: 20 * time.Millisecond}
 	up.Special = func(w http.ResponseWriter, r *http.Request, c callInfo) bool {
@@ -183,7 +182,7 @@ func TestUpstreamKilledMidStream(t *testing.T) {
 		return c != nil && c.Status == model.StatusError && strings.Contains(c.LastAttempt().Result.Error, "upstream unreachable")
 	})
 
-	shutdownTap(t, tp)
+	shutdownTap(t, tp, client)
 	client.CloseIdleConnections()
 	checkGoroutines(t, before)
 }
@@ -221,7 +220,7 @@ func serveOn(ln net.Listener, h http.Handler) *http.Server {
 // feed reconnects each time, and every event reaches the store exactly
 // once, events published while it was down included.
 func TestFeedKilledAndRestarted(t *testing.T) {
-	before := runtime.NumGoroutine()
+	before := settledGoroutines()
 	log := newFeedLog()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -328,7 +327,7 @@ func rawRequest(host string, headers []string, body []byte) []byte {
 // the same tap complete promptly meanwhile, the store and the screen keep
 // up, and when the slow client leaves its call shows cancelled.
 func TestSlowReaderDoesNotStall(t *testing.T) {
-	before := runtime.NumGoroutine()
+	before := settledGoroutines()
 	store := model.NewStore(model.Options{})
 	var slowWritten atomic.Int64
 	slowGone := make(chan struct{})
@@ -438,7 +437,7 @@ func TestSlowReaderDoesNotStall(t *testing.T) {
 		return c != nil && c.Status == model.StatusCancelled
 	})
 	scr.close()
-	shutdownTap(t, tp)
+	shutdownTap(t, tp, client)
 	upSrv.Close()
 	client.CloseIdleConnections()
 	checkGoroutines(t, before)
@@ -472,7 +471,9 @@ func TestPausedScreenDuringBurst(t *testing.T) {
 	defer scr.close()
 	scr.waitFrames(2)
 
+	phase := time.Now()
 	scr.press(runeKey('p'))
+	t.Logf("pause pressed in %v", time.Since(phase))
 	if v := scr.view(); !strings.Contains(v, "PAUSED") {
 		t.Fatalf("no PAUSED after p:\n%s", v)
 	}
@@ -511,7 +512,9 @@ func TestPausedScreenDuringBurst(t *testing.T) {
 	if strings.Contains(resumed, "PAUSED") || number(callsRe, resumed) != 50 || !strings.Contains(resumed, "blast") {
 		t.Errorf("after unpausing the frame does not show the burst:\n%s", resumed)
 	}
-	shutdownTap(t, tp)
+	start := time.Now()
+	shutdownTap(t, tp, client)
+	t.Logf("tap shutdown took %v", time.Since(start))
 }
 
 // TestRecordDiskFull: --record onto a full disk. The writer reports one
@@ -566,5 +569,33 @@ func TestRecordDiskFull(t *testing.T) {
 	}
 	if err := hub.Close(); err == nil || !errors.Is(err, reported[0]) && err.Error() != msg {
 		t.Errorf("Close: %v", err)
+	}
+}
+
+// TestTapShutdownWithUnusedConnection: a client that opened a connection
+// and sent nothing yet (an HTTP client's spare connection) must not hold a
+// tap's shutdown: `toolscope tap` should stop at once on SIGINT.
+func TestTapShutdownWithUnusedConnection(t *testing.T) {
+	upSrv := httptest.NewServer(&upstream{})
+	defer upSrv.Close()
+	tp := startTap(t, "idle-tap", upSrv.URL, model.NewHub(model.NewStore(model.Options{})))
+	conn, err := net.Dial("tcp", tp.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	time.Sleep(50 * time.Millisecond)
+	// main.go gives Shutdown 5 s; 1.5 s is enough to tell.
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := tp.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	took := time.Since(start)
+	t.Logf("tap shutdown with one unused connection open: %v", took.Round(time.Millisecond))
+	if took > time.Second {
+		skipKnownBug(t, fmt.Sprintf("stream/tap: Shutdown waits for a connection that never sent a request until its context ends (%v here; net/http treats StateNew as active for 5 s, so `toolscope tap` takes 5 s to stop)", took.Round(time.Millisecond)))
+		t.Errorf("Shutdown took %v", took)
 	}
 }

@@ -426,10 +426,22 @@ func startTap(t *testing.T, name, upstreamURL string, sink model.Sink) *tap.Tap 
 	return tp
 }
 
-func shutdownTap(t *testing.T, tp *tap.Tap) {
+// shutdownTap stops the tap once the clients' idle connections are closed:
+// net/http's Shutdown waits up to 5 s for a connection that never sent a
+// request (one a client dialled and did not need).
+func shutdownTap(t *testing.T, tp *tap.Tap, clients ...*http.Client) {
 	t.Helper()
+	for _, c := range clients {
+		c.CloseIdleConnections()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	slow := time.AfterFunc(2*time.Second, func() {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		t.Logf("tap shutdown still waiting after 2 s; goroutines:\n%s", buf)
+	})
+	defer slow.Stop()
 	if err := tp.Shutdown(ctx); err != nil {
 		t.Errorf("tap shutdown: %v", err)
 	}
@@ -585,6 +597,21 @@ func heapInuse() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapInuse
+}
+
+// settledGoroutines is the goroutine count once what earlier tests left
+// behind (closing connections, timers) has wound down.
+func settledGoroutines() int {
+	n := runtime.NumGoroutine()
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		m := runtime.NumGoroutine()
+		if m >= n {
+			return min(n, m)
+		}
+		n = m
+	}
+	return n
 }
 
 // checkGoroutines fails when, after a settling time, more goroutines run

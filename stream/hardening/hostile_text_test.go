@@ -97,7 +97,7 @@ func TestHostileTextInert(t *testing.T) {
 	if err := feed.Run(ctx, feedConfig(feedSrv.URL, "hostile\x1b]0;feed\x07"), hub); err != nil {
 		t.Fatalf("feed: %v", err)
 	}
-	shutdownTap(t, tp)
+	shutdownTap(t, tp, client)
 	snap := store.Snapshot()
 
 	// Nothing lost: every call, from both sources, with its progress and end.

@@ -38,7 +38,7 @@ func relayed(p, total int) bool { return p%10 == 0 || p == total }
 // notification counted; memory stays bounded and nothing leaks.
 func TestLoad(t *testing.T) {
 	nCalls, nProgress := loadSize()
-	before := runtime.NumGoroutine()
+	before := settledGoroutines()
 	base := heapInuse()
 	started := time.Now()
 
@@ -116,7 +116,7 @@ func TestLoad(t *testing.T) {
 		t.Fatal("the feed did not end")
 	}
 	feedEnded := time.Since(started)
-	shutdownTap(t, tp)
+	shutdownTap(t, tp, client)
 	tapStopped := time.Since(started)
 	peak := heap.finish()
 	frames, maxView, _ := scr.stats()

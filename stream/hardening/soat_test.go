@@ -115,11 +115,12 @@ func TestSoatHeaderInjection(t *testing.T) {
 		t.Logf("%s: forwarded; SOAT bag %q; warnings %d", c.Name, call.SoatContext, len(call.Warnings))
 	}
 	// The tap still serves after every attempt.
-	errs, _ := runCalls(t, newClient(), "http://"+tp.Addr(), nil, specs("soat-after", "work", 1, 900))
+	client := newClient()
+	errs, _ := runCalls(t, client, "http://"+tp.Addr(), nil, specs("soat-after", "work", 1, 900))
 	if errs[0] != nil {
 		t.Errorf("a normal call after the attempts: %v", errs[0])
 	}
-	shutdownTap(t, tp)
+	shutdownTap(t, tp, client)
 }
 
 func lookupFold(m map[string]string, key string) (string, bool) {
