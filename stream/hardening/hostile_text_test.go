@@ -55,6 +55,10 @@ func publishHostile(log *feedLog, toolCallID, payload string) {
 	log.publishRaw("tool.progress", `"tool.progress"`, `{`+base+`,"progress":1,"total":1,"message":`+p+`}`)
 	log.publishRaw("tool.result", `"tool.result"`, `{`+base+`,"success":false,"error":`+p+`,"result":`+p+`}`)
 	log.publishRaw("BudgetWarning", `"BudgetWarning"`, `{"task_id":"`+testTask+`","message":`+p+`}`)
+	// An event type of the server's own naming, on the SSE event line too
+	// (where a line break would end the line, so none is put there).
+	name := "custom." + strings.NewReplacer("\r", "", "\n", "").Replace(payload)
+	log.publishRaw(name, rawJSONString(name), `{"task_id":"`+testTask+`","tool_call_id":"`+toolCallID+`","message":`+p+`}`)
 }
 
 // TestHostileTextInert sends every terminal-escape and invalid-UTF-8 case of
@@ -109,6 +113,16 @@ func TestHostileTextInert(t *testing.T) {
 		}
 	}
 
+	custom := 0
+	for _, e := range snap.Other {
+		if e.Kind == model.KindEvent && strings.HasPrefix(e.EventType, "custom.") {
+			custom++
+		}
+	}
+	if custom != len(cases) {
+		t.Errorf("%d pass-through events with hostile names kept, want %d", custom, len(cases))
+	}
+
 	// Headless text lines (--output text) and every stored event.
 	for _, e := range allEvents(snap) {
 		if p := inertProblem(model.TextLine(e)); p != "" {
@@ -154,8 +168,13 @@ func TestHostileTextInert(t *testing.T) {
 // render makes a fresh screen over the store, sends it keys and returns one
 // tall frame, so a detail's whole text is on it.
 func render(store *model.Store, opts ui.Options, keys []tea.Msg) string {
+	return renderSized(store, opts, 160, 3000, keys...)
+}
+
+// renderSized is render on a screen of the given size.
+func renderSized(store *model.Store, opts ui.Options, width, height int, keys ...tea.Msg) string {
 	m := ui.New(store, opts)
-	m, _ = m.Update(tea.WindowSizeMsg{Width: 160, Height: 3000})
+	m, _ = m.Update(tea.WindowSizeMsg{Width: width, Height: height})
 	for _, k := range keys {
 		m, _ = m.Update(k)
 	}
