@@ -665,9 +665,16 @@ func allEvents(s *model.Snapshot) []model.Event {
 	return append(out, s.Other...)
 }
 
+// warningCodes counts the warnings the snapshot kept by code (a call's
+// warnings are in both its Warnings and its Timeline: counted once).
 func warningCodes(s *model.Snapshot) map[string]int {
 	out := map[string]int{}
-	for _, e := range allEvents(s) {
+	for _, c := range s.Calls {
+		for _, e := range c.Warnings {
+			out[e.Code]++
+		}
+	}
+	for _, e := range s.Other {
 		if e.Kind == model.KindWarning {
 			out[e.Code]++
 		}
