@@ -91,12 +91,16 @@ func ParseMessages(body []byte) (msgs []Message, batch bool, err error) {
 	if len(trimmed) == 0 {
 		return nil, false, ErrEmptyBody
 	}
-	if !json.Valid(trimmed) {
-		return nil, false, fmt.Errorf("JSON-RPC body is not valid JSON (%d bytes)", len(trimmed))
-	}
-	if trimmed[0] == '[' {
+	notJSON := func() error { return fmt.Errorf("JSON-RPC body is not valid JSON (%d bytes)", len(trimmed)) }
+	switch trimmed[0] {
+	case '[':
+		// json.Unmarshal checks the whole text before decoding, so a syntax
+		// error here is the body's, and no separate validation pass is needed.
 		var elems []json.RawMessage
 		if err := json.Unmarshal(trimmed, &elems); err != nil {
+			if isSyntaxError(err) {
+				return nil, false, notJSON()
+			}
 			return nil, true, fmt.Errorf("JSON-RPC batch: %v", err)
 		}
 		if len(elems) == 0 {
@@ -107,23 +111,49 @@ func ParseMessages(body []byte) (msgs []Message, batch bool, err error) {
 			msgs = append(msgs, parseMessage(e))
 		}
 		return msgs, true, nil
+	case '{':
+		m, err := decodeMessage(trimmed)
+		if isSyntaxError(err) {
+			return nil, false, notJSON()
+		}
+		return []Message{m}, false, nil
+	}
+	if !json.Valid(trimmed) {
+		return nil, false, notJSON()
 	}
 	return []Message{parseMessage(trimmed)}, false, nil
 }
 
+func isSyntaxError(err error) bool {
+	if err == nil {
+		return false
+	}
+	var se *json.SyntaxError
+	return errors.As(err, &se)
+}
+
 func parseMessage(raw []byte) Message {
-	raw = bytes.TrimSpace(raw)
+	m, _ := decodeMessage(bytes.TrimSpace(raw))
+	return m
+}
+
+// decodeMessage classifies one message; err is json.Unmarshal's error when
+// raw could not be decoded (the Message then says so as KindInvalid).
+func decodeMessage(raw []byte) (Message, error) {
 	if len(raw) == 0 || raw[0] != '{' {
-		return Message{Kind: KindInvalid, Problem: "not a JSON object"}
+		return Message{Kind: KindInvalid, Problem: "not a JSON object"}, nil
 	}
 	var w wireMessage
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return Message{Kind: KindInvalid, Problem: "unreadable message: " + err.Error()}
+		return Message{Kind: KindInvalid, Problem: "unreadable message: " + err.Error()}, err
 	}
-	m := Message{Params: nonNull(w.Params), Result: w.Result}
-	if w.ID != nil {
-		m.ID = append(json.RawMessage(nil), w.ID...)
-	}
+	return classify(w), nil
+}
+
+// classify turns a decoded message into a Message of its kind.
+func classify(w wireMessage) Message {
+	// json.RawMessage fields are already copies of the body's bytes.
+	m := Message{ID: w.ID, Params: nonNull(w.Params), Result: w.Result}
 	if w.Method != nil {
 		m.Method = *w.Method
 	}

@@ -48,10 +48,15 @@ type CallParams struct {
 // ParseCallParams reads tools/call params. A missing or non-string name, or
 // _meta that is not an object, is an error (the server answers -32602).
 func ParseCallParams(params json.RawMessage) (CallParams, error) {
+	// One decode reads all three: name and _meta into interfaces (encoding/json
+	// builds those without reflection), arguments kept raw. A name or _meta
+	// of the wrong type cannot fail the decode, so the checks below say which
+	// part is wrong; a repeated key keeps its last value, as JSON decoding
+	// does everywhere.
 	var raw struct {
-		Name      *json.RawMessage `json:"name"`
-		Arguments json.RawMessage  `json:"arguments"`
-		Meta      json.RawMessage  `json:"_meta"`
+		Name      any             `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Meta      any             `json:"_meta"`
 	}
 	p := bytes.TrimSpace(params)
 	if len(p) == 0 || p[0] != '{' {
@@ -61,20 +66,21 @@ func ParseCallParams(params json.RawMessage) (CallParams, error) {
 		return CallParams{}, fmt.Errorf("tools/call params: %v", err)
 	}
 	var cp CallParams
-	if raw.Name == nil {
+	if raw.Name == nil { // absent or null
 		return cp, errors.New("tools/call params has no name")
 	}
-	if err := json.Unmarshal(*raw.Name, &cp.Name); err != nil {
+	name, ok := raw.Name.(string)
+	if !ok {
 		return cp, errors.New("tools/call name is not a string")
 	}
+	cp.Name = name
 	cp.Arguments = nonNull(raw.Arguments)
-	if m := nonNull(raw.Meta); m != nil {
-		if m[0] != '{' {
+	if raw.Meta != nil {
+		meta, ok := raw.Meta.(map[string]any)
+		if !ok {
 			return cp, errors.New("tools/call _meta is not an object")
 		}
-		if err := json.Unmarshal(m, &cp.Meta); err != nil {
-			return cp, fmt.Errorf("tools/call _meta: %v", err)
-		}
+		cp.Meta = meta
 	}
 	return cp, nil
 }

@@ -198,26 +198,27 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 		ctx.Steps = append(ctx.Steps, model.Step{Name: StepSignature, Passed: false, Detail: detail})
 	}
 
+	names := contextClaimNames(claims)
 	if in.CallUnknown {
 		step(StepTool, nil, "not checked: no call given")
 		// The token's own context claims are still checked (types, protocol).
-		metaFail, _ := checkMetaClaims(nil, nil, claims, warn)
+		metaFail, _ := checkMetaClaims(nil, nil, claims, names, warn)
 		metaDetail := "no call given; the token's context claims are well-formed"
 		if p, ok := claims["protocol"].(string); ok {
 			metaDetail += fmt.Sprintf(", protocol %q is known", p)
 		}
 		step(StepMeta, metaFail, metaDetail)
-		contractWarnings(claims, stripPrefixInverse(claims), warn)
+		contractWarnings(claims, stripPrefixInverse(claims), names, warn)
 	} else {
 		// Step 2.
 		toolFail, toolDetail := checkToolClaim(claims, in.ToolName)
 		step(StepTool, toolFail, toolDetail)
 
 		// Step 3.
-		metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, claims, warn)
+		metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, claims, names, warn)
 		step(StepMeta, metaFail, metaDetail)
 
-		contractWarnings(claims, in.Meta, warn)
+		contractWarnings(claims, in.Meta, names, warn)
 	}
 
 	if !verified {

@@ -18,20 +18,31 @@ func agentAreaKeys(meta map[string]any) []string {
 	return keys
 }
 
+// contextClaimNames lists the claims that are not registered JWT claims
+// (the call's context), sorted so that findings come in a stable order.
+func contextClaimNames(claims map[string]any) []string {
+	names := make([]string, 0, len(claims))
+	for k := range claims {
+		if !registeredClaims[k] {
+			names = append(names, k)
+		}
+	}
+	sortStrings(names)
+	return names
+}
+
 // checkMetaClaims is step 3: every agentarea/* key of _meta equals its claim
 // (objects compared regardless of key order), values have the contract's
 // types (a malformed one is 400/-32602), and the protocol's major is known.
-func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, warn func(string, string, ...any)) (*failure, string) {
+// names are the context claims, from contextClaimNames.
+func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, names []string, warn func(string, string, ...any)) (*failure, string) {
 	// Malformed values first: they make the call unreadable, not mismatched.
 	for _, k := range keys {
 		if p := malformedContextValue(strings.TrimPrefix(k, AgentAreaPrefix), meta[k]); p != "" {
 			return fail(StatusBadRequest, CodeInvalidParams, "malformed _meta "+k+": "+p), ""
 		}
 	}
-	for _, name := range sortedKeys(claims) {
-		if registeredClaims[name] {
-			continue
-		}
+	for _, name := range names {
 		if p := malformedContextValue(name, claims[name]); p != "" {
 			return fail(StatusBadRequest, CodeInvalidParams, "malformed claim "+name+": "+p), ""
 		}
@@ -120,11 +131,8 @@ func allDigits(s string) bool {
 
 // contractWarnings flags what the contract promises but a server need not
 // check.
-func contractWarnings(claims, meta map[string]any, warn func(string, string, ...any)) {
-	for _, name := range sortedKeys(claims) {
-		if registeredClaims[name] {
-			continue
-		}
+func contractWarnings(claims, meta map[string]any, names []string, warn func(string, string, ...any)) {
+	for _, name := range names {
 		if _, ok := meta[AgentAreaPrefix+name]; !ok {
 			warn("claim_missing_from_meta", "the token's context claim %s has no agentarea/%s key in _meta", name, name)
 		}
