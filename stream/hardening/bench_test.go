@@ -21,7 +21,7 @@ const retainedCalls = 5000
 // 20 progress notifications from the tap and 5 relayed by the feed; the
 // feed's tool.call and result; the tap's result with a text preview and
 // structured content.
-func typicalCall(b *testing.B, s *model.Store, i int, at time.Time) {
+func typicalCall(b testing.TB, s *model.Store, i int, at time.Time) {
 	spec := callSpec{Task: "6f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f", ToolCallID: fmt.Sprintf("call_%08d", i), Tool: "export_sheet", ID: i}
 	meta := spec.meta()
 	args := json.RawMessage(fmt.Sprintf(`{"spreadsheet_id":"1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms","sheet":"orders-%d","range":"A1:Z1000","format":"csv"}`, i))

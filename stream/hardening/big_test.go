@@ -311,6 +311,13 @@ func TestHundredMegabyteStream(t *testing.T) {
 	if c.Progress.Sent != events && codes["parse_lagging"] == 0 {
 		t.Errorf("%d of %d notifications counted and no parse_lagging warning", c.Progress.Sent, events)
 	}
+	// The detail of a call whose notifications carry 64 KiB messages.
+	start = time.Now()
+	v := render(store, ui.Options{OpenCall: c.ID}, nil)
+	t.Logf("its detail: built in %v, %d lines, %d bytes", time.Since(start).Round(time.Millisecond), strings.Count(v, "\n"), len(v))
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("the detail took %v", d)
+	}
 	t.Run("the result is recorded", func(t *testing.T) {
 		if c.Status != model.StatusOK {
 			skipKnownBug(t, fmt.Sprintf("stream/tap: when the side parser falls behind a fast stream (it sleeps after every 32 KiB read), the pipe drops the bytes that arrive meanwhile, the final result among them: the call stays %s although the client got its result (%d of %d notifications counted)",
