@@ -109,15 +109,8 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		}
 	}
 
-	var text strings.Builder
-	textParts := 0
-	addText := func(t string) {
-		if textParts > 0 {
-			text.WriteByte('\n')
-		}
-		textParts++
-		text.WriteString(t)
-	}
+	var text modelText
+	addText := text.add
 	for i, b := range blocks {
 		if b.Type == badBlock {
 			continue
@@ -164,11 +157,7 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 
 	if sc := nonNull(w.StructuredContent); sc != nil {
 		s.StructuredContent = sc
-		compact := sc
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, sc); err == nil {
-			compact = buf.Bytes()
-		}
+		compact := compactJSON(sc)
 		s.StructuredContentBytes = len(compact)
 		s.StructuredContentChars = utf8.RuneCount(compact)
 		if s.StructuredContentChars > MaxStructuredChars {
@@ -185,10 +174,7 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 	modelText := text.String()
 	if s.EmptyContent && s.StructuredContent != nil {
 		// The model reads structuredContent as text instead.
-		modelText = string(s.StructuredContent)
-		if b := compactString(s.StructuredContent); b != "" {
-			modelText = b
-		}
+		modelText = string(compactJSON(s.StructuredContent))
 		warn("content_empty", "content is empty; the model reads structuredContent as text")
 	}
 	s.TextChars = utf8.RuneCountInString(modelText)
@@ -207,11 +193,7 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 	if s.IsError {
 		s.Error = truncateRunes(text.String(), PreviewChars)
 	}
-	var meta map[string]json.RawMessage
-	if m := nonNull(w.Meta); m != nil && json.Unmarshal(m, &meta) != nil {
-		warn("result_malformed", "_meta is not an object")
-	}
-	if rep, ok := meta[MetaReplayed]; ok {
+	if rep, ok := replayedFlag(w.Meta, warn); ok {
 		var b bool
 		if json.Unmarshal(rep, &b) == nil {
 			s.Replayed = b
@@ -265,14 +247,6 @@ func (s ResultSummary) ApplyTo(ev *model.Event) {
 	if s.RPCCode != 0 {
 		ev.RPCCode = s.RPCCode
 	}
-}
-
-func compactString(raw json.RawMessage) string {
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return ""
-	}
-	return buf.String()
 }
 
 // truncateRunes returns at most n code points of s, never splitting one.

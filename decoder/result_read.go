@@ -1,7 +1,9 @@
 package decoder
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -94,4 +96,62 @@ func spacedASCIIJSONLen(compact []byte) int {
 		}
 	}
 	return n
+}
+
+// modelText joins the text the model reads, one part per line. The common
+// single-part result is kept as it is, without a copy.
+type modelText struct {
+	first string
+	parts int
+	b     strings.Builder
+}
+
+func (t *modelText) add(s string) {
+	switch t.parts {
+	case 0:
+		t.first = s
+	case 1:
+		t.b.WriteString(t.first)
+		fallthrough
+	default:
+		t.b.WriteByte('\n')
+		t.b.WriteString(s)
+	}
+	t.parts++
+}
+
+func (t *modelText) String() string {
+	if t.parts <= 1 {
+		return t.first
+	}
+	return t.b.String()
+}
+
+// compactJSON is raw without insignificant whitespace (raw itself when it
+// cannot be compacted). json.Compact only ever removes whitespace, so JSON
+// holding no whitespace byte at all is already compact and needs no copy.
+func compactJSON(raw json.RawMessage) []byte {
+	if bytes.IndexAny(raw, " \t\n\r") < 0 {
+		return raw
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return raw
+	}
+	return buf.Bytes()
+}
+
+// replayedFlag finds _meta["agentarea/replayed"] of a result; ok says it is
+// present. A _meta that is not an object is reported through warn.
+func replayedFlag(rawMeta json.RawMessage, warn func(code, format string, args ...any)) (json.RawMessage, bool) {
+	m := nonNull(rawMeta)
+	if m == nil {
+		return nil, false
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(m, &meta) != nil {
+		warn("result_malformed", "_meta is not an object")
+	}
+	rep, ok := meta[MetaReplayed]
+	return rep, ok
 }

@@ -109,7 +109,7 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 				first = f
 			}
 		}
-		ctx.Steps = append(ctx.Steps, s)
+		addStep(&ctx, s)
 	}
 
 	if in.RequireCredential {
@@ -195,7 +195,7 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 		} else {
 			detail += "; " + claimSummary
 		}
-		ctx.Steps = append(ctx.Steps, model.Step{Name: StepSignature, Passed: false, Detail: detail})
+		addStep(&ctx, model.Step{Name: StepSignature, Passed: false, Detail: detail})
 	}
 
 	names := contextClaimNames(claims)
@@ -228,7 +228,7 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 			finish(&ctx, first, ws)
 			return ctx, ws
 		}
-		ctx.Steps = append(ctx.Steps, model.Step{Name: StepRun, Passed: false, Detail: "unverified: no secret to check the signature with"})
+		addStep(&ctx, model.Step{Name: StepRun, Passed: false, Detail: "unverified: no secret to check the signature with"})
 		ctx.Verdict = model.VerdictUnverified
 		ctx.Reason = "signature not checked (no secret)"
 		if len(claimProblems) > 0 {
@@ -243,6 +243,18 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	runStep(&ctx, first, step)
 	finish(&ctx, first, ws)
 	return ctx, ws
+}
+
+// maxSteps is how many steps a verification reports at most: credential,
+// batch, the contract's four.
+const maxSteps = 6
+
+// addStep records a step; the first one sizes the list for all of them.
+func addStep(ctx *model.Context, s model.Step) {
+	if ctx.Steps == nil {
+		ctx.Steps = make([]model.Step, 0, maxSteps)
+	}
+	ctx.Steps = append(ctx.Steps, s)
 }
 
 func runStep(ctx *model.Context, first *failure, step func(string, *failure, string)) {

@@ -11,6 +11,9 @@ func agentAreaKeys(meta map[string]any) []string {
 	var keys []string
 	for k := range meta {
 		if strings.HasPrefix(k, AgentAreaPrefix) {
+			if keys == nil {
+				keys = make([]string, 0, len(meta))
+			}
 			keys = append(keys, k)
 		}
 	}
