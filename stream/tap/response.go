@@ -100,26 +100,26 @@ func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
 
 // readBody collects a JSON body up to the parse limit, then parses it.
 func (ex *exchange) readBody(rs *responseStart, r io.Reader) {
-	var buf bytes.Buffer
-	if rs.contentLength > 0 {
-		buf.Grow(int(rs.contentLength))
+	size := rs.contentLength
+	if rs.contentEncoding != "" {
+		size = -1 // the length is the compressed one
 	}
-	_, err := buf.ReadFrom(io.LimitReader(r, ex.t.cfg.MaxParseBytes+1))
+	body, err := readUpTo(r, size, ex.t.cfg.MaxParseBytes)
 	switch {
 	case errors.Is(err, errGap):
 		ex.skipParse(rs, "the side parser fell behind")
 		return
 	case err != nil:
 		return // the body did not end well: conclude reports how
-	case int64(buf.Len()) > ex.t.cfg.MaxParseBytes:
+	case int64(len(body)) > ex.t.cfg.MaxParseBytes:
 		ex.skipParse(rs, "response body over "+strconv.FormatInt(ex.t.cfg.MaxParseBytes, 10)+" bytes")
 		return
 	}
 	if err := rs.pipe.wait(); err != io.EOF {
 		return
 	}
-	ex.respBody = buf.Bytes()
-	if buf.Len() == 0 || rs.status >= 300 && !looksJSON(ex.respBody) {
+	ex.respBody = body
+	if len(body) == 0 || rs.status >= 300 && !looksJSON(ex.respBody) {
 		return
 	}
 	ex.dispatch(rs.pipe.arrival(), ex.respBody, rs.status)

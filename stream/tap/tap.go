@@ -63,7 +63,7 @@ func exchangeFrom(ctx context.Context) *exchange {
 func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ex := t.newExchange(r)
 	if r.Body != nil && r.Body != http.NoBody {
-		body, whole := readCapped(r.Body, t.cfg.MaxParseBytes)
+		body, whole := readCapped(r.Body, r.ContentLength, t.cfg.MaxParseBytes)
 		ex.body, ex.bodyWhole = body, whole
 		if whole {
 			r.Body = replayBody{Reader: bytes.NewReader(body), orig: r.Body}
@@ -104,15 +104,12 @@ type replayBody struct {
 
 func (b replayBody) Close() error { return b.orig.Close() }
 
-// readCapped reads up to limit bytes. whole is true when that was the entire
-// body; otherwise body holds what was read before the limit or an error.
-func readCapped(r io.Reader, limit int64) (body []byte, whole bool) {
-	var buf bytes.Buffer
-	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
-	if err != nil || n > limit {
-		return buf.Bytes(), false
-	}
-	return buf.Bytes(), true
+// readCapped reads up to limit bytes of a body of the given size (-1 when
+// unknown). whole is true when that was the entire body; otherwise body holds
+// what was read before the limit or an error.
+func readCapped(r io.Reader, size, limit int64) (body []byte, whole bool) {
+	body, err := readUpTo(r, size, limit)
+	return body, err == nil && int64(len(body)) <= limit
 }
 
 func writeRPCError(w http.ResponseWriter, status int, body []byte) {
