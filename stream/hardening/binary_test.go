@@ -3,11 +3,14 @@ package hardening_test
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"toolscope/model"
 )
@@ -24,16 +27,32 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// buildBinary builds toolscope into a temporary directory.
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+	binDir  string
+)
+
+// buildBinary builds toolscope once per test run into a temporary directory.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "toolscope")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = repoRoot(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	binOnce.Do(func() {
+		binDir, binErr = os.MkdirTemp("", "toolscope-hardening-")
+		if binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "toolscope")
+		cmd := exec.Command("go", "build", "-o", binPath, ".")
+		cmd.Dir = repoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
 	}
-	return bin
+	return binPath
 }
 
 // TestBinaryRecordDiskFull runs the real binary: a replay recorded onto a
@@ -90,4 +109,54 @@ func countLines(t *testing.T, path string) int {
 		t.Fatal(err)
 	}
 	return bytes.Count(b, []byte("\n"))
+}
+
+// TestBinaryReplayHostileText: a recording whose events carry the hostile
+// corpus, replayed by the real binary with --output text, prints every
+// event, inert.
+func TestBinaryReplayHostileText(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	cases := append(loadCorpus(t, "terminal_escapes.txt"), loadCorpus(t, "invalid_utf8.txt")...)
+	var rec bytes.Buffer
+	at := time.Date(2026, 7, 29, 10, 0, 0, 0, time.UTC)
+	for i, c := range cases {
+		total := 1.0
+		base := model.Event{Time: at.Add(time.Duration(i) * time.Second), Source: model.SourceTap, SourceName: "rec" + c.Text,
+			TaskID: "T" + c.Text, ToolCallID: "C" + c.Text, Tool: c.Text}
+		evs := []model.Event{base, base, base, base}
+		evs[0].Kind, evs[0].Arguments = model.KindToolCall, []byte(`{"p":`+rawJSONString(c.Text)+`}`)
+		evs[1].Kind, evs[1].Progress, evs[1].Total, evs[1].Message = model.KindToolProgress, 1, &total, c.Text
+		evs[2].Kind, evs[2].Error, evs[2].TextPreview = model.KindToolResult, c.Text, c.Text
+		evs[3].Kind, evs[3].Code, evs[3].Message = model.KindWarning, "w"+c.Text, c.Text
+		for _, e := range evs {
+			line, err := model.EncodeLine(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.Write(line)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "hostile.jsonl")
+	if err := os.WriteFile(path, rec.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "replay", path, "--speed", "0", "--output", "text")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("replay: %v\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
+	if len(lines) < 4*len(cases) {
+		t.Errorf("%d lines printed for %d events", len(lines), 4*len(cases))
+	}
+	if p := inertProblem(stdout.String()); p != "" {
+		t.Errorf("replay --output text: %s", p)
+	}
+	if p := inertProblem(stderr.String()); p != "" {
+		t.Errorf("replay stderr: %s", p)
+	}
 }

@@ -33,7 +33,11 @@ import (
 func TestMain(m *testing.M) {
 	// Frames are compared as text: no colour sequences of our own.
 	lipgloss.SetColorProfile(termenv.Ascii)
-	os.Exit(m.Run())
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir) // the binary buildBinary made
+	}
+	os.Exit(code)
 }
 
 // Platform settings shared by the tap and the tokens the tests sign.
