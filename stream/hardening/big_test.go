@@ -207,7 +207,7 @@ func TestHugeJWTHeader(t *testing.T) {
 	}
 	io.Copy(io.Discard, res.Body)
 	res.Body.Close()
-	if res.StatusCode != http.StatusRequestHeaderFieldsTooLarge || up.arrived.Load() != 0 || up.wrote("jwt-1m") != nil {
+	if res.StatusCode != http.StatusRequestHeaderFieldsTooLarge || up.peak.Load() != 0 || up.wrote("jwt-1m") != nil {
 		t.Errorf("1 MiB header: HTTP %d, forwarded %v", res.StatusCode, up.wrote("jwt-1m") != nil)
 	}
 
