@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -153,6 +154,8 @@ type pipeline struct {
 	hub    *model.Hub
 	output string
 	title  string
+	// reported is set once a write error has been said on stderr.
+	reported atomic.Bool
 }
 
 // newPipeline builds the store, the stdout writer for json/text output and
@@ -178,11 +181,20 @@ func newPipeline(o outputFlags, output string) (*pipeline, error) {
 		p.hub.AddWriter(model.NewWriter("--record "+o.record, f, model.FormatJSON, false, f))
 	}
 	p.hub.OnWriteError = func(err error) {
-		if output != "tui" {
+		if output != "tui" { // the screen shows it as a warning; said on exit too
+			p.reported.Store(true)
 			fmt.Fprintf(os.Stderr, "toolscope: %v (monitoring goes on)\n", err)
 		}
 	}
 	return p, nil
+}
+
+// close flushes and closes the writers. A write error is said once: here,
+// unless it was already said when it happened.
+func (p *pipeline) close(cmd string) {
+	if err := p.hub.Close(); err != nil && !p.reported.Load() {
+		fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
+	}
 }
 
 // signalContext ends on SIGINT or SIGTERM.
@@ -266,9 +278,7 @@ func runReplay(args []string) int {
 	err = p.runWithScreen(ctx, func(ctx context.Context) error {
 		return replay.Run(ctx, pos[0], replay.Options{Speed: *speed}, p.hub)
 	}, *callID)
-	if cerr := p.hub.Close(); cerr != nil && err == nil {
-		fmt.Fprintf(os.Stderr, "toolscope replay: %v\n", cerr)
-	}
+	p.close("replay")
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(os.Stderr, "toolscope replay: %v\n", err)
 		return 1
@@ -488,7 +498,7 @@ func runWatch(args []string) int {
 		}
 		return ctx.Err()
 	}, "")
-	p.hub.Close()
+	p.close("watch")
 	return exitCode("watch", err)
 }
 
@@ -574,7 +584,7 @@ func runTap(args []string) int {
 		return nil
 	}, "")
 	src.shutdown(src.taps)
-	p.hub.Close()
+	p.close("tap")
 	return exitCode("tap", err)
 }
 
@@ -645,7 +655,7 @@ func runDemo(args []string) int {
 		<-done
 		return err
 	}, "")
-	p.hub.Close()
+	p.close("demo")
 	return exitCode("demo", err)
 }
 

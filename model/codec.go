@@ -63,13 +63,13 @@ func formatNumber(f float64) string {
 }
 
 // EncodeLine is one JSON line (with the trailing newline) for an event,
-// redacted first.
+// redacted first and safe to view on a terminal.
 func EncodeLine(e Event) ([]byte, error) {
 	b, err := json.Marshal(Redact(e))
 	if err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	return append(terminalSafeJSON(b), '\n'), nil
 }
 
 // DecodeLine reads one JSON line back into an event. A line without `kind`

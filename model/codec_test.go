@@ -147,3 +147,27 @@ func TestSanitize(t *testing.T) {
 		t.Errorf("SanitizeBlock = %q", got)
 	}
 }
+
+func TestJSONLinesAreTerminalSafe(t *testing.T) {
+	ev := Event{Time: t0, Kind: KindToolResult, Error: "a\u009b31mb\u202eevil\x7f",
+		Arguments: json.RawMessage("{\"x\":\"\xff\xfe\u009b2J\"}"), Message: "ok ✓ инструменты"}
+	line, err := EncodeLine(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []string{"\u009b", "\u202e", "\x7f", "\xff", "\x1b"} {
+		if strings.Contains(string(line), raw) {
+			t.Errorf("line carries %q raw: %s", raw, line)
+		}
+	}
+	back, err := DecodeLine(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Error != ev.Error || back.Message != ev.Message {
+		t.Errorf("values changed: %q %q", back.Error, back.Message)
+	}
+	if !strings.Contains(string(back.Arguments), `\u009b2J`) && !strings.Contains(string(back.Arguments), "\u009b2J") {
+		t.Errorf("arguments lost: %s", back.Arguments)
+	}
+}
