@@ -45,8 +45,8 @@ type responseStart struct {
 }
 
 // exchange is one HTTP request through the tap. The handler settles its
-// outcome; a goroutine of its own parses the request and the response copy
-// and emits every event, so parsing never runs on the request path (except
+// outcome; a goroutine of its own (a runner, see runners.go) parses the
+// request and the response copy and emits every event, so parsing never runs on the request path (except
 // with --enforce, which must decide before forwarding).
 type exchange struct {
 	t      *Tap
@@ -106,7 +106,8 @@ func (ex *exchange) handlerDone() {
 // call's tool.call event still shows up at once to a human eye.
 const parseGrace = 3 * time.Millisecond
 
-// run is the exchange's goroutine: request events, then the response.
+// run is the exchange's work on its runner: request events, then the
+// response.
 func (ex *exchange) run() {
 	defer ex.t.inflight.Done()
 	o, settled := ex.awaitQuickAnswer()

@@ -28,7 +28,8 @@ type Tap struct {
 	calls    *registry
 
 	seq      atomic.Uint64
-	inflight sync.WaitGroup // exchange goroutines
+	inflight sync.WaitGroup // exchanges being run
+	runners  *runners
 	closing  atomic.Bool
 
 	mu  sync.Mutex
@@ -45,7 +46,7 @@ func New(cfg Config, sink model.Sink) (*Tap, error) {
 	if sink == nil {
 		return nil, errors.New("tap: a sink is required")
 	}
-	t := &Tap{cfg: cfg, sink: sink, upstream: u, calls: newRegistry()}
+	t := &Tap{cfg: cfg, sink: sink, upstream: u, calls: newRegistry(), runners: newRunners()}
 	t.proxy = t.newProxy()
 	return t, nil
 }
@@ -78,13 +79,13 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if ans := t.enforceAnswer(ex.req); ans != nil {
 			writeRPCError(w, ans.status, ans.body)
 			t.inflight.Add(1)
-			go ex.run()
+			t.runners.start(ex)
 			ex.settle(outcome{kind: outcomeEnforced, status: ans.status, rpcCode: ans.code, message: "answered by the tap (--enforce), not forwarded: " + ans.reason})
 			return
 		}
 	}
 	t.inflight.Add(1)
-	go ex.run()
+	t.runners.start(ex)
 	defer ex.handlerDone()
 
 	// Let the upstream's headers alone decide Date and Content-Type: without
@@ -170,6 +171,7 @@ func (t *Tap) Shutdown(ctx context.Context) error {
 		}
 	}
 	t.inflight.Wait()
+	t.runners.stop()
 	t.calls.stopTimers()
 	if srv != nil {
 		t.emit(model.Event{Kind: model.KindSourceStatus, State: model.StateEnded, Detail: "tap stopped"})
