@@ -74,7 +74,10 @@ func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
 		}
 		ex.dispatch(rs.pipe.arrival(), e.Data, rs.status)
 	})
-	buf := make([]byte, 32<<10)
+	// The proxy's pooled copy buffers serve here too: a stream per call
+	// otherwise allocates (and zeroes) 32 KiB. The parser copies what it keeps.
+	buf := copyBuffers.Get()
+	defer copyBuffers.Put(buf)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
