@@ -109,7 +109,7 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		}
 	}
 
-	var text modelText
+	var text joinedText
 	addText := text.add
 	for i, b := range blocks {
 		if b.Type == badBlock {

@@ -98,15 +98,15 @@ func spacedASCIIJSONLen(compact []byte) int {
 	return n
 }
 
-// modelText joins the text the model reads, one part per line. The common
+// joinedText joins the text the model reads, one part per line. The common
 // single-part result is kept as it is, without a copy.
-type modelText struct {
+type joinedText struct {
 	first string
 	parts int
 	b     strings.Builder
 }
 
-func (t *modelText) add(s string) {
+func (t *joinedText) add(s string) {
 	switch t.parts {
 	case 0:
 		t.first = s
@@ -120,7 +120,7 @@ func (t *modelText) add(s string) {
 	t.parts++
 }
 
-func (t *modelText) String() string {
+func (t *joinedText) String() string {
 	if t.parts <= 1 {
 		return t.first
 	}
