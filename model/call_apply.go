@@ -385,6 +385,10 @@ func (c *Call) appendTimeline(ev Event) {
 		n = append(n, c.Timeline[len(c.Timeline)-MaxTimeline/4:]...)
 		c.Timeline = n
 	}
+	if c.Timeline == nil {
+		// A call and its result from a tap and a feed: four events, one allocation.
+		c.Timeline = make([]Event, 0, 4)
+	}
 	c.Timeline = append(c.Timeline, ev)
 }
 
