@@ -15,6 +15,7 @@ func (m *Model) openDetail(c *model.Call) {
 	m.detailCall = c
 	m.help.ShowAll = false
 	m.viewport.Height = m.detailHeight()
+	m.detailSet = false
 	m.buildDetail(true)
 }
 
@@ -22,6 +23,8 @@ func (m *Model) closeDetail() {
 	m.mode = modeTable
 	m.detailCall = nil
 	m.detailID = ""
+	m.detailText, m.detailSet = "", false
+	m.jsonCache = jsonCache{} // let the call's bytes go
 	m.scrollToCursor()
 }
 
@@ -30,11 +33,14 @@ func (m *Model) buildDetail(top bool) {
 	m.detailBuilt = m.now
 	m.detailWidth = m.width
 	m.viewport.Width = m.width
-	if m.detailCall == nil {
-		m.viewport.SetContent("")
-		return
+	text := ""
+	if m.detailCall != nil {
+		text = m.renderDetail(m.detailCall)
 	}
-	m.viewport.SetContent(m.renderDetail(m.detailCall))
+	if !m.detailSet || text != m.detailText {
+		m.detailText, m.detailSet = text, true
+		m.viewport.SetContent(text)
+	}
 	if top {
 		m.viewport.GotoTop()
 	}
@@ -65,7 +71,7 @@ func toolName(c *model.Call) string {
 
 // renderDetail is every section of one call, top to bottom.
 func (m *Model) renderDetail(c *model.Call) string {
-	d := &doc{st: &m.st, width: m.width}
+	d := &doc{st: &m.st, width: m.width, cache: &m.jsonCache}
 	// The outcome first, then why (token, context), then what went in and
 	// came out, and the raw timeline last.
 	m.detailCallSection(d, c)

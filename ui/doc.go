@@ -1,10 +1,10 @@
 package ui
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -16,6 +16,7 @@ type doc struct {
 	b     strings.Builder
 	st    *styles
 	width int
+	cache *jsonCache // nil: nothing kept
 }
 
 const labelWidth = 18
@@ -68,31 +69,100 @@ func (d *doc) block(text string, indent, maxLines int) {
 
 // Bounds of JSON shown in the detail view.
 const (
-	maxJSONBytes = 32 << 10
-	maxJSONLines = 400
+	maxJSONBytes      = 32 << 10 // of text that is not JSON (or too big to check)
+	maxJSONLines      = 400
+	maxJSONValidBytes = 1 << 20 // checked as JSON and indented
 )
 
-// jsonBlock writes raw JSON indented (or as text when it is not JSON).
+// jsonBlock writes raw JSON indented (or as text when it is not JSON). The
+// lines depend only on the bytes, the indent and the width, so they are
+// built once and reused while the detail is redrawn.
 func (d *doc) jsonBlock(raw json.RawMessage, indent int) {
 	if len(raw) == 0 {
 		d.line(strings.Repeat(" ", indent) + d.st.muted.on("(none)"))
 		return
 	}
+	key := jsonKey{data: &raw[0], size: len(raw), indent: indent, width: d.width}
+	if s, ok := d.cache.get(key); ok {
+		d.b.WriteString(s)
+		return
+	}
+	start := d.b.Len()
+	if len(raw) <= maxJSONValidBytes && json.Valid(raw) {
+		d.indentedJSON(raw, indent)
+	} else {
+		d.rawJSON(raw, indent)
+	}
+	d.cache.put(key, strings.Clone(d.b.String()[start:]))
+}
+
+// indentedJSON writes the first maxJSONLines lines of valid JSON, wrapped
+// to the width; only the lines kept are built.
+func (d *doc) indentedJSON(raw json.RawMessage, indent int) {
+	pad := strings.Repeat(" ", indent)
+	w := max(10, d.width-indent-1)
+	n, full := 0, false
+	stop := indentJSON(raw, func(l *jsonLine) bool {
+		text := model.Sanitize(string(l.text))
+		for wl := range strings.SplitSeq(ansi.Hardwrap(text, w, true), "\n") {
+			if n == maxJSONLines {
+				full = true
+				return false
+			}
+			d.line(pad + wl)
+			n++
+		}
+		if l.deep == 0 && l.long == 0 {
+			return true
+		}
+		if n == maxJSONLines {
+			full = true
+			return false
+		}
+		d.line(pad + strings.Repeat("  ", min(l.depth, maxJSONDepth)) + d.st.muted.on(elidedNote(l)))
+		n++
+		return true
+	})
+	switch rest := len(raw) - stop; {
+	case rest > 0:
+		d.line(pad + d.st.muted.on("… "+formatBytes(rest)+" more not shown"))
+	case full: // the last line's wrapped tail
+		d.line(pad + d.st.muted.on("… more not shown"))
+	}
+}
+
+func elidedNote(l *jsonLine) string {
+	var parts []string
+	if l.deep > 0 {
+		parts = append(parts, formatBytes(l.deep)+" nested deeper than "+strconv.Itoa(maxJSONDepth)+" levels")
+	}
+	if l.long > 0 {
+		parts = append(parts, formatBytes(l.long)+" more of this line")
+	}
+	return "… " + strings.Join(parts, ", ") + " not shown"
+}
+
+// rawJSON writes what is not JSON as text, its first maxJSONBytes cut on a
+// character boundary.
+func (d *doc) rawJSON(raw json.RawMessage, indent int) {
 	src := raw
 	cutBytes := 0
 	if len(src) > maxJSONBytes {
-		cutBytes = len(src) - maxJSONBytes
-		src = src[:maxJSONBytes]
+		src = src[:runeStart(src, maxJSONBytes)]
+		cutBytes = len(raw) - len(src)
 	}
-	var buf bytes.Buffer
-	text := string(src)
-	if cutBytes == 0 && json.Indent(&buf, src, "", "  ") == nil {
-		text = buf.String()
-	}
-	d.block(text, indent, maxJSONLines)
+	d.block(string(src), indent, maxJSONLines)
 	if cutBytes > 0 {
 		d.line(strings.Repeat(" ", indent) + d.st.muted.on("… "+formatBytes(cutBytes)+" more not shown"))
 	}
+}
+
+// runeStart backs i up to the start of the UTF-8 character it falls in.
+func runeStart(b []byte, i int) int {
+	for k := 0; k < utf8.UTFMax && i > 0 && i < len(b) && !utf8.RuneStart(b[i]); k++ {
+		i--
+	}
+	return i
 }
 
 // compactJSON renders a decoded value on one line, sanitized.

@@ -48,6 +48,7 @@ func (m *Model) buildLog() {
 		b.WriteString(line)
 	}
 	m.viewport.SetContent(b.String())
+	m.detailSet = false
 	if atBottom {
 		m.viewport.GotoBottom()
 	}

@@ -92,6 +92,9 @@ type Model struct {
 	detailCall  *model.Call
 	detailBuilt time.Time
 	detailWidth int
+	detailText  string    // the viewport's content, to skip an unchanged rebuild
+	detailSet   bool      // the viewport holds detailText (the log shares it)
+	jsonCache   jsonCache // the detail's JSON blocks
 	pendingOpen string
 
 	flash      string

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -47,10 +48,17 @@ func cut(s string, w int) string {
 	return ansi.Truncate(s, w, "…")
 }
 
-// shortID keeps the first 8 characters of a long id, as model.TextLine does.
+// shortID keeps the first 8 cells of a long id, cut between characters: a
+// byte cut could split one (a non-ASCII id, the ␛ shown for an ESC) and send
+// broken UTF-8 to the terminal.
 func shortID(id string) string {
+	for i := 0; i < len(id); i++ {
+		if id[i] >= utf8.RuneSelf {
+			return ansi.Truncate(id, 8, "")
+		}
+	}
 	if len(id) > 8 {
-		return id[:8]
+		return id[:8] // ASCII: one byte, one cell
 	}
 	return id
 }
