@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // oneOfEachKind is an event of every kind with every field its kind uses.
@@ -169,5 +170,13 @@ func TestJSONLinesAreTerminalSafe(t *testing.T) {
 	}
 	if !strings.Contains(string(back.Arguments), `\u009b2J`) && !strings.Contains(string(back.Arguments), "\u009b2J") {
 		t.Errorf("arguments lost: %s", back.Arguments)
+	}
+}
+
+func TestTextLineNeverSplitsACharacter(t *testing.T) {
+	ev := Event{Time: t0, Kind: KindToolCall, TaskID: "задача-один", ToolCallID: "c", Arguments: json.RawMessage(`"` + strings.Repeat("ж", 100) + `"`)}
+	line := TextLine(ev)
+	if !utf8.ValidString(line) || strings.ContainsRune(line, utf8.RuneError) {
+		t.Errorf("split character: %q", line)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // TextLine renders an event as one readable, sanitized line (no newline).
@@ -120,15 +121,27 @@ func callLabel(e *Event) string {
 
 // shortID keeps the first 8 characters of a long id, as the screen shows it.
 func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
+	if cut := runeCut(id, 8); cut < len(id) {
+		return id[:cut]
 	}
 	return id
 }
 
+// truncate keeps about n bytes, never splitting a character.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return s[:runeCut(s, n)] + "…"
+}
+
+// runeCut is the largest byte index <= n that starts a character.
+func runeCut(s string, n int) int {
+	if n >= len(s) {
+		return len(s)
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
 }
