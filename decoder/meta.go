@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"toolscope/model"
 )
@@ -47,6 +49,8 @@ type CallParams struct {
 
 // ParseCallParams reads tools/call params. A missing or non-string name, or
 // _meta that is not an object, is an error (the server answers -32602).
+// Meta holds _meta as encoding/json decodes it into interfaces, except that
+// a numeric progressToken is a json.Number holding the digits as written.
 func ParseCallParams(params json.RawMessage) (CallParams, error) {
 	// One decode reads all three: name and _meta into interfaces (encoding/json
 	// builds those without reflection), arguments kept raw. A name or _meta
@@ -81,8 +85,29 @@ func ParseCallParams(params json.RawMessage) (CallParams, error) {
 			return cp, errors.New("tools/call _meta is not an object")
 		}
 		cp.Meta = meta
+		if _, isFloat := meta[MetaProgressToken].(float64); isFloat {
+			keepTokenDigits(p, meta)
+		}
 	}
 	return cp, nil
+}
+
+// keepTokenDigits replaces a numeric progressToken, decoded as a float64
+// (which rounds integers past 2^53), with its text as written: servers echo
+// the token digit for digit. Numeric tokens are rare, so only they pay for
+// a second decode. The _meta key is matched as in the first decode
+// (encoding/json's rules for a struct field); the token key exactly, the
+// last one winning, as in the map.
+func keepTokenDigits(params []byte, meta map[string]any) {
+	var raw struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &raw) != nil {
+		return
+	}
+	if tok := bytes.TrimSpace(raw.Meta[MetaProgressToken]); len(tok) > 0 && (tok[0] == '-' || tok[0] >= '0' && tok[0] <= '9') {
+		meta[MetaProgressToken] = json.Number(tok)
+	}
 }
 
 // MetaInfo is what toolscope reads from a _meta object.
@@ -115,12 +140,16 @@ func ExtractMeta(meta map[string]any) MetaInfo {
 	if b, ok := meta[MetaReplayed].(bool); ok {
 		mi.Replayed = b
 	}
-	if tok, ok := meta[MetaProgressToken]; ok && tok != nil {
-		switch tok.(type) {
-		case string, float64, json.Number:
-			if raw, err := json.Marshal(tok); err == nil {
-				mi.ProgressToken = raw
-			}
+	switch tok := meta[MetaProgressToken].(type) {
+	case string:
+		mi.ProgressToken = marshalString(tok)
+	case json.Number: // as ParseCallParams keeps a numeric token
+		if _, ok := canonicalNumber(string(tok)); ok {
+			mi.ProgressToken = json.RawMessage(tok)
+		}
+	case float64:
+		if raw, err := json.Marshal(tok); err == nil {
+			mi.ProgressToken = raw
 		}
 	}
 	for _, k := range traceKeys {
@@ -201,4 +230,138 @@ func CheckMCPHeaders(h http.Header, method, toolName string, meta MetaInfo) []Wa
 // source and the call's identity.
 func (w Warning) Event() model.Event {
 	return model.Event{Kind: model.KindWarning, Code: w.Code, Message: w.Message}
+}
+
+// IDKey is the identity of a JSON-RPC id or a progress token given as raw
+// JSON, for matching a server's echo to the request: the same value written
+// in another JSON form ("\u00e9" for "é", "\/" for "/", "<" for "\u003c",
+// 1e3 for 1000, every digit of an integer past 2^53) has the same key, and
+// a string never shares one with a number ("1" is not 1). "" means none
+// (absent or null). Keys are for comparing, not for showing.
+func IDKey(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		if s, ok := plainString(raw); ok {
+			return "s" + s
+		}
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return "s" + s // escapes decoded, invalid UTF-8 as U+FFFD
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		if n, ok := canonicalNumber(string(raw)); ok {
+			return "n" + n
+		}
+	}
+	// Not a valid id: compare the text itself.
+	return "j" + string(raw)
+}
+
+// plainString is the value of a JSON string literal written without any
+// escape, control character or invalid UTF-8 (the common case), read
+// without decoding.
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	for _, b := range body {
+		if b < 0x20 || b == '\\' || b == '"' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
+}
+
+// canonicalNumber writes a JSON number exactly, in one form per value:
+// "0", or an optional "-", the significant digits without leading or
+// trailing zeros, then "e" and the exponent (so 1000, 1e3 and 10.0E2 are
+// all "1e3"). It never goes through float64. ok is false for text that is
+// not a JSON number, or whose exponent is too large to matter.
+func canonicalNumber(s string) (string, bool) {
+	i, neg := 0, false
+	if i < len(s) && s[i] == '-' {
+		neg, i = true, i+1
+	}
+	intStart := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	intDigits := s[intStart:i]
+	if len(intDigits) == 0 || len(intDigits) > 1 && intDigits[0] == '0' {
+		return "", false
+	}
+	var fracDigits string
+	if i < len(s) && s[i] == '.' {
+		i++
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return "", false
+		}
+		fracDigits = s[start:i]
+	}
+	var exp int64
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		start := i
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		digits := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == digits || i-digits > 15 {
+			return "", false
+		}
+		exp, _ = strconv.ParseInt(s[start:i], 10, 64)
+	}
+	if i != len(s) {
+		return "", false
+	}
+	// The value is 0.<intDigits><fracDigits> * 10^(exp+len(intDigits)):
+	// trim zeros on both ends of the digits, then place the point after the
+	// first significant digit.
+	digits := intDigits + fracDigits
+	exp += int64(len(intDigits))
+	lead := 0
+	for lead < len(digits) && digits[lead] == '0' {
+		lead++
+	}
+	digits = strings.TrimRight(digits[lead:], "0")
+	if digits == "" {
+		return "0", true // -0 and 0.000e5 are 0
+	}
+	exp -= int64(lead) + 1
+	var b strings.Builder
+	b.Grow(len(digits) + 24)
+	if neg {
+		b.WriteByte('-')
+	}
+	b.WriteString(digits)
+	b.WriteByte('e')
+	b.WriteString(strconv.FormatInt(exp, 10))
+	return b.String(), true
+}
+
+// marshalString is s as a JSON string, without the HTML escaping of
+// json.Marshal (a token written "a<b" stays so).
+func marshalString(s string) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(s) != nil {
+		return nil
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
 }

@@ -132,3 +132,74 @@ func TestCheckMCPHeaders(t *testing.T) {
 		})
 	}
 }
+
+func TestIDKey(t *testing.T) {
+	same := [][]string{
+		{`"tok-1"`, ` "tok-1" `},
+		{`"job<1>&co"`, `"job\u003c1\u003e\u0026co"`},
+		{`"tâche-1"`, `"t\u00e2che-1"`, `"t\u00E2che-1"`},
+		{`"a/b"`, `"a\/b"`},
+		{`"é"`, `"\u00e9"`},
+		{`"\b"`, `"\u0008"`},
+		{"\"caf\xe9\"", `"caf\ufffd"`}, // invalid UTF-8 reads as U+FFFD, as everywhere
+		{`12345678901234567890`, `1.2345678901234567890e19`, `12345678901234567890.000`},
+		{`1000`, `1e3`, `1E+3`, `10.0e2`, `0.1e4`},
+		{`0.5`, `5e-1`, `50E-2`},
+		{`0`, `-0`, `0.000`, `0e99`},
+		{`-7`, `-7.0`, `-70e-1`},
+	}
+	for _, forms := range same {
+		for _, f := range forms[1:] {
+			if IDKey([]byte(forms[0])) != IDKey([]byte(f)) {
+				t.Errorf("%s and %s have keys %q and %q", forms[0], f, IDKey([]byte(forms[0])), IDKey([]byte(f)))
+			}
+		}
+	}
+	different := [][2]string{
+		{`"1"`, `1`},
+		{`12345678901234567890`, `12345678901234567891`},
+		{`12345678901234567890`, `12345678901234567000`},
+		{`"a"`, `"A"`},
+		{`1`, `-1`},
+		{`1`, `10`},
+		{`0.1`, `1`},
+		{`"tok"`, `"tok "`},
+	}
+	for _, d := range different {
+		if IDKey([]byte(d[0])) == IDKey([]byte(d[1])) {
+			t.Errorf("%s and %s share the key %q", d[0], d[1], IDKey([]byte(d[0])))
+		}
+	}
+	for _, none := range []string{``, `null`, ` null `} {
+		if k := IDKey([]byte(none)); k != "" {
+			t.Errorf("%q has key %q, want none", none, k)
+		}
+	}
+	// Text that is not a valid id still gets a key of its own text.
+	for _, odd := range []string{`01`, `1.`, `1e`, `--1`, `"open`, `{"a":1}`, `true`, `1e9999999999999999999`} {
+		if k := IDKey([]byte(odd)); k == "" || k == IDKey([]byte(`1`)) {
+			t.Errorf("%s has key %q", odd, k)
+		}
+	}
+}
+
+func TestProgressTokenKeptAsWritten(t *testing.T) {
+	cases := []struct{ meta, token string }{
+		{`{"progressToken":12345678901234567890}`, `12345678901234567890`},
+		{`{"progressToken": 1e3 }`, `1e3`},
+		{`{"progressToken":"job<1>&co"}`, `"job<1>&co"`},
+		{`{"progressToken":"t\u00e2che"}`, `"tâche"`},
+		{`{"progressToken":1,"progressToken":2}`, `2`},
+		{`{"PROGRESSTOKEN":5,"progressToken":6}`, `6`},
+		{`{"progressToken":true}`, ``},
+	}
+	for _, c := range cases {
+		cp, err := ParseCallParams([]byte(`{"name":"x","_meta":` + c.meta + `}`))
+		if err != nil {
+			t.Fatalf("%s: %v", c.meta, err)
+		}
+		if got := string(ExtractMeta(cp.Meta).ProgressToken); got != c.token {
+			t.Errorf("%s: token %s, want %s", c.meta, got, c.token)
+		}
+	}
+}

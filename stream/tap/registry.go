@@ -1,15 +1,12 @@
 package tap
 
-import (
-	"bytes"
-	"encoding/json"
-	"sync"
-)
+import "sync"
 
 // registry finds in-flight calls by JSON-RPC id (for notifications/cancelled
 // and results on a resumed stream) and by progress token (for progress sent
 // on another stream). Ids repeat across connections, so each key holds a
-// short list and lookups take the most recent call.
+// short list and lookups take the most recent call. Keys are
+// decoder.IDKey's: a server may echo an id or token in another JSON form.
 type registry struct {
 	mu      sync.Mutex
 	byID    map[string][]*call
@@ -21,15 +18,6 @@ const maxPerKey = 64
 
 func newRegistry() *registry {
 	return &registry{byID: make(map[string][]*call), byToken: make(map[string][]*call)}
-}
-
-// rawKey normalises a raw JSON id or token for lookups.
-func rawKey(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	return string(raw)
 }
 
 func (r *registry) add(c *call) {

@@ -52,7 +52,7 @@ func (pr *parsedRequest) callByToken(key string) *call {
 
 func (pr *parsedRequest) plainByID(key string) *plainMsg {
 	for _, p := range pr.plain {
-		if p.kind == decoder.KindRequest && rawKey(p.id) == key {
+		if p.kind == decoder.KindRequest && decoder.IDKey(p.id) == key {
 			return p
 		}
 	}
@@ -150,8 +150,8 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 		t:          t,
 		exchangeID: ex.id,
 		requestID:  string(m.ID),
-		idKey:      rawKey(m.ID),
-		tokenKey:   rawKey(meta.ProgressToken),
+		idKey:      decoder.IDKey(m.ID),
+		tokenKey:   decoder.IDKey(meta.ProgressToken),
 		tool:       cp.Name,
 		taskID:     meta.TaskID,
 		toolCallID: meta.ToolCallID,
@@ -218,7 +218,7 @@ func (ex *exchange) announce() {
 	}
 	now := time.Now()
 	for _, cm := range pr.cancels {
-		target := ex.t.calls.latestByID(rawKey(cm.requestID))
+		target := ex.t.calls.latestByID(decoder.IDKey(cm.requestID))
 		if target == nil {
 			cm.plain.note("matched", false)
 			continue

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"toolscope/decoder"
 	"toolscope/model"
@@ -146,7 +147,7 @@ func (ex *exchange) dispatch(at time.Time, data []byte, status int) {
 	for _, m := range msgs {
 		switch m.Kind {
 		case decoder.KindResponse:
-			key := rawKey(m.ID)
+			key := decoder.IDKey(m.ID)
 			if c := pr.callByID(key); c != nil {
 				c.onResult(at, m, status)
 			} else if p := pr.plainByID(key); p != nil {
@@ -178,13 +179,13 @@ func (ex *exchange) progress(at time.Time, m decoder.Message) {
 		ex.warn("malformed_progress", err.Error())
 		return
 	}
-	key := rawKey(p.Token)
+	key := decoder.IDKey(p.Token)
 	c := ex.req.callByToken(key)
 	if c == nil {
 		c = ex.t.calls.latestByToken(key)
 	}
 	if c == nil {
-		ex.warn("progress_unmatched", "notifications/progress for token "+key+" matches no call in flight")
+		ex.warn("progress_unmatched", "notifications/progress for token "+clipText(string(p.Token), 200)+" matches no call in flight")
 		return
 	}
 	c.onProgress(at, p)
@@ -200,4 +201,16 @@ func (ex *exchange) serverMessage(at time.Time, m decoder.Message) {
 		ev.TaskID, ev.ToolCallID, ev.Tool = c.taskID, c.toolCallID, c.tool
 	}
 	ex.t.emit(ev)
+}
+
+// clipText cuts s to at most max bytes, on a character boundary.
+func clipText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
