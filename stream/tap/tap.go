@@ -32,9 +32,10 @@ type Tap struct {
 	runners  *runners
 	closing  atomic.Bool
 
-	mu  sync.Mutex
-	srv *http.Server
-	ln  net.Listener
+	mu    sync.Mutex
+	srv   *http.Server
+	ln    net.Listener
+	fresh newConns // connections with no request yet
 }
 
 // New makes a tap. It validates cfg; nothing listens until Start.
@@ -128,7 +129,7 @@ func (t *Tap) Start() error {
 	if err != nil {
 		return fmt.Errorf("tap %s: listen %s: %w", t.cfg.Name, t.cfg.Listen, err)
 	}
-	srv := &http.Server{Handler: t, ReadHeaderTimeout: 30 * time.Second}
+	srv := &http.Server{Handler: t, ReadHeaderTimeout: 30 * time.Second, ConnState: t.fresh.track}
 	t.mu.Lock()
 	t.srv, t.ln = srv, ln
 	t.mu.Unlock()
@@ -156,8 +157,9 @@ func (t *Tap) Addr() string {
 	return t.ln.Addr().String()
 }
 
-// Shutdown stops accepting, waits for exchanges in flight until ctx ends,
-// then cuts the rest (their calls show tool.cancelled), and returns once
+// Shutdown stops accepting, closes connections that have sent no request
+// (after newConnGrace), waits for exchanges in flight until ctx ends, then
+// cuts the rest (their calls show tool.cancelled), and returns once
 // every event has been emitted.
 func (t *Tap) Shutdown(ctx context.Context) error {
 	t.closing.Store(true)
@@ -166,7 +168,11 @@ func (t *Tap) Shutdown(ctx context.Context) error {
 	t.mu.Unlock()
 	var err error
 	if srv != nil {
-		if err = srv.Shutdown(ctx); err != nil {
+		done := make(chan struct{})
+		go t.fresh.closeSilentUntil(done)
+		err = srv.Shutdown(ctx)
+		close(done)
+		if err != nil {
 			srv.Close()
 		}
 	}
