@@ -67,6 +67,7 @@ type exchange struct {
 	end          error  // how the response body ended
 	respBody     []byte // a non-stream response body, when parsed
 	parseSkipped bool   // the response was not (entirely) parsed; a warning said why
+	malformed    string // why the first unreadable message of the response could not be read
 }
 
 func (t *Tap) newExchange(r *http.Request) *exchange {
@@ -211,6 +212,11 @@ func (ex *exchange) concludeCall(c *call, now time.Time, rs *responseStart) {
 		c.onUnparsed(now, rs.status)
 	case !isEventStream(rs.contentType):
 		c.onFailure(now, rs.status, 0, "the response holds no answer to this call")
+	case ex.malformed != "":
+		// The server answered on this stream, but not in a form the tap can
+		// read: the answer was likely this call's result, and no resumed
+		// stream will bring another.
+		c.onFailure(now, rs.status, 0, "the response stream ended without a readable result: "+ex.malformed)
 	default:
 		// An event stream that ended before the result: a 2025-era server
 		// may send it on a resumed stream, so the call stays open.

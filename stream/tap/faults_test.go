@@ -268,3 +268,30 @@ func TestCallTimeout(t *testing.T) {
 		t.Errorf("timeout_ms %d", c.TimeoutMS)
 	}
 }
+
+// TestUnreadableStreamedResult: the server answers on its event stream with
+// a message the tap cannot read, then closes the stream. No resumed stream
+// will bring another answer: the call ends in an error that says why.
+func TestUnreadableStreamedResult(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprintf(w, progressEvent, 1, 1)
+		fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[}\n\n")
+	}))
+	t.Cleanup(upstream.Close)
+	h := startTap(t, Config{Upstream: upstream.URL})
+	_, _, body := post(t, h.url, callBody(t, 1, "unreadable", map[string]any{}, map[string]any{"progressToken": 1}), nil)
+	if !strings.Contains(string(body), `"content":[}`) {
+		t.Fatalf("the client did not get the server's answer: %q", body)
+	}
+	c := h.waitCall("unreadable")
+	r := c.LastAttempt().Result
+	if c.Status != model.StatusError || r.HTTPStatus != 200 || !strings.Contains(r.Error, "without a readable result") || c.Progress.Sent != 1 {
+		t.Errorf("status %s http %d error %q sent %d", c.Status, r.HTTPStatus, r.Error, c.Progress.Sent)
+	}
+	if !hasWarning(h.store.Snapshot(), "malformed_response") {
+		t.Error("no malformed_response warning")
+	}
+}

@@ -139,7 +139,7 @@ func (ex *exchange) dispatch(at time.Time, data []byte, status int) {
 	msgs, _, err := decoder.ParseMessages(data)
 	if err != nil {
 		if len(bytes.TrimSpace(data)) > 0 {
-			ex.warn("malformed_response", "not JSON-RPC: "+err.Error())
+			ex.malformedResponse("not JSON-RPC: " + err.Error())
 		}
 		return
 	}
@@ -168,8 +168,17 @@ func (ex *exchange) dispatch(at time.Time, data []byte, status int) {
 		case decoder.KindRequest:
 			ex.serverMessage(at, m)
 		default:
-			ex.warn("malformed_response", "invalid JSON-RPC message: "+m.Problem)
+			ex.malformedResponse("invalid JSON-RPC message: " + m.Problem)
 		}
+	}
+}
+
+// malformedResponse warns of a message the server sent that cannot be read,
+// and keeps the first such reason for the calls the stream leaves unanswered.
+func (ex *exchange) malformedResponse(why string) {
+	ex.warn("malformed_response", why)
+	if ex.malformed == "" {
+		ex.malformed = why
 	}
 }
 
