@@ -258,3 +258,74 @@ func TestSSEEventsArriveOneByOne(t *testing.T) {
 			c.Progress.Sent, events, c.RelayedCount(), c.Status)
 	}
 }
+
+// lateEOFTransport delays the transport's read that follows the request
+// body's last byte, as a busy machine may: by then the upstream has the
+// whole body and may have answered.
+type lateEOFTransport struct{ http.RoundTripper }
+
+func (t lateEOFTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil && r.ContentLength > 0 {
+		r.Body = &lateEOFBody{ReadCloser: r.Body, left: r.ContentLength}
+	}
+	return t.RoundTripper.RoundTrip(r)
+}
+
+type lateEOFBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *lateEOFBody) Read(p []byte) (int, error) {
+	if b.left == 0 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	n, err := b.ReadCloser.Read(p[:min(int64(len(p)), max(b.left, 1))])
+	b.left -= int64(n)
+	return n, err
+}
+
+// TestRequestOverParseLimitWithLateEOF: a request body over the parse limit
+// is forwarded as the bytes the tap read, then the rest of the client's
+// body. Writing the response must not close that body under the transport
+// (net/http consumes and closes an unread request body when a handler
+// writes its response header, unless the handler is full duplex): the
+// transport's last read would fail, and the upstream connection with the
+// response on it.
+func TestRequestOverParseLimitWithLateEOF(t *testing.T) {
+	answer := randomBytes(30, 65535)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sum := sha256.New()
+		io.Copy(sum, r.Body)
+		w.Header().Set("X-Req-Sha256", hex.EncodeToString(sum.Sum(nil)))
+		w.Header().Set("Content-Length", strconv.Itoa(len(answer)))
+		w.Write(answer[:1000])
+		http.NewResponseController(w).Flush()
+		time.Sleep(100 * time.Millisecond) // the transport's late read happens meanwhile
+		w.Write(answer[1000:])
+	}))
+	t.Cleanup(upstream.Close)
+	h := startTap(t, Config{Upstream: upstream.URL, MaxParseBytes: 64 << 10, Transport: lateEOFTransport{newTransport()}})
+	for _, size := range []int{64<<10 + 1, 200_003} {
+		for _, chunked := range []bool{false, true} {
+			reqBody := randomBytes(uint64(size), size)
+			req, _ := http.NewRequest("POST", h.url, bytes.NewReader(reqBody))
+			if chunked {
+				req.ContentLength = -1
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil || !bytes.Equal(got, answer) {
+				t.Errorf("request of %d bytes (chunked %v): response cut after %d bytes: %v", size, chunked, len(got), err)
+			}
+			reqSum := sha256.Sum256(reqBody)
+			if res.Header.Get("X-Req-Sha256") != hex.EncodeToString(reqSum[:]) {
+				t.Errorf("request of %d bytes (chunked %v): the upstream received a different body", size, chunked)
+			}
+		}
+	}
+}

@@ -64,15 +64,18 @@ func exchangeFrom(ctx context.Context) *exchange {
 // response streams through while a copy is parsed off to the side.
 func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ex := t.newExchange(r)
+	// The proxy gets its own request: the server's keeps the client's body,
+	// so net/http still knows how that body ended.
+	out := r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
 	if r.Body != nil && r.Body != http.NoBody {
 		body, whole := readCapped(r.Body, r.ContentLength, t.cfg.MaxParseBytes)
 		ex.body, ex.bodyWhole = body, whole
 		if whole {
-			r.Body = replayBody{Reader: bytes.NewReader(body), orig: r.Body}
+			out.Body = replayBody{Reader: bytes.NewReader(body), orig: r.Body}
 		} else {
 			// Over the limit (or broken): what was read goes first, the rest
 			// streams on; the upstream sees the same bytes either way.
-			r.Body = replayBody{Reader: io.MultiReader(bytes.NewReader(body), r.Body), orig: r.Body}
+			out.Body = replayBody{Reader: io.MultiReader(bytes.NewReader(body), r.Body), orig: r.Body}
 		}
 	}
 	if t.cfg.Enforce {
@@ -89,12 +92,18 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t.runners.start(ex)
 	defer ex.handlerDone()
 
+	// The transport may still read the request body (if only to see its
+	// end) after the upstream has answered. Without full duplex, net/http
+	// consumes and closes an unread request body when the response header
+	// is written: that last read then fails, and the transport drops the
+	// upstream connection with the response still on it.
+	http.NewResponseController(w).EnableFullDuplex()
 	// Let the upstream's headers alone decide Date and Content-Type: without
 	// these nil entries net/http would add its own.
 	h := w.Header()
 	h["Date"] = nil
 	h["Content-Type"] = nil
-	t.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
+	t.proxy.ServeHTTP(w, out)
 }
 
 // replayBody forwards the bytes already read, then the rest; Close closes the
