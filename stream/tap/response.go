@@ -63,7 +63,8 @@ func (ex *exchange) skipParse(rs *responseStart, why string) {
 	rs.pipe.stop()
 }
 
-// sideYield is how long the stream parser lets others run after a wake.
+// sideYield is how long the stream parser lets others run after reading
+// the latest bytes.
 const sideYield = 500 * time.Microsecond
 
 // readEventStream dispatches each SSE event's messages as they arrive.
@@ -79,19 +80,25 @@ func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
 	// otherwise allocates (and zeroes) 32 KiB. The parser copies what it keeps.
 	buf := copyBuffers.Get()
 	defer copyBuffers.Put(buf)
+	lagged := false
 	for {
 		n, err := r.Read(buf)
-		if n > 0 {
-			// Step aside for the goroutines the same bytes woke (the client
-			// reading them): events keep their wire time, so parsing a
-			// moment later changes nothing but who waits.
+		if n > 0 && rs.pipe.caughtUp() {
+			// These are the bytes the client is reading right now: step
+			// aside for the goroutines they woke. Events keep their wire
+			// time, so parsing a moment later changes nothing but who
+			// waits. Behind the wire, the client already has them: parse
+			// on, or the pipe overflows.
 			time.Sleep(sideYield)
 		}
 		p.feed(buf[:n])
 		switch {
 		case err == nil:
 		case errors.Is(err, errGap) && r == io.Reader(rs.pipe):
-			ex.warn("parse_lagging", "the side parser fell behind; some stream bytes were not parsed (all were forwarded)")
+			if !lagged {
+				lagged = true
+				ex.warn("parse_lagging", "the side parser fell behind; some stream bytes were not parsed (all were forwarded; the stream's end is always parsed)")
+			}
 			p.gap()
 		case errors.Is(err, errGap):
 			ex.skipParse(rs, "the side parser fell behind a compressed stream")

@@ -13,14 +13,17 @@ var errGap = errors.New("side parser fell behind: bytes skipped")
 
 // sidePipe carries a copy of a body from the proxy's copy loop to the parser
 // goroutine. write never blocks and never fails: when the parser lags more
-// than limit bytes behind, bytes are dropped (and the reader is told with
-// errGap) rather than holding back the client. Memory is bounded by limit.
+// than limit bytes behind, the oldest bytes it has not read are dropped (and
+// the reader is told with errGap where they were) rather than holding back
+// the client. So the pipe always holds the latest bytes: the end of a
+// stream, where its result is, is parsed however far behind the parser
+// fell. Memory is bounded by limit.
 type sidePipe struct {
 	mu      sync.Mutex
-	buf     []byte
-	off     int
+	ring    []byte // unread bytes: n of them from r, wrapping around
+	r, n    int
 	limit   int
-	gap     bool  // bytes dropped; writes are dropped until the reader drains
+	gap     bool  // bytes before the unread ones were dropped; Read says so first
 	stopped bool  // the reader wants no more bytes
 	end     error // set once the body ended: io.EOF or why it did not
 	wake    chan struct{}
@@ -46,27 +49,59 @@ func (p *sidePipe) write(b []byte) {
 	p.signal()
 }
 
-// put copies b in, or drops it if the reader is too far behind, without
-// waking the reader (the tee wakes it once the client has the bytes).
+// put copies b in, dropping the oldest unread bytes if the reader is too
+// far behind, without waking the reader (the tee wakes it once the client
+// has the bytes).
 func (p *sidePipe) put(b []byte) {
 	now := time.Now()
 	p.mu.Lock()
-	if p.stopped || p.end != nil {
-		p.mu.Unlock()
+	defer p.mu.Unlock()
+	if p.stopped || p.end != nil || len(b) == 0 {
 		return
 	}
 	p.at = now
-	if p.gap || len(p.buf)-p.off+len(b) > p.limit {
-		p.gap = true
-	} else {
-		if p.off > 0 && len(p.buf)+len(b) > cap(p.buf) {
-			// Reuse the consumed front before growing.
-			n := copy(p.buf, p.buf[p.off:])
-			p.buf, p.off = p.buf[:n], 0
-		}
-		p.buf = append(p.buf, b...)
+	if len(b) >= p.limit {
+		// b alone fills the pipe: keep its end.
+		p.gap = p.gap || p.n > 0 || len(b) > p.limit
+		p.grow(p.limit)
+		p.r, p.n = 0, copy(p.ring, b[len(b)-p.limit:])
+		return
 	}
-	p.mu.Unlock()
+	if need := p.n + len(b); need > len(p.ring) {
+		p.grow(min(max(need, 2*len(p.ring), 4<<10), p.limit))
+		if over := need - len(p.ring); over > 0 {
+			p.r, p.n = (p.r+over)%len(p.ring), p.n-over
+			p.gap = true
+		}
+	}
+	w := (p.r + p.n) % len(p.ring)
+	c := copy(p.ring[w:], b)
+	copy(p.ring, b[c:])
+	p.n += len(b)
+}
+
+// grow makes the ring size bytes long (never shorter), the unread bytes
+// moved to its start.
+func (p *sidePipe) grow(size int) {
+	if size <= len(p.ring) {
+		return
+	}
+	ring := make([]byte, size)
+	p.n = p.copyOut(ring)
+	p.ring, p.r = ring, 0
+}
+
+// copyOut copies unread bytes to b without consuming them.
+func (p *sidePipe) copyOut(b []byte) int {
+	if p.n == 0 {
+		return 0
+	}
+	first := p.ring[p.r:min(p.r+p.n, len(p.ring))]
+	c := copy(b, first)
+	if c == len(first) {
+		c += copy(b[c:], p.ring[:p.n-len(first)])
+	}
+	return c
 }
 
 // finish records how the body ended; only the first call counts.
@@ -85,31 +120,32 @@ func (p *sidePipe) finish(err error) {
 func (p *sidePipe) stop() {
 	p.mu.Lock()
 	p.stopped = true
-	p.buf, p.off = nil, 0
+	p.ring, p.r, p.n = nil, 0, 0
 	p.mu.Unlock()
 }
 
-// Read blocks until bytes, a gap or the end are available. After the last
-// byte it returns the body's end: io.EOF, or the error that cut it short.
+// Read blocks until bytes, a gap or the end are available. A gap comes
+// before the bytes that follow it. After the last byte it returns the
+// body's end: io.EOF, or the error that cut it short.
 func (p *sidePipe) Read(b []byte) (int, error) {
 	for {
 		p.mu.Lock()
-		if p.off < len(p.buf) {
-			n := copy(b, p.buf[p.off:])
-			p.off += n
-			if p.off == len(p.buf) {
-				p.buf, p.off = p.buf[:0], 0
-				if cap(p.buf) > 1<<20 {
-					p.buf = nil // a burst is over: give its memory back
-				}
-			}
-			p.mu.Unlock()
-			return n, nil
-		}
 		if p.gap {
 			p.gap = false
 			p.mu.Unlock()
 			return 0, errGap
+		}
+		if p.n > 0 {
+			c := p.copyOut(b)
+			p.r, p.n = (p.r+c)%len(p.ring), p.n-c
+			if p.n == 0 {
+				p.r = 0
+				if len(p.ring) > 1<<20 {
+					p.ring = nil // a burst is over: give its memory back
+				}
+			}
+			p.mu.Unlock()
+			return c, nil
 		}
 		if p.end != nil {
 			err := p.end
@@ -119,6 +155,13 @@ func (p *sidePipe) Read(b []byte) (int, error) {
 		p.mu.Unlock()
 		<-p.wake
 	}
+}
+
+// caughtUp says whether the reader has read every byte written so far.
+func (p *sidePipe) caughtUp() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.n == 0
 }
 
 var _ io.Reader = (*sidePipe)(nil)

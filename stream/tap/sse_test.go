@@ -1,6 +1,7 @@
 package tap
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"reflect"
@@ -75,36 +76,94 @@ func TestSSEParserResyncsAfterGap(t *testing.T) {
 
 func TestSidePipeNeverBlocksAndBoundsMemory(t *testing.T) {
 	p := newSidePipe(1000)
-	chunk := make([]byte, 300)
-	for i := range chunk {
-		chunk[i] = byte(i)
-	}
+	var wrote []byte
 	for i := 0; i < 10; i++ { // 3000 bytes with no reader: never blocks
+		chunk := bytes.Repeat([]byte{byte('a' + i)}, 300)
+		chunk[0] = byte('0' + i)
 		p.write(chunk)
-	}
-	if len(p.buf) > 1000 {
-		t.Fatalf("holds %d bytes over its limit", len(p.buf))
+		wrote = append(wrote, chunk...)
+		if len(p.ring) > 1000 {
+			t.Fatalf("holds %d bytes over its limit", len(p.ring))
+		}
 	}
 	p.finish(io.EOF)
-	var total int
-	var sawGap bool
-	buf := make([]byte, 128)
+	got, gaps := drain(t, p, 128)
+	// The latest bytes are kept: the end of a stream is where its result is.
+	if want := wrote[len(wrote)-1000:]; !bytes.Equal(got, want) || gaps != 1 {
+		t.Errorf("read %q with %d gaps, want the last 1000 bytes written %q after one gap", got, gaps, want)
+	}
+}
+
+// drain reads p to its end, n bytes at a time; gaps counts errGap.
+func drain(t *testing.T, p *sidePipe, n int) (got []byte, gaps int) {
+	t.Helper()
+	buf := make([]byte, n)
 	for {
-		n, err := p.Read(buf)
-		total += n
-		if err == errGap {
-			sawGap = true
-			continue
-		}
-		if err != nil {
-			if err != io.EOF {
-				t.Fatalf("end %v", err)
-			}
-			break
+		k, err := p.Read(buf)
+		got = append(got, buf[:k]...)
+		switch {
+		case err == errGap:
+			gaps++
+		case err == io.EOF:
+			return got, gaps
+		case err != nil:
+			t.Fatalf("end %v", err)
 		}
 	}
-	if total != 900 || !sawGap {
-		t.Errorf("read %d bytes (want the 900 before the limit), gap reported %v", total, sawGap)
+}
+
+// TestSidePipeKeepsOrder: a reader that keeps up gets every byte in order,
+// whatever the chunk sizes and however the ring wraps.
+func TestSidePipeKeepsOrder(t *testing.T) {
+	p := newSidePipe(4096)
+	var wrote, got []byte
+	buf := make([]byte, 700)
+	for i := 0; i < 2000; i++ {
+		chunk := make([]byte, 1+i*37%1500)
+		for j := range chunk {
+			chunk[j] = byte(i + j)
+		}
+		p.write(chunk)
+		wrote = append(wrote, chunk...)
+		for !p.caughtUp() {
+			n, err := p.Read(buf)
+			if err != nil {
+				t.Fatalf("read: %v", err)
+			}
+			got = append(got, buf[:n]...)
+		}
+	}
+	if !bytes.Equal(got, wrote) {
+		t.Fatalf("read %d bytes, %d written, not the same", len(got), len(wrote))
+	}
+}
+
+// TestSidePipeGapThenTail: a reader that fell behind is told of the gap
+// before the bytes that follow it, and those are the latest ones.
+func TestSidePipeGapThenTail(t *testing.T) {
+	p := newSidePipe(4096)
+	p.write(bytes.Repeat([]byte("a"), 3000))
+	buf := make([]byte, 1000)
+	if n, err := p.Read(buf); n != 1000 || err != nil {
+		t.Fatalf("read %d, %v", n, err)
+	}
+	p.write(bytes.Repeat([]byte("b"), 3000)) // 5000 unread: the 904 oldest dropped
+	p.write([]byte("tail"))                  // and 4 more
+	p.finish(io.EOF)
+	got, gaps := drain(t, p, 1000)
+	want := strings.Repeat("a", 1092) + strings.Repeat("b", 3000) + "tail"
+	if string(got) != want || gaps != 1 {
+		t.Errorf("read %d bytes (%d gaps), want %d after one gap", len(got), gaps, len(want))
+	}
+	// One write over the limit keeps its end.
+	p = newSidePipe(4096)
+	big := bytes.Repeat([]byte("x"), 10000)
+	copy(big[len(big)-4:], "done")
+	p.write(big)
+	p.finish(io.EOF)
+	got, gaps = drain(t, p, 1<<20)
+	if len(got) != 4096 || !bytes.HasSuffix(got, []byte("done")) || gaps != 1 {
+		t.Errorf("read %d bytes ending %q, %d gaps", len(got), got[max(0, len(got)-4):], gaps)
 	}
 }
 
@@ -114,7 +173,7 @@ func TestSidePipeStopDropsWrites(t *testing.T) {
 	p.stop()
 	p.write([]byte("def"))
 	p.finish(errClientGone)
-	if err := p.wait(); err != errClientGone || len(p.buf) != 0 {
-		t.Errorf("wait = %v, buffered %d", err, len(p.buf))
+	if err := p.wait(); err != errClientGone || p.n != 0 {
+		t.Errorf("wait = %v, buffered %d", err, p.n)
 	}
 }
