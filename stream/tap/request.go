@@ -70,6 +70,12 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 	if !ex.bodyWhole {
 		pr.warnings = append(pr.warnings, decoder.Warning{Code: "parse_skipped",
 			Message: "request body over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (or unreadable): forwarded unchanged, not parsed"})
+		if t.cfg.Enforce {
+			// The contract gives no answer for a body too large to read, so
+			// the request passes; the user must know it was not checked.
+			pr.warnings = append(pr.warnings, decoder.Warning{Code: "enforce_unverified_large_body",
+				Message: "--enforce did not verify this request: its body is over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (--max-parse-bytes); forwarded unverified"})
+		}
 		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
 		return pr
 	}
