@@ -210,7 +210,7 @@ func (m *Model) pointSummary(p *model.Point) string {
 		s += " " + st.muted.on("dropped by the 0.5 s rule")
 	}
 	if p.Message != "" {
-		s += " " + st.muted.on(strconv.Quote(model.Sanitize(p.Message)))
+		s += " " + st.muted.on(strconv.Quote(wire(p.Message)))
 	}
 	return s
 }
@@ -278,10 +278,10 @@ func (m *Model) eventSummary(e *model.Event) (string, string, paint) {
 		add(model.Sanitize(e.Reason))
 	case model.KindWarning:
 		kp = st.warn
-		add(model.Sanitize(e.Code) + ": " + model.Sanitize(e.Message))
+		add(wire(e.Code) + ": " + wire(e.Message))
 	case model.KindTaskStatus:
 		add(model.Sanitize(e.EventType))
-		add(model.Sanitize(e.Message))
+		add(wire(e.Message))
 		add(model.Sanitize(e.Reason))
 	case model.KindEvent:
 		add(model.Sanitize(e.EventType))

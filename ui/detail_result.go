@@ -38,7 +38,7 @@ func (m *Model) detailProgress(d *doc, c *model.Call) {
 		last += "/" + formatNumber(p.Total)
 	}
 	if p.Message != "" {
-		last += "  " + st.muted.on(strconv.Quote(model.Sanitize(p.Message)))
+		last += "  " + st.muted.on(strconv.Quote(wire(p.Message)))
 	}
 	d.kv("latest", last)
 	if p.NotIncreasing > 0 {
@@ -93,7 +93,7 @@ func (m *Model) detailNotifications(d *doc, c *model.Call) {
 		line := "   " + st.muted.on(clockMillis(pt.Time())) + " " + fitRight(delta, 7) + "  " + fit(src, 4) + " " +
 			bar + " " + fit(val, 9) + " " + fit(rel, 11)
 		if pt.Message != "" {
-			line += " " + st.muted.on(cut(model.Sanitize(pt.Message), max(10, d.width-75)))
+			line += " " + st.muted.on(cut(wire(pt.Message), max(10, d.width-75)))
 		}
 		d.line(line)
 	}
@@ -262,6 +262,6 @@ func (m *Model) detailWarnings(d *doc, c *model.Call) {
 	for i := range c.Warnings {
 		w := &c.Warnings[i]
 		d.line("   " + st.muted.on(clockMillis(w.Time)) + " " + st.warn.on(model.Sanitize(w.Code)) + " " +
-			cut(model.Sanitize(w.Message), max(20, d.width-40)))
+			cut(wire(w.Message), max(20, d.width-40)))
 	}
 }

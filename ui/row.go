@@ -155,7 +155,7 @@ func (m *Model) progressCell(c *model.Call, w int) string {
 		return m.outcomeCell(c, w)
 	}
 	if p.Message != "" && w-used > 2 {
-		msg := cut(model.Sanitize(p.Message), w-used-1)
+		msg := cut(wire(p.Message), w-used-1)
 		b.WriteByte(' ')
 		b.WriteString(st.muted.on(msg))
 		used += 1 + ansi.StringWidth(msg)

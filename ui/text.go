@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"toolscope/model"
 )
 
 // fit cuts s to w cells (ending in …) and pads it with spaces to exactly w.
@@ -165,4 +167,22 @@ func relative(t, now time.Time) string {
 		return "now"
 	}
 	return formatDuration(-d) + " ago"
+}
+
+// maxWireText bounds a wire string before it is sanitized and laid out: a
+// line shows at most a screen's width of it, and a 64 KiB progress message
+// repeated on every notification must not cost a frame.
+const maxWireText = 1024
+
+// wire is the sanitized head of a string from the wire, cut between
+// characters before the sanitizer sees it.
+func wire(s string) string {
+	if len(s) > maxWireText {
+		n := maxWireText
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n] + "…"
+	}
+	return model.Sanitize(s)
 }

@@ -98,7 +98,9 @@ func TestHostileIdentifiers(t *testing.T) {
 			continue
 		}
 		tapCalls++
-		if c.Progress.Sent != 1 {
+		// Ids that decode to the same value (invalid bytes all become
+		// U+FFFD) are one call with several attempts: one notification each.
+		if c.Progress.Sent != len(c.Attempts) {
 			unmatched = append(unmatched, fmt.Sprintf("%q", c.ID))
 		}
 	}
@@ -107,8 +109,6 @@ func TestHostileIdentifiers(t *testing.T) {
 	}
 	t.Run("progress matched to its call", func(t *testing.T) {
 		if len(unmatched) > 0 {
-			skipKnownBug(t, fmt.Sprintf("decoder.ExtractMeta re-encodes the request's progressToken with json.Marshal while the tap matches the raw token text of notifications: a token the server writes with other escapes (\\u0008 for \\b, raw bytes, \\u00e9 for é, < unescaped) matches no call (%d calls here: %s)",
-				len(unmatched), strings.Join(unmatched, ", ")))
 			t.Errorf("%d calls got no progress: %s", len(unmatched), strings.Join(unmatched, ", "))
 		}
 	})
