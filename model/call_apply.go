@@ -282,16 +282,14 @@ func (c *Call) attemptFor(ev *Event) *Attempt {
 		}
 		n := ev.Attempt
 		if n == 0 {
-			n = 1
-			for _, a := range c.Attempts {
-				if a.Exchange != "" && a.N >= n {
-					n = a.N + 1
-				}
-			}
+			n = c.makeRoomForExchange(ev.Time)
 		}
 		a := c.attemptN(n)
 		if a.Exchange == "" {
 			a.Exchange, a.SourceName = ev.Exchange, ev.SourceName
+		}
+		if a.Started.IsZero() {
+			a.Started = ev.Time
 		}
 		return a
 	}
@@ -315,6 +313,30 @@ func (c *Call) attemptFor(ev *Event) *Attempt {
 		}
 	}
 	return c.attemptN(n)
+}
+
+// makeRoomForExchange numbers a new exchange of the same call by when its
+// request reached the wire: a tap parses exchanges side by side, so the
+// second request's events can be applied before the first one's. Exchanges
+// that started later move up one. It returns the new exchange's number.
+func (c *Call) makeRoomForExchange(started time.Time) int {
+	n := 1
+	for _, a := range c.Attempts {
+		if a.Exchange != "" && !started.Before(a.Started) && a.N >= n {
+			n = a.N + 1
+		}
+	}
+	moved := false
+	for i := range c.Attempts {
+		if a := &c.Attempts[i]; a.Exchange != "" && started.Before(a.Started) && a.N >= n && a.N < MaxAttempts {
+			a.N++
+			moved = true
+		}
+	}
+	if moved {
+		sort.Slice(c.Attempts, func(i, j int) bool { return c.Attempts[i].N < c.Attempts[j].N })
+	}
+	return n
 }
 
 // attemptN returns attempt n, creating it (and keeping attempts sorted).

@@ -268,3 +268,21 @@ func TestTimeoutIsCancelledNotError(t *testing.T) {
 		t.Errorf("status %s, want cancelled", st)
 	}
 }
+
+func TestTapAttemptsNumberedByWireTime(t *testing.T) {
+	// The second request's events are applied before the first one's (a
+	// tap parses exchanges side by side): numbers still follow the wire.
+	s := NewStore(Options{})
+	s.Apply(tapCall(100, "2"))
+	s.Apply(tapResult(120, "2"))
+	s.Apply(tapCall(0, "1"))
+	s.Apply(Event{Time: at(10), Source: SourceTap, SourceName: "tap", Kind: KindToolResult, TaskID: "T1", ToolCallID: "call_a",
+		IdempotencyKey: "T1:call_a", Exchange: "1", HTTPStatus: 502})
+	c := s.Snapshot().Calls[0]
+	if len(c.Attempts) != 2 || c.Attempts[0].Exchange != "1" || c.Attempts[0].N != 1 || c.Attempts[1].Exchange != "2" || c.Attempts[1].N != 2 {
+		t.Fatalf("attempts %+v", c.Attempts)
+	}
+	if c.Status != StatusOK {
+		t.Errorf("status %s: the latest attempt (exchange 2) answered ok", c.Status)
+	}
+}
