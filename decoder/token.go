@@ -12,7 +12,7 @@ import (
 )
 
 // ContextHeader carries the AgentArea context token.
-const ContextHeader = "X-AgentArea-Context"
+const ContextHeader = model.ContextHeader
 
 // The token rules of contract version 1.
 const (

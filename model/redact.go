@@ -18,8 +18,11 @@ var secretHeaders = map[string]bool{
 	"Set-Cookie":          true,
 }
 
-// ContextHeader carries the AgentArea context token.
-const ContextHeader = "X-Agentarea-Context"
+// ContextHeader carries the AgentArea context token, spelled as the
+// contract spells it (HTTP compares names case-insensitively).
+const ContextHeader = "X-AgentArea-Context"
+
+var canonicalContextHeader = textproto.CanonicalMIMEHeaderKey(ContextHeader)
 
 // AddSecretHeader marks one more header name as holding a credential.
 // Call it at start-up, before sources run.
@@ -37,7 +40,7 @@ func IsSecretHeader(name string) bool {
 // token keeps its header and claims but loses its signature.
 func RedactHeader(name, value string) string {
 	canon := textproto.CanonicalMIMEHeaderKey(name)
-	if canon == ContextHeader {
+	if canon == canonicalContextHeader {
 		return RedactToken(value)
 	}
 	if !secretHeaders[canon] {

@@ -150,19 +150,6 @@ func (c *call) onFailure(at time.Time, status, rpcCode int, msg string) {
 	c.t.emit(ev)
 }
 
-// onUnparsed ends a call whose answer was not parsed (over the parse
-// limit): what is known is the status and the time.
-func (c *call) onUnparsed(at time.Time, status int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.ended {
-		return
-	}
-	ev := c.resultEvent(at, status)
-	c.finishLocked()
-	c.t.emit(ev)
-}
-
 func (c *call) onCancel(at time.Time, reason string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -209,7 +209,7 @@ func (ex *exchange) concludeCall(c *call, now time.Time, rs *responseStart) {
 	case rs.status >= 300:
 		c.onFailure(now, rs.status, 0, httpErrorText(rs.status, ex.respBody))
 	case ex.parseSkipped:
-		c.onUnparsed(now, rs.status)
+		c.onFailure(now, rs.status, 0, "") // not parsed: status and time are what is known
 	case !isEventStream(rs.contentType):
 		c.onFailure(now, rs.status, 0, "the response holds no answer to this call")
 	case ex.malformed != "":
