@@ -46,8 +46,10 @@ func newSDKServer(t *testing.T, opts *mcp.StreamableHTTPOptions) *httptest.Serve
 }
 
 // sdkCall connects an SDK client to endpoint and calls count; it returns
-// the result and the progress notifications the client received.
-func sdkCall(t *testing.T, endpoint string, steps int) (*mcp.CallToolResult, []float64) {
+// the result and the progress notifications the client received. The SDK
+// hands notifications to their handler apart from the call's answer, so it
+// waits (briefly) for the wantProgress it expects before reading them.
+func sdkCall(t *testing.T, endpoint string, steps, wantProgress int) (*mcp.CallToolResult, []float64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -75,6 +77,14 @@ func sdkCall(t *testing.T, endpoint string, steps int) (*mcp.CallToolResult, []f
 	if err != nil {
 		t.Fatalf("tools/call: %v", err)
 	}
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n >= wantProgress {
+			break
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	return res, append([]float64(nil), got...)
@@ -91,9 +101,13 @@ func TestSDKClientAndServerThroughTap(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			upstream := newSDKServer(t, tc.opts)
 			h := startTap(t, Config{Upstream: upstream.URL, InstanceName: "Counter Server"})
+			wantSent := 0
+			if tc.opts == nil { // the JSON-response server drops notifications it cannot stream
+				wantSent = 5
+			}
 
-			direct, directProgress := sdkCall(t, upstream.URL, 5)
-			through, tapProgress := sdkCall(t, h.url, 5)
+			direct, directProgress := sdkCall(t, upstream.URL, 5, wantSent)
+			through, tapProgress := sdkCall(t, h.url, 5, wantSent)
 			if fmt.Sprint(direct.Content[0].(*mcp.TextContent).Text) != through.Content[0].(*mcp.TextContent).Text {
 				t.Errorf("result through the tap %v, direct %v", through.Content, direct.Content)
 			}
@@ -106,10 +120,6 @@ func TestSDKClientAndServerThroughTap(t *testing.T) {
 			s := h.store.Snapshot()
 			if c.Status != model.StatusOK || c.AgentName != "mcp__counter_server__count" {
 				t.Errorf("call status %s agent name %q\n%s", c.Status, c.AgentName, dump(s))
-			}
-			wantSent := 0
-			if tc.opts == nil { // the JSON-response server drops notifications it cannot stream
-				wantSent = 5
 			}
 			if c.Progress.Sent != wantSent || len(tapProgress) != wantSent {
 				t.Errorf("tap saw %d progress notifications, client got %d, want %d", c.Progress.Sent, len(tapProgress), wantSent)
