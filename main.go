@@ -300,6 +300,7 @@ type liveFlags struct {
 	timeout                                    time.Duration
 	enforce                                    bool
 	maxParseBytes                              int64
+	rewriteHost                                bool
 }
 
 func (l *liveFlags) register(fs *flag.FlagSet) {
@@ -316,6 +317,7 @@ func (l *liveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&l.timeout, "timeout", 300*time.Second, "the instance's tool timeout (1s to 1800s)")
 	fs.BoolVar(&l.enforce, "enforce", false, "answer failed verifications as the contract says, without forwarding")
 	fs.Int64Var(&l.maxParseBytes, "max-parse-bytes", 8<<20, "most bytes of one body parsed on the side")
+	fs.BoolVar(&l.rewriteHost, "rewrite-host", false, "send the upstream's host as Host (name-based upstreams); the tap then refuses a non-loopback Host itself")
 }
 
 // sources are the started taps and the feeds to run.
@@ -353,6 +355,7 @@ func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (
 		c.InstanceID, c.InstanceName, c.Secrets = l.instanceID, l.instanceName, secrets
 		c.Timeout, c.Enforce, c.MaxParseBytes = l.timeout, l.enforce, l.maxParseBytes
 		c.SoatPrefix, c.CredentialHeader = prefix, l.credentialHeader
+		c.RewriteHost = l.rewriteHost
 		t, err := tap.New(c, sink)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
@@ -524,6 +527,8 @@ Flags:
   --timeout D             the instance's tool timeout, 1s to 1800s (default 300s)
   --enforce               answer failed verifications as the contract says, do not forward
   --max-parse-bytes N     most bytes of one body parsed on the side (default 8 MiB)
+  --rewrite-host          send the upstream's host as Host (for a name-based upstream); the tap
+                          then refuses a non-loopback Host on a loopback listener itself (403)
   --feed URL              also watch a task feed (repeatable)
   --output MODE           tui, json or text (default: tui on a terminal, json otherwise)
   --record FILE           also write every event as JSON lines (secrets redacted)

@@ -42,6 +42,10 @@ type Config struct {
 	// means Authorization, whose presence is shown but not required; a
 	// configured header is required (a missing one is a 401).
 	CredentialHeader string
+	// RewriteHost sends the upstream URL's host as Host (a name-based
+	// upstream needs it). The upstream can then no longer see a rebinding
+	// Host, so the tap refuses one itself when it listens on loopback.
+	RewriteHost bool
 
 	// Transport reaches the upstream; nil uses a tuned clone of
 	// http.DefaultTransport with transparent compression off (so the

@@ -63,6 +63,9 @@ var copyBuffers httputil.BufferPool = &bufferPool{}
 // upstream's own path) map to the upstream URL exactly; other paths are
 // appended to it. Rewrite strips the client's forwarding headers: they are
 // put back so the upstream sees what the client sent, and the tap adds none.
+// Host stays the client's (so the upstream judges a DNS-rebinding Host, and
+// an Origin against it, as it would directly) unless RewriteHost asks for
+// the upstream's own name.
 func (t *Tap) rewrite(pr *httputil.ProxyRequest) {
 	up, in, out := t.upstream, pr.In.URL, pr.Out.URL
 	out.Scheme, out.Host = up.Scheme, up.Host
@@ -84,7 +87,9 @@ func (t *Tap) rewrite(pr *httputil.ProxyRequest) {
 	default:
 		out.RawQuery = up.RawQuery + "&" + in.RawQuery
 	}
-	pr.Out.Host = ""
+	if t.cfg.RewriteHost {
+		pr.Out.Host = "" // the URL's host
+	}
 	for _, h := range []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
 		if v, ok := pr.In.Header[h]; ok {
 			pr.Out.Header[h] = v

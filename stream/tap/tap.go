@@ -63,6 +63,9 @@ func exchangeFrom(ctx context.Context) *exchange {
 // (up to MaxParseBytes) so the tap can parse it, and forwarded unchanged; the
 // response streams through while a copy is parsed off to the side.
 func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if t.refuseRebinding(w, r) {
+		return
+	}
 	ex := t.newExchange(r)
 	// The proxy gets its own request: the server's keeps the client's body,
 	// so net/http still knows how that body ended.

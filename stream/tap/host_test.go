@@ -1,0 +1,54 @@
+package tap
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"toolscope/model"
+)
+
+// statusWithHost sends an MCP initialize to url with the given Host header.
+func statusWithHost(t *testing.T, url, host string) int {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"conformance","version":"1"}}}`
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", url, err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// TestHostRebindingSameVerdict: the go-sdk server refuses a DNS-rebinding
+// Host on loopback (403); through the tap, by default and with RewriteHost,
+// the verdict is the same, and a loopback Host still passes.
+func TestHostRebindingSameVerdict(t *testing.T) {
+	up := newSDKServer(t, nil)
+	direct := map[string]int{}
+	for _, host := range []string{"evil.example.com", "evil.example.com:80", "localhost", "127.0.0.1:9"} {
+		direct[host] = statusWithHost(t, up.URL, host)
+	}
+	if direct["evil.example.com"] != http.StatusForbidden || direct["localhost"] != http.StatusOK {
+		t.Fatalf("the go-sdk server itself: %v (want 403 for evil, 200 for localhost)", direct)
+	}
+	for _, rewrite := range []bool{false, true} {
+		h := startTap(t, Config{Upstream: up.URL, RewriteHost: rewrite})
+		for host, want := range direct {
+			if got := statusWithHost(t, h.url, host); got != want {
+				t.Errorf("rewrite=%v Host %q: through the tap %d, directly %d", rewrite, host, got, want)
+			}
+		}
+		if rewrite {
+			s := h.waitFor("host_rejected", func(s *model.Snapshot) bool { return hasWarning(s, "host_rejected") })
+			_ = s
+		}
+	}
+}
