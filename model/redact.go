@@ -2,6 +2,7 @@ package model
 
 import (
 	"net/textproto"
+	"net/url"
 	"strings"
 )
 
@@ -32,7 +33,23 @@ func AddSecretHeader(name string) {
 
 // IsSecretHeader says whether a header's value must never be shown.
 func IsSecretHeader(name string) bool {
-	return secretHeaders[textproto.CanonicalMIMEHeaderKey(name)]
+	canon := textproto.CanonicalMIMEHeaderKey(name)
+	return secretHeaders[canon] || credentialLike(canon)
+}
+
+// credentialWords in a header name mark it as holding a credential
+// (Api-Key, X-Auth-Token, X-Access-Token, Private-Token...), so a credential
+// header nobody named with --credential-header is still never recorded.
+var credentialWords = []string{"auth", "token", "secret", "password", "passwd", "credential", "api-key", "apikey", "api_key", "access-key", "private-key", "cookie", "signature"}
+
+func credentialLike(canon string) bool {
+	lower := strings.ToLower(canon)
+	for _, w := range credentialWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // RedactHeader returns a header value safe to record: credentials become
@@ -43,7 +60,7 @@ func RedactHeader(name, value string) string {
 	if canon == canonicalContextHeader {
 		return RedactToken(value)
 	}
-	if !secretHeaders[canon] {
+	if !secretHeaders[canon] && !credentialLike(canon) {
 		return value
 	}
 	if scheme, _, ok := strings.Cut(value, " "); ok && len(scheme) < 16 && value != "" {
@@ -86,4 +103,30 @@ func Redact(e Event) Event {
 		}
 	}
 	return e
+}
+
+// SecretQueryKeys are query parameters whose values are credentials
+// (compared case-insensitively).
+var SecretQueryKeys = []string{"token", "access_token", "api_key", "apikey", "key", "auth", "jwt"}
+
+// RedactURL is the URL as messages and recordings show it: a password, or
+// a credential in the query, is redacted.
+func RedactURL(u *url.URL) string {
+	c := *u
+	if c.RawQuery != "" {
+		q := c.Query()
+		changed := false
+		for k := range q {
+			for _, s := range SecretQueryKeys {
+				if strings.EqualFold(k, s) {
+					q.Set(k, Redacted)
+					changed = true
+				}
+			}
+		}
+		if changed {
+			c.RawQuery = q.Encode()
+		}
+	}
+	return c.Redacted()
 }

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"toolscope/model"
 )
 
 // Config configures one task feed.
@@ -159,8 +161,9 @@ func shortID(id string) string {
 	return id
 }
 
-// secretQueryKeys are query parameters whose values are credentials.
-var secretQueryKeys = []string{"token", "access_token", "api_key", "apikey", "key", "auth", "jwt"}
+// secretQueryKeys are query parameters whose values are credentials (one
+// list with the tap's).
+var secretQueryKeys = model.SecretQueryKeys
 
 // displayURL is the URL as messages show it: a password or a credential in
 // the query is redacted.

@@ -10,6 +10,8 @@ import (
 	"net/textproto"
 	"net/url"
 	"time"
+
+	"toolscope/model"
 )
 
 // Defaults and limits of Config.
@@ -60,10 +62,14 @@ func (cfg Config) withDefaults() (Config, *url.URL, error) {
 	}
 	u, err := url.Parse(cfg.Upstream)
 	if err != nil {
-		return cfg, nil, fmt.Errorf("tap: --upstream %q: %v", cfg.Upstream, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // its text holds the whole URL, credentials included
+		}
+		return cfg, nil, fmt.Errorf("tap: --upstream: %v", err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return cfg, nil, fmt.Errorf("tap: --upstream %q: want an http:// or https:// URL with a host", cfg.Upstream)
+		return cfg, nil, fmt.Errorf("tap: --upstream %q: want an http:// or https:// URL with a host", model.RedactURL(u))
 	}
 	if cfg.Name == "" {
 		cfg.Name = DefaultName

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -69,6 +71,7 @@ var copyBuffers httputil.BufferPool = &bufferPool{}
 func (t *Tap) rewrite(pr *httputil.ProxyRequest) {
 	up, in, out := t.upstream, pr.In.URL, pr.Out.URL
 	out.Scheme, out.Host = up.Scheme, up.Host
+	in = withoutDotSegments(in)
 	switch {
 	case in.Path == "" || in.Path == "/" || in.Path == up.Path:
 		out.Path, out.RawPath = up.Path, up.RawPath
@@ -95,6 +98,32 @@ func (t *Tap) rewrite(pr *httputil.ProxyRequest) {
 			pr.Out.Header[h] = v
 		}
 	}
+}
+
+// withoutDotSegments resolves "." and ".." segments of the request path
+// (decoded, so %2e%2e and ..%2f count too) against the tap's root, so
+// "/../../admin" is "/admin" and a request cannot leave the upstream's
+// path. A path without such segments is returned as it came, byte for byte.
+func withoutDotSegments(u *url.URL) *url.URL {
+	if !hasDotSegment(u.Path) {
+		return u
+	}
+	c := *u
+	clean := path.Clean("/" + u.Path)
+	if strings.HasSuffix(u.Path, "/") && clean != "/" {
+		clean += "/"
+	}
+	c.Path, c.RawPath = clean, ""
+	return &c
+}
+
+func hasDotSegment(p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // modifyResponse wraps the upstream body in a tee before the proxy copies it
@@ -138,7 +167,7 @@ func (t *Tap) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 		ex.settle(outcome{kind: outcomeClientGone})
 		return
 	}
-	msg := "toolscope tap: upstream unreachable: " + err.Error()
+	msg := "toolscope tap: upstream unreachable: " + redactErr(err)
 	writeRPCError(w, http.StatusBadGateway, decoder.ErrorResponse(ex.firstRequestID(), decoder.CodeInternalError, msg))
 	ex.settle(outcome{kind: outcomeUnreachable, status: http.StatusBadGateway, rpcCode: decoder.CodeInternalError, message: msg})
 }

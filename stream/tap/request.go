@@ -3,6 +3,7 @@ package tap
 import (
 	"encoding/json"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"time"
@@ -172,13 +173,27 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 		c.pending = append(c.pending, decoder.Warning{Code: "malformed_call", Message: "tools/call params: " + perr.Error()})
 	}
 	credential := t.cfg.credentialHeader()
+	// The token and credential are judged as the server receives them: the
+	// proxy drops the headers a client names in Connection.
+	token, credentialPresent := ex.header.Get(decoder.ContextHeader), ex.header.Get(credential) != ""
+	stripped := hopByHopNames(ex.header)
+	if token != "" && stripped[canonicalContextHeader] {
+		token = ""
+		c.pending = append(c.pending, decoder.Warning{Code: "context_header_stripped", Message: "the client lists " +
+			decoder.ContextHeader + " in Connection, so the proxy removes it as hop-by-hop: the server never receives the token and the verdict is what it sees"})
+	}
+	if credentialPresent && stripped[credential] {
+		credentialPresent = false
+		c.pending = append(c.pending, decoder.Warning{Code: "credential_header_stripped", Message: "the client lists " +
+			credential + " in Connection, so the proxy removes it as hop-by-hop: the server never receives the static credential"})
+	}
 	vctx, vws := decoder.Verify(decoder.VerifyInput{
-		Token:             ex.header.Get(decoder.ContextHeader),
+		Token:             token,
 		Secrets:           t.cfg.Secrets,
 		InstanceID:        t.cfg.InstanceID,
 		ToolName:          cp.Name,
 		Meta:              cp.Meta,
-		CredentialPresent: ex.header.Get(credential) != "",
+		CredentialPresent: credentialPresent,
 		RequireCredential: t.cfg.CredentialHeader != "",
 		InBatch:           batch,
 		Now:               ex.start,
@@ -251,4 +266,22 @@ func (t *Tap) headerMap(h http.Header) map[string]string {
 		}
 	}
 	return out
+}
+
+var canonicalContextHeader = textproto.CanonicalMIMEHeaderKey(decoder.ContextHeader)
+
+// hopByHopNames are the request headers the proxy removes before the
+// upstream (canonical names): the standard hop-by-hop ones and those the
+// Connection header names.
+func hopByHopNames(h http.Header) map[string]bool {
+	names := map[string]bool{"Connection": true, "Proxy-Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true,
+		"Proxy-Authorization": true, "Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true}
+	for _, v := range h["Connection"] {
+		for _, name := range strings.Split(v, ",") {
+			if name = textproto.TrimString(name); name != "" {
+				names[textproto.CanonicalMIMEHeaderKey(name)] = true
+			}
+		}
+	}
+	return names
 }

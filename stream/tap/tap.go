@@ -222,12 +222,19 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// redactURL hides user:password in the upstream URL.
-func redactURL(u *url.URL) string {
-	if u.User == nil {
-		return u.String()
+// redactURL hides user:password and query credentials in the upstream URL.
+func redactURL(u *url.URL) string { return model.RedactURL(u) }
+
+// redactErr is err's text with any URL in it (a transport error names the
+// upstream URL) redacted.
+func redactErr(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if u, perr := url.Parse(ue.URL); perr == nil {
+			c := *ue
+			c.URL = model.RedactURL(u)
+			return c.Error()
+		}
 	}
-	c := *u
-	c.User = url.User(model.Redacted)
-	return c.String()
+	return err.Error()
 }
