@@ -1,6 +1,7 @@
 package decoder
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -155,8 +156,8 @@ func contractWarnings(claims, meta map[string]any, names []string, warn func(str
 		warn("idempotency_key_format", "idempotency_key %s is not task_id:tool_call_id", describe(key))
 	}
 	if md, ok := src["metadata"].(map[string]any); ok {
-		if b, err := json.Marshal(md); err == nil && len(b) > MaxMetadataBytes {
-			warn("metadata_too_large", "metadata is %d bytes of JSON; the platform accepts at most %d", len(b), MaxMetadataBytes)
+		if n, ok := jsonBytes(md); ok && n > MaxMetadataBytes {
+			warn("metadata_too_large", "metadata is %d bytes of JSON; the platform accepts at most %d", n, MaxMetadataBytes)
 		}
 	}
 	if eu, ok := src["end_user_id"].(string); ok {
@@ -186,4 +187,17 @@ func stripPrefixInverse(claims map[string]any) map[string]any {
 		}
 	}
 	return out
+}
+
+// jsonBytes is the size of v as compact UTF-8 JSON, the bytes a caller
+// sends: json.Marshal's HTML escaping (< as \u003c, six bytes) would count
+// what no one sent.
+func jsonBytes(v any) (int, bool) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return 0, false
+	}
+	return len(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})), true
 }

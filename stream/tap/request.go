@@ -1,6 +1,7 @@
 package tap
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/textproto"
@@ -66,6 +67,9 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 	pr := &parsedRequest{}
 	if ex.method != http.MethodPost {
 		pr.plain = append(pr.plain, &plainMsg{eventType: httpEventType(ex.method)})
+		if why := decoder.ContextOnOtherMethod(ex.method, ex.header.Get(decoder.ContextHeader) != "", nil); why != "" {
+			pr.warnings = append(pr.warnings, decoder.Warning{Code: "context_on_other_method", Message: why})
+		}
 		return pr
 	}
 	if !ex.bodyWhole {
@@ -103,6 +107,9 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 		}
 	}
 	t.checkHeaders(ex, pr)
+	if len(pr.calls) == 0 {
+		pr.warnings = append(pr.warnings, contextOnOtherMethods(ex, msgs)...)
+	}
 	if batch && len(pr.calls) > 0 {
 		if _, _, reason, reject := decoder.BatchRejection(msgs); reject {
 			for _, c := range pr.calls {
@@ -199,6 +206,10 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 		Now:               ex.start,
 	})
 	c.pending = append(c.pending, vws...)
+	c.pending = append(c.pending, decoder.CallRuleWarnings(decoder.CallRulesInput{ToolName: cp.Name, Meta: cp.Meta,
+		TokenPresent: ex.header.Get(decoder.ContextHeader) != "", Claims: vctx.Claims, SessionID: ex.header.Get("Mcp-Session-Id")})...)
+	c.pending = append(c.pending, t.cross.check(crossCall{exchange: c.exchangeID, idemKey: meta.IdempotencyKey,
+		arguments: cp.Arguments, claims: vctx.Claims, meta: cp.Meta, taskID: meta.TaskID})...)
 	ev := c.event(model.KindToolCall, ex.start)
 	ev.Arguments = cp.Arguments
 	if len(meta.AgentArea) > 0 {
@@ -284,4 +295,28 @@ func hopByHopNames(h http.Header) map[string]bool {
 		}
 	}
 	return names
+}
+
+// contextOnOtherMethods warns of AgentArea context (the token, or
+// agentarea/* keys in _meta) on a request that holds no tools/call.
+func contextOnOtherMethods(ex *exchange, msgs []decoder.Message) []decoder.Warning {
+	token := ex.header.Get(decoder.ContextHeader) != ""
+	for _, m := range msgs {
+		if m.Kind != decoder.KindRequest && m.Kind != decoder.KindNotification {
+			continue
+		}
+		var meta map[string]any
+		if bytes.Contains(m.Params, []byte(decoder.AgentAreaPrefix)) {
+			var p struct {
+				Meta map[string]any `json:"_meta"`
+			}
+			if json.Unmarshal(m.Params, &p) == nil {
+				meta = p.Meta
+			}
+		}
+		if why := decoder.ContextOnOtherMethod(m.Method, token, meta); why != "" {
+			return []decoder.Warning{{Code: "context_on_other_method", Message: why}}
+		}
+	}
+	return nil
 }

@@ -26,6 +26,7 @@ type Tap struct {
 	upstream *url.URL
 	proxy    *httputil.ReverseProxy
 	calls    *registry
+	cross    crossIndex // what earlier calls carried, for the rules across calls
 
 	seq      atomic.Uint64
 	inflight sync.WaitGroup // exchanges being run

@@ -1,0 +1,88 @@
+package decoder
+
+import (
+	"fmt"
+	"strings"
+)
+
+// CallRulesInput is what the contract's per-call rules read of one
+// tools/call (beyond what Verify checks).
+type CallRulesInput struct {
+	ToolName     string
+	Meta         map[string]any // params._meta, nil when absent
+	TokenPresent bool           // the client sent a context token
+	Claims       map[string]any // the token's claims, nil when unreadable or absent
+	SessionID    string         // the Mcp-Session-Id header
+}
+
+// requiredContextKeys are the context keys AgentArea always sends, in _meta
+// (with the agentarea/ prefix) and as claims.
+var requiredContextKeys = []string{"task_id", "tool_call_id", "workspace_id", "idempotency_key"}
+
+// requiredClaims are the claims a platform token always has beyond iss,
+// aud, iat and exp (which Verify checks).
+var requiredClaims = append(requiredContextKeys[:len(requiredContextKeys):len(requiredContextKeys)], "jti")
+
+// CallRuleWarnings checks a tools/call against the contract's rules that
+// concern one call: the keys and claims AgentArea always sends (and
+// progressToken), no MCP session on a platform call (AgentArea opens a new
+// connection per call), and the server's own tool name in params.name. The
+// context rules apply only to a call that carries AgentArea context (a token
+// or agentarea/* keys); a plain MCP call owes none of them.
+func CallRuleWarnings(in CallRulesInput) []Warning {
+	var ws []Warning
+	if strings.HasPrefix(in.ToolName, "mcp__") && strings.Contains(in.ToolName[len("mcp__"):], "__") {
+		ws = append(ws, Warning{Code: "tool_name_qualified", Message: fmt.Sprintf(
+			"params.name %q looks like the agent-facing mcp__<server>__<tool> name; a server receives its own raw tool name", clip(in.ToolName))})
+	}
+	if !in.TokenPresent && len(agentAreaKeys(in.Meta)) == 0 {
+		return ws
+	}
+	if in.SessionID != "" {
+		ws = append(ws, Warning{Code: "session_on_context_call", Message: "a tools/call with AgentArea context carries Mcp-Session-Id; " +
+			"the platform opens a new connection per call and reuses no MCP session"})
+	}
+	var missing []string
+	for _, k := range requiredContextKeys {
+		if _, ok := in.Meta[AgentAreaPrefix+k]; !ok {
+			missing = append(missing, AgentAreaPrefix+k)
+		}
+	}
+	if len(missing) > 0 {
+		ws = append(ws, Warning{Code: "meta_key_missing", Message: "_meta lacks " + strings.Join(missing, ", ") + ", which AgentArea always sends"})
+	}
+	if _, ok := in.Meta[MetaProgressToken]; !ok {
+		ws = append(ws, Warning{Code: "progress_token_missing", Message: "_meta has no progressToken; AgentArea sets one on every call"})
+	}
+	if in.Claims != nil {
+		missing = missing[:0]
+		for _, k := range requiredClaims {
+			if _, ok := in.Claims[k]; !ok {
+				missing = append(missing, k)
+			}
+		}
+		if len(missing) > 0 {
+			ws = append(ws, Warning{Code: "claim_missing", Message: "the token lacks the claim " + strings.Join(missing, ", ") + ", which AgentArea always sets"})
+		}
+	}
+	return ws
+}
+
+// ContextOnOtherMethod says why a request that is not a tools/call carries
+// AgentArea context ("" when it does not): the platform sends context only
+// on tools/call.
+func ContextOnOtherMethod(method string, tokenPresent bool, meta map[string]any) string {
+	if method == MethodToolsCall {
+		return ""
+	}
+	if method == "" {
+		method = "a request without a method"
+	}
+	switch {
+	case tokenPresent:
+		return fmt.Sprintf("%s carries an %s token; AgentArea sends context only on tools/call", clip(method), ContextHeader)
+	case len(agentAreaKeys(meta)) > 0:
+		return fmt.Sprintf("%s carries agentarea/* _meta keys; AgentArea sends context only on tools/call", clip(method))
+	}
+	return ""
+}

@@ -1,0 +1,47 @@
+package decoder
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestMetadataBytesAsSent: metadata of exactly 4096 bytes of JSON holding
+// < and & is within the limit (json.Marshal's HTML escaping counted 24536);
+// one byte more is over it.
+func TestMetadataBytesAsSent(t *testing.T) {
+	for _, tc := range []struct {
+		size int
+		warn bool
+	}{{4096, false}, {4097, true}} {
+		fill := strings.Repeat("<&", tc.size)[:tc.size-len(`{"blob":""}`)]
+		md := map[string]any{"blob": fill}
+		if n, _ := jsonBytes(md); n != tc.size {
+			t.Fatalf("built %d bytes, want %d", n, tc.size)
+		}
+		var codes []string
+		contractWarnings(map[string]any{"metadata": md}, nil, nil, func(code, format string, args ...any) {
+			codes = append(codes, code)
+		})
+		got := strings.Contains(strings.Join(codes, ","), "metadata_too_large")
+		if got != tc.warn {
+			t.Errorf("%d bytes: metadata_too_large=%v, want %v", tc.size, got, tc.warn)
+		}
+	}
+}
+
+// TestCallRuleWarningsPlainCall: a plain MCP call (no token, no agentarea
+// keys) owes none of the platform's context rules.
+func TestCallRuleWarningsPlainCall(t *testing.T) {
+	ws := CallRuleWarnings(CallRulesInput{ToolName: "get_order", SessionID: "s-1"})
+	if len(ws) != 0 {
+		t.Fatalf("plain call: %v", ws)
+	}
+	ws = CallRuleWarnings(CallRulesInput{ToolName: "get_order", TokenPresent: true, Meta: map[string]any{}})
+	codes := map[string]bool{}
+	for _, w := range ws {
+		codes[w.Code] = true
+	}
+	if !codes["meta_key_missing"] || !codes["progress_token_missing"] || codes["claim_missing"] {
+		t.Fatalf("token without _meta and unreadable claims: %v", ws)
+	}
+}

@@ -1,0 +1,158 @@
+package tap
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"toolscope/decoder"
+)
+
+// maxCrossEntries bounds each index of crossIndex: the oldest entry goes
+// first, so memory stays flat however many calls pass.
+const maxCrossEntries = 4096
+
+// crossIndex remembers, for the contract's rules that span calls, what
+// earlier calls carried: the arguments of each idempotency key (a retry
+// sends the same), each token's jti (minted per call), and each task's
+// end_user_id (fixed when the task was created).
+type crossIndex struct {
+	mu       sync.Mutex
+	args     boundedMap // idempotency key -> sha256 of the canonical arguments, exchange
+	jtis     boundedMap // jti -> exchange
+	endUsers boundedMap // task id -> end_user_id, exchange
+}
+
+// boundedMap is a map that forgets its oldest key past maxCrossEntries.
+type boundedMap struct {
+	m     map[string][2]string
+	order []string
+	head  int
+}
+
+func (b *boundedMap) get(k string) ([2]string, bool) {
+	v, ok := b.m[k]
+	return v, ok
+}
+
+func (b *boundedMap) put(k string, v [2]string) {
+	if b.m == nil {
+		b.m = make(map[string][2]string)
+	}
+	if _, ok := b.m[k]; ok {
+		b.m[k] = v
+		return
+	}
+	if len(b.m) >= maxCrossEntries {
+		delete(b.m, b.order[b.head])
+		b.order[b.head] = ""
+		b.head++
+		if b.head > maxCrossEntries {
+			b.order = append([]string(nil), b.order[b.head:]...)
+			b.head = 0
+		}
+	}
+	b.m[k] = v
+	b.order = append(b.order, k)
+}
+
+// crossCall is what the cross-call rules read of one tools/call.
+type crossCall struct {
+	exchange  string
+	idemKey   string
+	arguments json.RawMessage
+	claims    map[string]any
+	meta      map[string]any
+	taskID    string
+}
+
+// check compares the call with the calls before it and remembers it.
+func (x *crossIndex) check(c crossCall) []decoder.Warning {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var ws []decoder.Warning
+	if c.idemKey != "" {
+		sum := argumentsDigest(c.arguments)
+		if prev, ok := x.args.get(c.idemKey); ok && prev[0] != sum {
+			ws = append(ws, decoder.Warning{Code: "retry_arguments_changed", Message: fmt.Sprintf(
+				"idempotency key %q was sent by exchange %s with other arguments; a retry sends the same arguments", clip(c.idemKey), prev[1])})
+		}
+		if _, ok := x.args.get(c.idemKey); !ok {
+			x.args.put(c.idemKey, [2]string{sum, c.exchange})
+		}
+	}
+	if jti, ok := c.claims["jti"].(string); ok && jti != "" {
+		if prev, ok := x.jtis.get(jti); ok {
+			ws = append(ws, decoder.Warning{Code: "token_reused", Message: fmt.Sprintf(
+				"the token (jti %q) was already sent by exchange %s; the platform mints a new token per call, a retry included: this is a replay", clip(jti), prev[1])})
+		} else {
+			x.jtis.put(jti, [2]string{jti, c.exchange})
+		}
+	}
+	if c.taskID != "" {
+		eu, has := c.meta[decoder.MetaEndUserID].(string)
+		if !has {
+			eu, has = c.claims["end_user_id"].(string)
+		}
+		val := "\x00absent"
+		if has {
+			val = eu
+		}
+		if prev, ok := x.endUsers.get(c.taskID); ok && prev[0] != val {
+			ws = append(ws, decoder.Warning{Code: "end_user_id_changed", Message: fmt.Sprintf(
+				"end_user_id is %s but was %s on exchange %s of the same task; it is fixed when the task is created", describeEndUser(val), describeEndUser(prev[0]), prev[1])})
+		}
+		x.endUsers.put(c.taskID, [2]string{val, c.exchange})
+	}
+	return ws
+}
+
+func describeEndUser(v string) string {
+	if v == "\x00absent" {
+		return "absent"
+	}
+	return fmt.Sprintf("%q", clip(v))
+}
+
+// argumentsDigest identifies arguments by value: key order, spacing and
+// the form of a number (1, 1.0, 1e0) do not count; digits past float64 do.
+func argumentsDigest(raw json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	canon := []byte(raw)
+	if dec.Decode(&v) == nil {
+		if b, err := json.Marshal(canonicalNumbers(v)); err == nil {
+			canon = b
+		}
+	}
+	sum := sha256.Sum256(canon)
+	return string(sum[:])
+}
+
+// canonicalNumbers writes every json.Number of v in one form per value.
+func canonicalNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		return decoder.IDKey(json.RawMessage(x))
+	case map[string]any:
+		for k, e := range x {
+			x[k] = canonicalNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = canonicalNumbers(e)
+		}
+	}
+	return v
+}
+
+// clip cuts untrusted text for a message.
+func clip(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "…"
+	}
+	return s
+}
