@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"toolscope/model"
 )
@@ -31,6 +32,9 @@ type FeedFrame struct {
 	// ServerError is the text of an `error` frame: the server's own account
 	// of a stream failure.
 	ServerError string
+	// Timestamped: the event's time is the platform's timestamp, not the
+	// time it was read (so gaps between events can be judged).
+	Timestamped bool
 }
 
 // Feed event types, after normalization (lower case, no '.', '_' or '-'),
@@ -327,8 +331,12 @@ func buildFeedFrame(eventType, eventID, timestamp string, body json.RawMessage, 
 		timestamp = d.Timestamp
 	}
 
+	at, stamped := feedTimestamp(timestamp)
+	if !stamped {
+		at = feedTime("", o.Now)
+	}
 	ev := model.Event{
-		Time:       feedTime(timestamp, o.Now),
+		Time:       at,
 		Source:     model.SourceFeed,
 		SourceName: o.SourceName,
 		TaskID:     string(d.TaskID),
@@ -337,12 +345,15 @@ func buildFeedFrame(eventType, eventID, timestamp string, body json.RawMessage, 
 	if ev.TaskID == "" {
 		ev.TaskID = o.TaskID
 	}
-	frame := FeedFrame{Warnings: warnings}
+	frame := FeedFrame{Warnings: warnings, Timestamped: stamped}
 	norm := normalizeFeedType(eventType)
 
 	if kind, ok := feedToolKinds[norm]; ok {
 		ev.Kind = kind
 		fillToolEvent(&ev, d, norm == "toolcallfailed")
+		if w, ok := structuredNotDropped(&ev, d); ok {
+			frame.Warnings = append(frame.Warnings, w)
+		}
 		frame.Event = ev
 		return frame
 	}
@@ -579,20 +590,47 @@ func feedDurationMS(raw json.RawMessage) int64 {
 // feedTime parses an event timestamp: RFC 3339, or ISO 8601 without a zone
 // (Python's isoformat of a naive UTC time). Unparseable or absent: now.
 func feedTime(ts string, now time.Time) time.Time {
-	if ts != "" {
-		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
-			return t.UTC()
-		}
-		for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
-			if t, err := time.Parse(layout, ts); err == nil {
-				return t.UTC()
-			}
-		}
+	if t, ok := feedTimestamp(ts); ok {
+		return t
 	}
 	if now.IsZero() {
 		return time.Now().UTC()
 	}
 	return now.UTC()
+}
+
+// feedTimestamp parses an event timestamp; ok is false when there is none
+// or it cannot be read.
+func feedTimestamp(ts string) (time.Time, bool) {
+	if ts == "" {
+		return time.Time{}, false
+	}
+	if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+		return t.UTC(), true
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
+		if t, err := time.Parse(layout, ts); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// structuredNotDropped warns of a relayed tool.result whose
+// structured_content is over the platform's limit but was not dropped.
+func structuredNotDropped(ev *model.Event, d *feedData) (model.Event, bool) {
+	sc := d.StructuredContent
+	if ev.Kind != model.KindToolResult || d.StructuredContentDropped || len(sc) <= MaxStructuredChars || string(sc) == "null" {
+		return model.Event{}, false
+	}
+	n := utf8.RuneCount(compactJSON(sc))
+	if n <= MaxStructuredChars {
+		return model.Event{}, false
+	}
+	return model.Event{Time: ev.Time, Source: ev.Source, SourceName: ev.SourceName, Kind: model.KindWarning,
+		TaskID: ev.TaskID, ToolCallID: ev.ToolCallID, Tool: ev.Tool, IdempotencyKey: ev.IdempotencyKey,
+		Code:    "structured_content_not_dropped",
+		Message: fmt.Sprintf("structured_content is %d characters of JSON but was relayed: over %d the platform leaves it out (structured_content_dropped)", n, MaxStructuredChars)}, true
 }
 
 func firstFeedString(a, b feedString) string {

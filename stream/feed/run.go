@@ -47,6 +47,7 @@ type feed struct {
 
 	ended   bool
 	endType string
+	gaps    relayGaps // the 0.5 s relay rule, checked across events
 }
 
 func newFeed(cfg Config, t target, sink model.Sink) *feed {
@@ -166,6 +167,9 @@ func (f *feed) deliver(fr decoder.FeedFrame, live bool) (fresh bool) {
 		f.sink.Emit(*ev)
 	}
 	for _, w := range fr.Warnings {
+		f.sink.Emit(w)
+	}
+	if w, ok := f.gaps.check(ev, fr.Timestamped); ok {
 		f.sink.Emit(w)
 	}
 	if fr.Terminal {
