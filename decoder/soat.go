@@ -106,22 +106,30 @@ func looksLikePII(v string) string {
 }
 
 // SoatContext builds the context bag from the headers under prefix (matched
-// case-insensitively, as HTTP field names are). Go canonicalises header
-// names, so the key is recovered as the suffix after the prefix, spelled as
-// received. Warnings: several values for one key (or two spellings that HTTP
-// folds into one), a key with characters no header name may hold, and
+// case-insensitively, as HTTP field names are). The key is the suffix after
+// the prefix, spelled as h spells the name: net/http's canonical form,
+// unless h holds the names as they arrived (see SoatContextOrdered).
+// Warnings: several values for one key (or two spellings that HTTP folds
+// into one), a key with characters no header name may hold, and
 // pii_in_context when actor_external_id looks like an e-mail or phone number.
 func SoatContext(h http.Header, prefix string) (SoatBag, []Warning) {
-	if prefix == "" {
-		prefix = DefaultSoatPrefix
-	}
-	var bag SoatBag
-	var ws []Warning
 	names := make([]string, 0, len(h))
 	for name := range h {
 		names = append(names, name)
 	}
 	sort.Strings(names) // deterministic warnings and folding
+	return SoatContextOrdered(h, names, prefix)
+}
+
+// SoatContextOrdered is SoatContext over a header whose names are as they
+// arrived, listed in order in names: of two spellings HTTP folds into one
+// field, the first to arrive is kept.
+func SoatContextOrdered(h http.Header, names []string, prefix string) (SoatBag, []Warning) {
+	if prefix == "" {
+		prefix = DefaultSoatPrefix
+	}
+	var bag SoatBag
+	var ws []Warning
 	folded := map[string]string{}
 	for _, name := range names {
 		if len(name) <= len(prefix) || !asciiEqualFold(name[:len(prefix)], prefix) {

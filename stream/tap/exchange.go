@@ -54,7 +54,9 @@ type exchange struct {
 	start  time.Time
 	method string
 	header http.Header
-	client context.Context
+	// rawHeader is header with its names as they arrived (nil when unknown).
+	rawHeader *rawHeader
+	client    context.Context
 
 	body      []byte
 	bodyWhole bool

@@ -146,7 +146,13 @@ func (t *Tap) checkHeaders(ex *exchange, pr *parsedRequest) {
 	}
 	c := pr.calls[0]
 	c.pending = append(c.pending, ws...)
-	bag, soatWarnings := decoder.SoatContext(ex.header, t.cfg.SoatPrefix)
+	var bag decoder.SoatBag
+	var soatWarnings []decoder.Warning
+	if raw := ex.rawHeader; raw != nil { // SOAT keys are the header names verbatim
+		bag, soatWarnings = decoder.SoatContextOrdered(raw.h, raw.order, t.cfg.SoatPrefix)
+	} else {
+		bag, soatWarnings = decoder.SoatContext(ex.header, t.cfg.SoatPrefix)
+	}
 	c.pending = append(c.pending, soatWarnings...)
 	if len(bag.Values) > 0 {
 		for _, o := range pr.calls {

@@ -64,10 +64,12 @@ func exchangeFrom(ctx context.Context) *exchange {
 // (up to MaxParseBytes) so the tap can parse it, and forwarded unchanged; the
 // response streams through while a copy is parsed off to the side.
 func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	raw := rawHeaderOf(r) // taken first: one head per request, whatever the answer
 	if t.refuseRebinding(w, r) {
 		return
 	}
 	ex := t.newExchange(r)
+	ex.rawHeader = raw
 	// The proxy gets its own request: the server's keeps the client's body,
 	// so net/http still knows how that body ended.
 	out := r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
@@ -142,7 +144,8 @@ func (t *Tap) Start() error {
 	if err != nil {
 		return fmt.Errorf("tap %s: listen %s: %w", t.cfg.Name, t.cfg.Listen, err)
 	}
-	srv := &http.Server{Handler: t, ReadHeaderTimeout: 30 * time.Second, ConnState: t.fresh.track}
+	ln = headListener{ln} // header names as they arrived, for SOAT keys
+	srv := &http.Server{Handler: t, ReadHeaderTimeout: 30 * time.Second, ConnState: t.fresh.track, ConnContext: withHeadConn}
 	t.mu.Lock()
 	t.srv, t.ln = srv, ln
 	t.mu.Unlock()

@@ -1,0 +1,310 @@
+package tap
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// net/http canonicalises header names (X-Soat-Context-tenantExternalId
+// becomes X-Soat-Context-Tenantexternalid), but SOAT keys are the header
+// name verbatim and case-sensitive. So the tap's listener hands the server
+// connections that watch the bytes they pass on: they follow HTTP/1.1
+// framing (head, then a Content-Length or chunked body) and keep each
+// request head's field names as they arrived. The bytes themselves are
+// untouched. The handler takes the head of its request and checks it is
+// that request's; anything unexpected falls back to Go's names.
+
+// Bounds of what a connection keeps.
+const (
+	maxRawHead  = 1<<20 + 4096 // net/http's DefaultMaxHeaderBytes and its slack
+	maxRawLine  = 4096         // a chunk-size or trailer line
+	maxRawHeads = 8            // heads read ahead of their handlers (pipelining)
+)
+
+// rawField is one header field as it arrived.
+type rawField struct{ name, value string }
+
+// rawHead is the head of one request: its request line and fields.
+type rawHead struct {
+	method, target string
+	fields         []rawField
+}
+
+// headListener wraps the tap's listener so its connections record heads.
+type headListener struct{ net.Listener }
+
+func (l headListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &headConn{Conn: c}, nil
+}
+
+type headConnKey struct{}
+
+// withHeadConn is the server's ConnContext hook.
+func withHeadConn(ctx context.Context, c net.Conn) context.Context {
+	if hc, ok := c.(*headConn); ok {
+		return context.WithValue(ctx, headConnKey{}, hc)
+	}
+	return ctx
+}
+
+// rawHeader is a request's header with the names as they arrived (values in
+// order, Host and Transfer-Encoding left out as net/http does), and the
+// names in the order they arrived.
+type rawHeader struct {
+	h     http.Header
+	order []string
+}
+
+// rawHeaderOf returns r's raw header, or nil when the names are not known.
+func rawHeaderOf(r *http.Request) *rawHeader {
+	hc, _ := r.Context().Value(headConnKey{}).(*headConn)
+	if hc == nil || r.ProtoMajor != 1 {
+		return nil
+	}
+	head, ok := hc.pop()
+	if !ok || head.method != r.Method || head.target != r.RequestURI {
+		hc.reset() // lost step with net/http: this connection's names stay unknown
+		return nil
+	}
+	raw := &rawHeader{h: make(http.Header, len(head.fields))}
+	n := 0
+	for _, f := range head.fields {
+		if strings.EqualFold(f.name, "Host") || strings.EqualFold(f.name, "Transfer-Encoding") {
+			continue // net/http keeps neither in r.Header
+		}
+		if _, seen := raw.h[f.name]; !seen {
+			raw.order = append(raw.order, f.name)
+		}
+		raw.h[f.name] = append(raw.h[f.name], f.value)
+		n++
+	}
+	want := 0
+	for k, vs := range r.Header {
+		if k != "Transfer-Encoding" {
+			want += len(vs)
+		}
+	}
+	if n != want {
+		return nil // a head net/http read otherwise (folded lines...)
+	}
+	return raw
+}
+
+// framing states of a connection.
+type rawState int
+
+const (
+	rawHeadState   rawState = iota // reading a request head
+	rawBody                        // skipping remain bytes of body
+	rawChunkSize                   // reading a chunk-size line
+	rawChunkData                   // skipping remain bytes of chunk data, then its CRLF
+	rawChunkEnd                    // reading the CRLF line after chunk data
+	rawTrailer                     // reading trailer lines up to an empty one
+	rawOff                         // lost or done (an upgrade): record nothing more
+)
+
+// headConn is a connection that records the request heads it reads.
+type headConn struct {
+	net.Conn
+	mu     sync.Mutex
+	state  rawState
+	buf    []byte // the head or line being read
+	remain int64
+	heads  []rawHead
+}
+
+func (c *headConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.mu.Lock()
+		c.feed(p[:n])
+		c.mu.Unlock()
+	}
+	return n, err
+}
+
+func (c *headConn) pop() (rawHead, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.heads) == 0 {
+		return rawHead{}, false
+	}
+	h := c.heads[0]
+	c.heads = c.heads[1:]
+	return h, true
+}
+
+func (c *headConn) reset() {
+	c.mu.Lock()
+	c.state, c.heads, c.buf = rawOff, nil, nil
+	c.mu.Unlock()
+}
+
+// feed advances the framing over b.
+func (c *headConn) feed(b []byte) {
+	for len(b) > 0 {
+		switch c.state {
+		case rawOff:
+			return
+		case rawBody, rawChunkData:
+			k := int64(len(b))
+			if k > c.remain {
+				k = c.remain
+			}
+			c.remain -= k
+			b = b[k:]
+			if c.remain == 0 {
+				if c.state == rawBody {
+					c.state = rawHeadState
+				} else {
+					c.state = rawChunkEnd
+				}
+			}
+		case rawHeadState:
+			b = c.feedHead(b)
+		default:
+			b = c.feedLine(b)
+		}
+		if len(b) > maxRawHead {
+			c.state = rawOff // cannot happen; never loop on it
+		}
+	}
+}
+
+// feedHead gathers a head up to its empty line and parses it.
+func (c *headConn) feedHead(b []byte) []byte {
+	if len(c.buf) == 0 {
+		// Empty lines before a request line are skipped, as servers may.
+		for len(b) > 0 && (b[0] == '\r' || b[0] == '\n') {
+			b = b[1:]
+		}
+		if len(b) == 0 {
+			return nil
+		}
+	}
+	start := len(c.buf)
+	c.buf = append(c.buf, b...)
+	// Look for the end from a little before the new bytes.
+	from := max(start-3, 0)
+	end := headEnd(c.buf, from)
+	if end < 0 {
+		if len(c.buf) > maxRawHead {
+			c.state = rawOff
+		}
+		return nil
+	}
+	rest := c.buf[end:]
+	head := c.buf[:end]
+	c.buf = nil
+	c.parseHead(head)
+	return rest // c.buf's array is no longer used
+}
+
+// headEnd is the index just past the head's empty line, or -1.
+func headEnd(b []byte, from int) int {
+	for i := from; i < len(b); i++ {
+		if b[i] != '\n' {
+			continue
+		}
+		// An empty line: "\n\n" or "\n\r\n".
+		if i+1 < len(b) && b[i+1] == '\n' {
+			return i + 2
+		}
+		if i+2 < len(b) && b[i+1] == '\r' && b[i+2] == '\n' {
+			return i + 3
+		}
+	}
+	return -1
+}
+
+// parseHead records a head and sets the framing of its body.
+func (c *headConn) parseHead(head []byte) {
+	lines := strings.Split(strings.TrimRight(string(head), "\r\n"), "\n")
+	reqLine := strings.Fields(strings.TrimSuffix(lines[0], "\r"))
+	if len(reqLine) != 3 {
+		c.state = rawOff
+		return
+	}
+	h := rawHead{method: reqLine[0], target: reqLine[1]}
+	var length int64 = -1
+	chunked, upgrade := false, false
+	for _, line := range lines[1:] {
+		line = strings.TrimSuffix(line, "\r")
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || name == "" || line[0] == ' ' || line[0] == '\t' {
+			c.state = rawOff // folded or broken: net/http decides, names unknown
+			return
+		}
+		value = strings.Trim(value, " \t")
+		h.fields = append(h.fields, rawField{name, value})
+		switch strings.ToLower(name) {
+		case "content-length":
+			if n, err := strconv.ParseInt(value, 10, 64); err == nil && n >= 0 {
+				length = n
+			}
+		case "transfer-encoding":
+			chunked = chunked || strings.Contains(strings.ToLower(value), "chunked")
+		case "upgrade":
+			upgrade = true
+		}
+	}
+	if len(c.heads) >= maxRawHeads {
+		c.state = rawOff
+		return
+	}
+	c.heads = append(c.heads, h)
+	switch {
+	case upgrade:
+		c.state = rawOff // the connection may become another protocol
+	case chunked:
+		c.state = rawChunkSize
+	case length > 0:
+		c.state, c.remain = rawBody, length
+	default:
+		c.state = rawHeadState
+	}
+}
+
+// feedLine gathers a chunk-size, chunk-end or trailer line.
+func (c *headConn) feedLine(b []byte) []byte {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		c.buf = append(c.buf, b...)
+		if len(c.buf) > maxRawLine {
+			c.state = rawOff
+		}
+		return nil
+	}
+	line := strings.TrimSuffix(string(append(c.buf, b[:i]...)), "\r")
+	c.buf = nil
+	rest := b[i+1:]
+	switch c.state {
+	case rawChunkSize:
+		sizeText, _, _ := strings.Cut(line, ";")
+		size, err := strconv.ParseInt(strings.TrimSpace(sizeText), 16, 64)
+		switch {
+		case err != nil || size < 0:
+			c.state = rawOff
+		case size == 0:
+			c.state = rawTrailer
+		default:
+			c.state, c.remain = rawChunkData, size
+		}
+	case rawChunkEnd:
+		c.state = rawChunkSize
+	case rawTrailer:
+		if line == "" {
+			c.state = rawHeadState
+		}
+	}
+	return rest
+}

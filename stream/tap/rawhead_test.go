@@ -1,0 +1,121 @@
+package tap
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"toolscope/model"
+)
+
+// TestSoatKeysAsSent: SOAT keys are shown exactly as their header names
+// arrived, over one keep-alive connection carrying Content-Length and
+// chunked bodies, and two spellings HTTP folds into one field still warn.
+func TestSoatKeysAsSent(t *testing.T) {
+	up := idEchoUpstream(t)
+	h := startTap(t, Config{Upstream: up.URL})
+	conn, err := net.Dial("tcp", h.tap.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	rd := bufio.NewReader(conn)
+	send := func(id int, headers string, chunked bool) {
+		body := string(callBody(t, id, "get_order", map[string]any{}, map[string]any{
+			"agentarea/task_id": "task-soat", "agentarea/tool_call_id": fmt.Sprintf("c%d", id)}))
+		head := "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" + headers
+		if chunked {
+			half := len(body) / 2
+			fmt.Fprintf(conn, "%sTransfer-Encoding: chunked\r\n\r\n%x;ext=1\r\n%s\r\n%x\r\n%s\r\n0\r\nX-Trailer: t\r\n\r\n", head, half, body[:half], len(body)-half, body[half:])
+		} else {
+			fmt.Fprintf(conn, "%sContent-Length: %d\r\n\r\n%s", head, len(body), body)
+		}
+		res, err := http.ReadResponse(rd, nil)
+		if err != nil {
+			t.Fatalf("call %d: %v", id, err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	send(1, "X-Soat-Context-tenantExternalId: acme\r\nX-Soat-Context-userId: u1\r\nX-Soat-Context-UserId: u2\r\nx-soat-context-session_id: s1\r\n", false)
+	send(2, "X-Soat-Context-tenant.external.id: t2\r\n", true)
+	send(3, "X-SOAT-CONTEXT-TenantId: t3\r\n", false)
+	h.shutdown()
+	s := h.store.Snapshot()
+	want := map[string]map[string]string{
+		"c1": {"tenantExternalId": "acme", "userId": "u1", "session_id": "s1"},
+		"c2": {"tenant.external.id": "t2"},
+		"c3": {"TenantId": "t3"},
+	}
+	for id, bag := range want {
+		var c *model.Call
+		for _, x := range s.Calls {
+			if x.ToolCallID == id {
+				c = x
+			}
+		}
+		if c == nil {
+			t.Fatalf("no call %s:\n%s", id, dump(s))
+		}
+		if fmt.Sprint(c.SoatContext) != fmt.Sprint(bag) {
+			t.Errorf("call %s: SOAT bag %v, want %v", id, c.SoatContext, bag)
+		}
+		dup := false
+		for _, w := range c.Warnings {
+			dup = dup || w.Code == "duplicate_context_key" && strings.Contains(w.Message, "UserId")
+		}
+		if dup != (id == "c1") {
+			t.Errorf("call %s: duplicate_context_key warning %v", id, dup)
+		}
+	}
+}
+
+// TestHeadConnFraming: the framing follows requests however the bytes are
+// split across reads.
+func TestHeadConnFraming(t *testing.T) {
+	body := `{"a":1}`
+	stream := "\r\nPOST /mcp HTTP/1.1\r\nHost: x\r\nX-Soat-Context-aB: 1\r\nContent-Length: 7\r\n\r\n" + body +
+		"POST /mcp?q=1 HTTP/1.1\nX-Soat-Context-cD: 2\nTransfer-Encoding: chunked\n\n3;x=y\r\n{\"a\r\n4\r\n\":1}\r\n0\r\nTrailer-X: z\r\n\r\n" +
+		"GET /sse HTTP/1.1\r\nX-Soat-Context-eF: 3\r\n\r\n"
+	for size := 1; size <= 19; size++ {
+		c := &headConn{}
+		for i := 0; i < len(stream); i += size {
+			c.feed([]byte(stream[i:min(i+size, len(stream))]))
+		}
+		var got []string
+		for _, h := range c.heads {
+			for _, f := range h.fields {
+				if strings.HasPrefix(f.name, "X-Soat") {
+					got = append(got, h.method+" "+h.target+" "+f.name+"="+f.value)
+				}
+			}
+		}
+		want := "[POST /mcp X-Soat-Context-aB=1 POST /mcp?q=1 X-Soat-Context-cD=2 GET /sse X-Soat-Context-eF=3]"
+		if fmt.Sprint(got) != want || c.state != rawHeadState {
+			t.Fatalf("reads of %d bytes: heads %v state %d", size, got, c.state)
+		}
+	}
+}
+
+// FuzzHeadConn: whatever a client sends, in whatever reads, the framing
+// never panics and keeps its bounds.
+func FuzzHeadConn(f *testing.F) {
+	f.Add([]byte("POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}GET / HTTP/1.1\r\n\r\n"), uint8(3))
+	f.Add([]byte("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, split uint8) {
+		c := &headConn{}
+		step := int(split%32) + 1
+		for i := 0; i < len(data); i += step {
+			c.feed(data[i:min(i+step, len(data))])
+		}
+		if len(c.heads) > maxRawHeads || len(c.buf) > maxRawHead+step {
+			t.Fatalf("heads %d buf %d", len(c.heads), len(c.buf))
+		}
+	})
+}
