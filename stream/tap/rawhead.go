@@ -103,13 +103,13 @@ func rawHeaderOf(r *http.Request) *rawHeader {
 type rawState int
 
 const (
-	rawHeadState   rawState = iota // reading a request head
-	rawBody                        // skipping remain bytes of body
-	rawChunkSize                   // reading a chunk-size line
-	rawChunkData                   // skipping remain bytes of chunk data, then its CRLF
-	rawChunkEnd                    // reading the CRLF line after chunk data
-	rawTrailer                     // reading trailer lines up to an empty one
-	rawOff                         // lost or done (an upgrade): record nothing more
+	rawHeadState rawState = iota // reading a request head
+	rawBody                      // skipping remain bytes of body
+	rawChunkSize                 // reading a chunk-size line
+	rawChunkData                 // skipping remain bytes of chunk data, then its CRLF
+	rawChunkEnd                  // reading the CRLF line after chunk data
+	rawTrailer                   // reading trailer lines up to an empty one
+	rawOff                       // lost or done (an upgrade): record nothing more
 )
 
 // headConn is a connection that records the request heads it reads.
