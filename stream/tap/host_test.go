@@ -52,3 +52,15 @@ func TestHostRebindingSameVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestUpstreamHostKeptHint: an upstream named by DNS gets a start-up hint
+// that Host is the client's; a loopback or IP upstream does not.
+func TestUpstreamHostKeptHint(t *testing.T) {
+	for upstream, want := range map[string]bool{"http://mcp.example.invalid/mcp": true, "http://127.0.0.1:1/mcp": false, "http://localhost:1/mcp": false} {
+		h := startTap(t, Config{Upstream: upstream})
+		h.shutdown()
+		if got := hasWarning(h.store.Snapshot(), "upstream_host_kept"); got != want {
+			t.Errorf("%s: upstream_host_kept %v, want %v", upstream, got, want)
+		}
+	}
+}

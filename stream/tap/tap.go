@@ -153,6 +153,10 @@ func (t *Tap) Start() error {
 		t.emit(model.Event{Kind: model.KindWarning, Code: "listen_not_loopback",
 			Message: fmt.Sprintf("tap %s listens on %s, reachable from other machines: credentials and context tokens pass through it", t.cfg.Name, ln.Addr())})
 	}
+	if !t.cfg.RewriteHost && !isLoopback(t.upstream.Host) && net.ParseIP(strings.Trim(t.upstream.Hostname(), "[]")) == nil {
+		t.emit(model.Event{Kind: model.KindWarning, Code: "upstream_host_kept",
+			Message: fmt.Sprintf("tap %s sends the client's Host to %s; if that server is reached by name (virtual hosting, a CDN), add --rewrite-host", t.cfg.Name, t.upstream.Hostname())})
+	}
 	t.emit(model.Event{Kind: model.KindSourceStatus, State: model.StateConnected,
 		Detail: fmt.Sprintf("listening on %s, forwarding to %s", ln.Addr(), redactURL(t.upstream))})
 	go func() {
