@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"toolscope/model"
 )
 
@@ -63,4 +65,35 @@ func TestUpstreamHostKeptHint(t *testing.T) {
 			t.Errorf("%s: upstream_host_kept %v, want %v", upstream, got, want)
 		}
 	}
+}
+
+// TestOriginSameVerdict: a go-sdk server checking Origin against Host
+// (cross-origin protection) gives the same verdict through the tap as
+// directly: same-origin passes, a foreign Origin is refused.
+func TestOriginSameVerdict(t *testing.T) {
+	up := newSDKServer(t, &mcp.StreamableHTTPOptions{CrossOriginProtection: http.NewCrossOriginProtection()})
+	h := startTap(t, Config{Upstream: up.URL})
+	for _, base := range []string{up.URL, h.url} {
+		self := strings.TrimPrefix(base, "http://")
+		for origin, want := range map[string]int{"http://" + self: http.StatusOK, "http://evil.example.com": http.StatusForbidden} {
+			if got := statusWithOrigin(t, base, origin); got != want {
+				t.Errorf("%s with Origin %s: %d, want %d", base, origin, got, want)
+			}
+		}
+	}
+}
+
+func statusWithOrigin(t *testing.T, url, origin string) int {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"conformance","version":"1"}}}`
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Origin", origin)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
 }
