@@ -191,6 +191,12 @@ func (c *headConn) feedHead(b []byte) []byte {
 			return nil
 		}
 	}
+	if len(c.buf) == 0 {
+		if end := headEnd(b, 0); end >= 0 { // the whole head in one read: no copy
+			c.parseHead(b[:end])
+			return b[end:]
+		}
+	}
 	start := len(c.buf)
 	c.buf = append(c.buf, b...)
 	// Look for the end from a little before the new bytes.
@@ -212,9 +218,11 @@ func (c *headConn) feedHead(b []byte) []byte {
 // headEnd is the index just past the head's empty line, or -1.
 func headEnd(b []byte, from int) int {
 	for i := from; i < len(b); i++ {
-		if b[i] != '\n' {
-			continue
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			return -1
 		}
+		i += j
 		// An empty line: "\n\n" or "\n\r\n".
 		if i+1 < len(b) && b[i+1] == '\n' {
 			return i + 2
@@ -226,18 +234,22 @@ func headEnd(b []byte, from int) int {
 	return -1
 }
 
-// parseHead records a head and sets the framing of its body.
+// parseHead records a head and sets the framing of its body. Names and
+// values are substrings of one copy of the head.
 func (c *headConn) parseHead(head []byte) {
-	lines := strings.Split(strings.TrimRight(string(head), "\r\n"), "\n")
-	reqLine := strings.Fields(strings.TrimSuffix(lines[0], "\r"))
+	text := strings.TrimRight(string(head), "\r\n")
+	first, rest, _ := strings.Cut(text, "\n")
+	reqLine := strings.Fields(first)
 	if len(reqLine) != 3 {
 		c.state = rawOff
 		return
 	}
-	h := rawHead{method: reqLine[0], target: reqLine[1]}
+	h := rawHead{method: reqLine[0], target: reqLine[1], fields: make([]rawField, 0, strings.Count(rest, "\n")+1)}
 	var length int64 = -1
 	chunked, upgrade := false, false
-	for _, line := range lines[1:] {
+	for rest != "" {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
 		line = strings.TrimSuffix(line, "\r")
 		name, value, ok := strings.Cut(line, ":")
 		if !ok || name == "" || line[0] == ' ' || line[0] == '\t' {
@@ -246,14 +258,14 @@ func (c *headConn) parseHead(head []byte) {
 		}
 		value = strings.Trim(value, " \t")
 		h.fields = append(h.fields, rawField{name, value})
-		switch strings.ToLower(name) {
-		case "content-length":
+		switch {
+		case strings.EqualFold(name, "Content-Length"):
 			if n, err := strconv.ParseInt(value, 10, 64); err == nil && n >= 0 {
 				length = n
 			}
-		case "transfer-encoding":
+		case strings.EqualFold(name, "Transfer-Encoding"):
 			chunked = chunked || strings.Contains(strings.ToLower(value), "chunked")
-		case "upgrade":
+		case strings.EqualFold(name, "Upgrade"):
 			upgrade = true
 		}
 	}
