@@ -1,6 +1,7 @@
 package feed
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"time"
 
@@ -22,6 +23,10 @@ type relayGaps struct {
 
 func (g *relayGaps) check(ev *model.Event, timestamped bool) (model.Event, bool) {
 	key := ev.TaskID + "\x00" + ev.ToolCallID
+	if len(key) > 128 {
+		sum := sha256.Sum256([]byte(key)) // a hostile feed's long ids stay small here
+		key = string(sum[:])
+	}
 	switch ev.Kind {
 	case model.KindToolResult, model.KindToolCancelled:
 		delete(g.last, key)

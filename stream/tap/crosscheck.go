@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"toolscope/decoder"
@@ -33,11 +34,12 @@ type boundedMap struct {
 }
 
 func (b *boundedMap) get(k string) ([2]string, bool) {
-	v, ok := b.m[k]
+	v, ok := b.m[short(k)]
 	return v, ok
 }
 
 func (b *boundedMap) put(k string, v [2]string) {
+	k, v[0] = short(k), short(v[0])
 	if b.m == nil {
 		b.m = make(map[string][2]string)
 	}
@@ -56,6 +58,16 @@ func (b *boundedMap) put(k string, v [2]string) {
 	}
 	b.m[k] = v
 	b.order = append(b.order, k)
+}
+
+// short keeps a key or value small: past 64 bytes it is a digest, so a
+// hostile megabyte-long key costs the index no more than a short one.
+func short(s string) string {
+	if len(s) <= 64 {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + string(sum[:])
 }
 
 // crossCall is what the cross-call rules read of one tools/call.
@@ -100,7 +112,7 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 		if has {
 			val = eu
 		}
-		if prev, ok := x.endUsers.get(c.taskID); ok && prev[0] != val {
+		if prev, ok := x.endUsers.get(c.taskID); ok && prev[0] != short(val) {
 			ws = append(ws, decoder.Warning{Code: "end_user_id_changed", Message: fmt.Sprintf(
 				"end_user_id is %s but was %s on exchange %s of the same task; it is fixed when the task is created", describeEndUser(val), describeEndUser(prev[0]), prev[1])})
 		}
@@ -110,8 +122,11 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 }
 
 func describeEndUser(v string) string {
-	if v == "\x00absent" {
+	switch {
+	case v == "\x00absent":
 		return "absent"
+	case len(v) == len("sha256:")+sha256.Size && strings.HasPrefix(v, "sha256:"):
+		return "a long value"
 	}
 	return fmt.Sprintf("%q", clip(v))
 }
