@@ -136,3 +136,38 @@ func BenchmarkHeadConnFeed(b *testing.B) {
 		c.heads = c.heads[:0]
 	}
 }
+
+// TestSoatKeysAfterServerAnswer: a request net/http answers without the
+// handler (OPTIONS *) does not put the next request's names out of step.
+func TestSoatKeysAfterServerAnswer(t *testing.T) {
+	up := idEchoUpstream(t)
+	h := startTap(t, Config{Upstream: up.URL})
+	conn, err := net.Dial("tcp", h.tap.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	rd := bufio.NewReader(conn)
+	fmt.Fprint(conn, "OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	if res, err := http.ReadResponse(rd, nil); err != nil {
+		t.Fatal(err)
+	} else {
+		io.Copy(io.Discard, res.Body)
+	}
+	body := string(callBody(t, 1, "get_order", map[string]any{}, map[string]any{"agentarea/task_id": "t", "agentarea/tool_call_id": "c"}))
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Soat-Context-tenantId: acme\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	if res, err := http.ReadResponse(rd, nil); err != nil {
+		t.Fatal(err)
+	} else {
+		io.Copy(io.Discard, res.Body)
+	}
+	h.shutdown()
+	for _, c := range h.store.Snapshot().Calls {
+		if fmt.Sprint(c.SoatContext) != "map[tenantId:acme]" {
+			t.Fatalf("SOAT bag %v, want map[tenantId:acme]", c.SoatContext)
+		}
+		return
+	}
+	t.Fatal("no call")
+}
