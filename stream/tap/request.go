@@ -154,6 +154,7 @@ func (t *Tap) checkHeaders(ex *exchange, pr *parsedRequest) {
 		bag, soatWarnings = decoder.SoatContext(ex.header, t.cfg.SoatPrefix)
 	}
 	c.pending = append(c.pending, soatWarnings...)
+	c.pending = append(c.pending, dropStrippedSoat(bag, ex.header, t.cfg.SoatPrefix)...)
 	if len(bag.Values) > 0 {
 		for _, o := range pr.calls {
 			o.callEv.SoatContext = bag.Values
@@ -325,4 +326,26 @@ func contextOnOtherMethods(ex *exchange, msgs []decoder.Message) []decoder.Warni
 		}
 	}
 	return nil
+}
+
+// dropStrippedSoat removes from the bag the context headers the client
+// names in Connection: the proxy removes them, the server never sees them.
+func dropStrippedSoat(bag decoder.SoatBag, h http.Header, prefix string) []decoder.Warning {
+	if len(bag.Values) == 0 || len(h["Connection"]) == 0 {
+		return nil
+	}
+	if prefix == "" {
+		prefix = decoder.DefaultSoatPrefix
+	}
+	stripped := hopByHopNames(h)
+	var ws []decoder.Warning
+	for key := range bag.Values {
+		if stripped[textproto.CanonicalMIMEHeaderKey(prefix+key)] {
+			delete(bag.Values, key)
+			delete(bag.Identity, key)
+			ws = append(ws, decoder.Warning{Code: "context_header_stripped", Message: "the client lists " + strconv.Quote(prefix+key) +
+				" in Connection, so the proxy removes it as hop-by-hop: the server never receives this SOAT key"})
+		}
+	}
+	return ws
 }

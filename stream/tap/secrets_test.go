@@ -118,8 +118,12 @@ func TestConnectionStripsContextToken(t *testing.T) {
 	meta := contractMeta("task-c", "call-c", 1)
 	tok := mintToken(t, testSecret, "get_order", meta, nil)
 	post(t, h.url, callBody(t, 1, "get_order", map[string]any{}, meta),
-		map[string]string{"X-AgentArea-Context": tok, "Connection": "X-AgentArea-Context"})
+		map[string]string{"X-AgentArea-Context": tok, "Connection": "X-AgentArea-Context, x-soat-context-tenantid",
+			"X-Soat-Context-tenantId": "acme", "X-Soat-Context-plan": "pro"})
 	c := h.waitCall("get_order")
+	if fmt.Sprint(c.SoatContext) != "map[Plan:pro]" { // Go's client sends the name canonical
+		t.Errorf("SOAT bag %v: the stripped tenantId never reached the server", c.SoatContext)
+	}
 	mu.Lock()
 	received := gotToken
 	mu.Unlock()
