@@ -89,6 +89,9 @@ type Event struct {
 	Progress float64  `json:"-"`
 	Total    *float64 `json:"-"`
 	Relayed  bool     `json:"-"`
+	// AfterCancel marks progress the server sent after the call was
+	// cancelled (a tap's view): nobody relays it.
+	AfterCancel bool `json:"after_cancel,omitempty"`
 
 	// tool.result
 	IsError                  bool            `json:"is_error,omitempty"`

@@ -55,6 +55,7 @@ type exchange struct {
 	method string
 	header http.Header
 	client context.Context
+	scope  scope
 
 	body      []byte
 	bodyWhole bool
@@ -78,6 +79,7 @@ func (t *Tap) newExchange(r *http.Request) *exchange {
 		method:   r.Method,
 		header:   r.Header,
 		client:   r.Context(),
+		scope:    scope{session: r.Header.Get("Mcp-Session-Id"), conn: r.RemoteAddr},
 		outcomes: make(chan outcome, 1),
 	}
 }
@@ -184,7 +186,7 @@ func (ex *exchange) conclude(o outcome) {
 		case o.kind == outcomeUnreachable || o.kind == outcomeEnforced:
 			c.onFailure(now, o.status, o.rpcCode, o.message)
 		case o.kind == outcomeClientGone || ex.client.Err() != nil:
-			c.onCancel(now, ex.t.goneReason())
+			c.onClientGone(now)
 		default:
 			c.onFailure(now, 0, 0, "the proxy ended the exchange without an answer")
 		}
@@ -194,7 +196,7 @@ func (ex *exchange) conclude(o outcome) {
 
 func (ex *exchange) concludeCall(c *call, now time.Time, rs *responseStart) {
 	if ex.end == errClientGone {
-		c.onCancel(now, ex.t.goneReason())
+		c.onClientGone(now)
 		return
 	}
 	if ex.end != nil && ex.end != io.EOF {

@@ -162,6 +162,7 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 		taskID:     meta.TaskID,
 		toolCallID: meta.ToolCallID,
 		idemKey:    meta.IdempotencyKey,
+		scope:      ex.scope,
 		start:      ex.start,
 		meta:       meta,
 	}
@@ -224,9 +225,14 @@ func (ex *exchange) announce() {
 	}
 	now := time.Now()
 	for _, cm := range pr.cancels {
-		target := ex.t.calls.latestByID(decoder.IDKey(cm.requestID))
+		target, ambiguous := ex.t.calls.byIDIn(decoder.IDKey(cm.requestID), ex.scope)
 		if target == nil {
 			cm.plain.note("matched", false)
+			if ambiguous > 0 {
+				// Session-less calls on other connections share the id:
+				// cancelling one of them would be a guess.
+				cm.plain.note("ambiguous", ambiguous)
+			}
 			continue
 		}
 		reason := cm.reason
