@@ -156,6 +156,9 @@ func (c *Call) applyProgress(ev *Event) {
 		if ev.Relayed {
 			p.WouldRelay++
 		}
+		if ev.AfterCancel {
+			p.AfterCancel++
+		}
 		last = &p.lastTap
 	} else {
 		p.Relayed++
@@ -178,7 +181,8 @@ func (c *Call) applyProgress(ev *Event) {
 		}
 		p.LastAt = ev.Time
 	}
-	pt := Point{UnixNano: ev.Time.UnixNano(), Progress: ev.Progress, Relayed: ev.Relayed || !fromTap, FromTap: fromTap, Message: ev.Message}
+	pt := Point{UnixNano: ev.Time.UnixNano(), Progress: ev.Progress, Relayed: ev.Relayed || !fromTap, FromTap: fromTap,
+		AfterCancel: ev.AfterCancel, Message: ev.Message}
 	if ev.Total != nil {
 		pt.Total, pt.HasTotal = *ev.Total, true
 	}
@@ -477,6 +481,7 @@ func (c *Call) absorb(o *Call) {
 	p.WouldRelay += op.WouldRelay
 	p.Relayed += op.Relayed
 	p.NotIncreasing += op.NotIncreasing
+	p.AfterCancel += op.AfterCancel
 	if op.LastAt.After(p.LastAt) {
 		p.Progress, p.Total, p.HasTotal, p.Message, p.LastAt = op.Progress, op.Total, op.HasTotal, op.Message, op.LastAt
 	}

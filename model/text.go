@@ -49,6 +49,9 @@ func TextLine(e Event) string {
 		}
 		add("progress", formatNumber(e.Progress)+"/"+total)
 		add("relayed", strconv.FormatBool(e.Relayed))
+		if e.AfterCancel {
+			add("after_cancel", "true")
+		}
 		add("msg", strconv.Quote(e.Message))
 	case KindToolResult:
 		status := "ok"

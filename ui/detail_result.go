@@ -44,6 +44,9 @@ func (m *Model) detailProgress(d *doc, c *model.Call) {
 	if p.NotIncreasing > 0 {
 		d.kv("not increasing", st.warn.on(strconv.Itoa(p.NotIncreasing)+" notifications"))
 	}
+	if p.AfterCancel > 0 {
+		d.kv("after cancel", st.warn.on(strconv.Itoa(p.AfterCancel)+" sent after the call was cancelled (not relayed)"))
+	}
 	if len(hist) > 0 {
 		d.kv("shape", st.run.on(sparkline(hist)))
 	}
@@ -84,9 +87,12 @@ func (m *Model) detailNotifications(d *doc, c *model.Call) {
 		src, rel := "feed", st.ok.on("relayed")
 		if pt.FromTap {
 			src = "tap"
-			if pt.Relayed {
+			switch {
+			case pt.AfterCancel:
+				rel = st.warn.on("after cancel")
+			case pt.Relayed:
 				rel = st.ok.on("would relay")
-			} else {
+			default:
 				rel = st.muted.on("dropped")
 			}
 		}

@@ -57,9 +57,10 @@ type exchange struct {
 	client context.Context
 	scope  scope
 
-	body      []byte
-	bodyWhole bool
-	req       *parsedRequest
+	body          []byte
+	bodyWhole     bool
+	pendingCancel bool // counted in t.cancels until announced
+	req           *parsedRequest
 
 	settled  atomic.Bool
 	outcomes chan outcome

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"toolscope/decoder"
 	"toolscope/model"
@@ -223,7 +222,7 @@ func (ex *exchange) announce() {
 		c.pending = nil
 		c.startTimer()
 	}
-	now := time.Now()
+	now := ex.start // when the notification reached the tap, not when it was parsed
 	for _, cm := range pr.cancels {
 		target, ambiguous := ex.t.calls.byIDIn(decoder.IDKey(cm.requestID), ex.scope)
 		if target == nil {
@@ -241,6 +240,10 @@ func (ex *exchange) announce() {
 		}
 		target.onCancel(now, reason)
 		cm.plain.silent = true // the call's tool.cancelled says it all
+	}
+	if ex.pendingCancel {
+		ex.pendingCancel = false
+		ex.t.cancels.done()
 	}
 }
 

@@ -151,6 +151,7 @@ func (ex *exchange) dispatch(at time.Time, data []byte, status int) {
 		return
 	}
 	pr := ex.req
+	ex.t.cancels.settle() // a cancellation that came first is applied first
 	for _, m := range msgs {
 		switch m.Kind {
 		case decoder.KindResponse:

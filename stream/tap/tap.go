@@ -26,6 +26,7 @@ type Tap struct {
 	upstream *url.URL
 	proxy    *httputil.ReverseProxy
 	calls    *registry
+	cancels  pendingCancels
 
 	seq      atomic.Uint64
 	inflight sync.WaitGroup // exchanges being run
@@ -77,6 +78,11 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// streams on; the upstream sees the same bytes either way.
 			out.Body = replayBody{Reader: io.MultiReader(bytes.NewReader(body), r.Body), orig: r.Body}
 		}
+	}
+	if ex.bodyWhole && bytes.Contains(ex.body, []byte("notifications/cancelled")) {
+		// Counted before it is forwarded, so before the server can react.
+		ex.pendingCancel = true
+		t.cancels.add()
 	}
 	if t.cfg.Enforce {
 		ex.req = t.parseRequest(ex)
