@@ -222,6 +222,9 @@ func (c *Call) applyResult(ev *Event) {
 	r.Late = r.Late || ev.Late
 	setString(&r.ResultType, ev.ResultType)
 	setString(&r.Denied, ev.Denied)
+	if ev.TimedOut && a.Cancelled == "" {
+		a.Cancelled = ev.Error // the platform gave up: a cancellation, with its words
+	}
 
 	if r.Replayed {
 		c.Flags |= FlagReplayed

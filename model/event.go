@@ -110,6 +110,9 @@ type Event struct {
 	Late                     bool            `json:"late,omitempty"`
 	ResultType               string          `json:"result_type,omitempty"`
 	Denied                   string          `json:"denied,omitempty"`
+	// TimedOut: the platform ended the call at its timeout (a feed's
+	// "MCP tool call timed out" result): the call was cancelled.
+	TimedOut bool `json:"timed_out,omitempty"`
 
 	// tool.cancelled, task.status
 	Reason string `json:"reason,omitempty"`

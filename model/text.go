@@ -89,6 +89,9 @@ func TextLine(e Event) string {
 		if e.Late {
 			add("late", "true")
 		}
+		if e.TimedOut {
+			add("timed_out", "true")
+		}
 		if e.DurationMS > 0 {
 			add("duration_ms", strconv.FormatInt(e.DurationMS, 10))
 		}
