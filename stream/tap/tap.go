@@ -79,7 +79,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			out.Body = replayBody{Reader: io.MultiReader(bytes.NewReader(body), r.Body), orig: r.Body}
 		}
 	}
-	if ex.bodyWhole && bytes.Contains(ex.body, []byte("notifications/cancelled")) {
+	if ex.bodyWhole && len(ex.body) <= maxCancelBody && bytes.Contains(ex.body, []byte("notifications/cancelled")) {
 		// Counted before it is forwarded, so before the server can react.
 		ex.pendingCancel = true
 		t.cancels.add()
