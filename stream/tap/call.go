@@ -192,8 +192,8 @@ func (c *call) cancelLocked(at time.Time, reason string) {
 // notifications/cancelled with the reason; without one, a close at the
 // call's timeout is that timeout.
 func (c *call) onClientGone(at time.Time) {
-	if c.t.closing.Load() {
-		c.onCancel(at, "tap shut down")
+	if c.t.closing.Load() && !at.Before(time.Unix(0, c.t.closedAt.Load())) {
+		c.onCancel(at, "tap shut down") // cut by the shutdown
 		return
 	}
 	c.mu.Lock()

@@ -32,6 +32,7 @@ type Tap struct {
 	inflight sync.WaitGroup // exchanges being run
 	runners  *runners
 	closing  atomic.Bool
+	closedAt atomic.Int64 // when Shutdown began (unix ns), once closing
 
 	mu    sync.Mutex
 	srv   *http.Server
@@ -177,6 +178,7 @@ func (t *Tap) Addr() string {
 // cuts the rest (their calls show tool.cancelled), and returns once
 // every event has been emitted.
 func (t *Tap) Shutdown(ctx context.Context) error {
+	t.closedAt.Store(time.Now().UnixNano())
 	t.closing.Store(true)
 	t.mu.Lock()
 	srv := t.srv
