@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -55,5 +56,11 @@ func TestFeedOnlyTimeoutAndRejection(t *testing.T) {
 	}
 	if r := rows["lookup_customer"]; !strings.Contains(r, "rejected 401") {
 		t.Errorf("lookup_customer row: %q", r)
+	}
+	send(m, keyMsgs("g", "<enter>")...) // the first row, export_ledger
+	detail := ansi.Strip(m.View())
+	if !regexp.MustCompile(`RESULT +cancelled`).MatchString(detail) || !regexp.MustCompile(`cancelled +`+timeout).MatchString(detail) ||
+		!strings.Contains(detail, "#1 · feed · 10:00:00.000 · 5.0s · cancelled: "+timeout) {
+		t.Errorf("export_ledger detail:\n%s", detail)
 	}
 }
