@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"toolscope/decoder"
@@ -40,7 +41,8 @@ type call struct {
 	// goneAt is when the client closed the call's stream; its tool.cancelled
 	// waits cancelGrace for a notifications/cancelled that says why.
 	goneAt    time.Time
-	cancelled bool // ended by a cancellation: later progress is not relayed
+	gone      atomic.Bool // goneAt is set (read without mu by the registry)
+	cancelled bool        // ended by a cancellation: later progress is not relayed
 }
 
 // cancelGrace is how long a call whose stream the client closed stays
@@ -202,6 +204,11 @@ func (c *call) onClientGone(at time.Time) {
 		return
 	}
 	c.goneAt = at
+	c.gone.Store(true)
+	if h := c.t.calls.claimHeld(c, at); h != nil {
+		c.cancelLocked(h.at, h.reason) // the ambiguous notification sent just before named this call
+		return
+	}
 	c.t.inflight.Add(1) // Shutdown waits for the tool.cancelled
 	time.AfterFunc(cancelGrace, func() {
 		defer c.t.inflight.Done()

@@ -12,6 +12,7 @@ type registry struct {
 	mu      sync.Mutex
 	byID    map[string][]*call
 	byToken map[string][]*call
+	held    []*heldCancel // see held.go
 }
 
 // maxPerKey bounds how many in-flight calls share one id or token.
@@ -71,9 +72,9 @@ type scope struct {
 	conn    string // the client's address: one TCP connection
 }
 
-// byIDIn finds the call a message's id names; ambiguous counts the calls it
-// could have meant when it matched none of them.
-func (r *registry) byIDIn(key string, s scope) (c *call, ambiguous int) {
+// byIDIn finds the call a message's id names; when it matches none, others
+// are the calls it could have meant (see find).
+func (r *registry) byIDIn(key string, s scope) (c *call, others []*call) {
 	return r.find(r.byID, key, s)
 }
 
@@ -87,10 +88,10 @@ func (r *registry) byTokenIn(key string, s scope) *call {
 // none, a session-less call on the same connection, else the one session-less
 // call holding the key (a platform that opens a connection per message, as
 // AgentArea does). Several such calls on other connections are ambiguous:
-// nothing matches rather than a guess.
-func (r *registry) find(m map[string][]*call, key string, s scope) (*call, int) {
+// nothing matches rather than a guess, and they are returned.
+func (r *registry) find(m map[string][]*call, key string, s scope) (*call, []*call) {
 	if key == "" {
-		return nil, 0
+		return nil, nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -103,15 +104,24 @@ func (r *registry) find(m map[string][]*call, key string, s scope) (*call, int) 
 		case c.scope.session != s.session:
 			continue
 		case s.session != "" || c.scope.conn == s.conn:
-			return c, 0
+			return c, nil
 		}
 		candidates++
 		only = c
 	}
-	if candidates == 1 {
-		return only, 0
+	switch candidates {
+	case 0:
+		return nil, nil
+	case 1:
+		return only, nil
 	}
-	return nil, candidates
+	var others []*call
+	for _, c := range list {
+		if c.scope.session == "" {
+			others = append(others, c)
+		}
+	}
+	return nil, others
 }
 
 // stopTimers silences the timeout timers of every call still in flight.

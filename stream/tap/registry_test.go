@@ -16,10 +16,10 @@ func TestRegistryScopes(t *testing.T) {
 	lessX := mk("", "127.0.0.1:2000")
 	lessY := mk("", "127.0.0.1:3000")
 	for _, tc := range []struct {
-		name      string
-		s         scope
-		want      *call
-		ambiguous int
+		name   string
+		s      scope
+		want   *call
+		others int
 	}{
 		{"session A", scope{"A", "127.0.0.1:9"}, sessA, 0},
 		{"session B", scope{"B", "127.0.0.1:1000"}, sessB, 0},
@@ -27,9 +27,9 @@ func TestRegistryScopes(t *testing.T) {
 		{"same connection", scope{"", "127.0.0.1:3000"}, lessY, 0},
 		{"another connection", scope{"", "127.0.0.1:4000"}, nil, 2},
 	} {
-		got, ambiguous := r.byIDIn("1", tc.s)
-		if got != tc.want || ambiguous != tc.ambiguous {
-			t.Errorf("%s: got %p (ambiguous %d), want %p (%d)", tc.name, got, ambiguous, tc.want, tc.ambiguous)
+		got, others := r.byIDIn("1", tc.s)
+		if got != tc.want || len(others) != tc.others {
+			t.Errorf("%s: got %p (others %d), want %p (%d)", tc.name, got, len(others), tc.want, tc.others)
 		}
 		if tok := r.byTokenIn("tok", tc.s); tok != tc.want {
 			t.Errorf("%s: token matched %p, want %p", tc.name, tok, tc.want)
