@@ -466,6 +466,11 @@ func fillFeedResult(ev *model.Event, d *feedData, failed bool) {
 	}
 	ev.Replayed = d.Replayed
 	ev.DurationMS = feedDurationMS(d.ExecutionTime)
+	// The feed gives no status: the platform's words say what happened.
+	ev.TimedOut = PlatformTimedOut(ev.Error)
+	if ev.HTTPStatus == 0 {
+		ev.HTTPStatus = RejectedStatus(ev.Error)
+	}
 
 	if len(d.Result) > 0 {
 		if d.Result[0] == '"' {

@@ -247,20 +247,25 @@ func TestRunShowsEveryScenario(t *testing.T) {
 
 	t.Run("timeout cancels the call", func(t *testing.T) {
 		c := one(t, "tap tool.cancelled", pick(events, model.SourceTap, model.KindToolCancelled, toolExportLedger))
-		// The tap names the notification's reason when it matched it to the
-		// call before seeing the stream close; otherwise it shows the
-		// notification on its own.
-		sent := strings.Contains(c.Reason, "timed out")
-		for _, ev := range events {
-			sent = sent || (ev.Source == model.SourceTap && ev.Kind == model.KindEvent &&
-				strings.Contains(ev.EventType, "notifications/cancelled") && bytes.Contains(ev.Data, []byte("timed out")))
-		}
-		if !sent {
-			t.Errorf("the tap saw no notifications/cancelled for the timed-out call (its cancellation: %q)", c.Reason)
-		}
 		fr := one(t, "feed export_ledger result", pick(events, model.SourceFeed, model.KindToolResult, toolExportLedger))
-		if !fr.IsError || !strings.HasPrefix(fr.Error, "MCP tool call timed out: no result within") {
-			t.Errorf("feed result error %q", fr.Error)
+		if !fr.IsError || !fr.TimedOut || !strings.HasPrefix(fr.Error, "MCP tool call timed out: no result within") {
+			t.Errorf("feed result error %q timed_out %v", fr.Error, fr.TimedOut)
+		}
+		// The platform sends notifications/cancelled with the reason, then
+		// closes the stream: the call's cancellation carries that reason,
+		// and the notification is not left over as an event of its own.
+		if c.Reason != fr.Error {
+			t.Errorf("tap tool.cancelled reason %q, want the notification's %q", c.Reason, fr.Error)
+		}
+		for _, ev := range events {
+			if ev.Source == model.SourceTap && ev.Kind == model.KindEvent && strings.Contains(ev.EventType, "notifications/cancelled") {
+				t.Errorf("notifications/cancelled left unattached: %s", ev.Data)
+			}
+		}
+		for _, c := range snap.Calls {
+			if c.Tool == toolExportLedger && (c.Status != model.StatusCancelled || c.LastAttempt().Cancelled != fr.Error) {
+				t.Errorf("export_ledger on screen: %s, cancelled %q", c.Status, c.LastAttempt().Cancelled)
+			}
 		}
 		if len(pick(events, model.SourceTap, model.KindToolProgress, toolExportLedger)) == 0 {
 			t.Error("the timed-out call sent no progress")

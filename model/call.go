@@ -128,6 +128,7 @@ type Progress struct {
 	WouldRelay    int // of those, how many the platform's 0.5 s rule relays
 	Relayed       int // tool.progress events a feed delivered
 	NotIncreasing int
+	AfterCancel   int // notifications a tap saw after the call was cancelled
 
 	Points  [MaxPoints]Point
 	NPoints int
@@ -145,7 +146,9 @@ type Point struct {
 	HasTotal bool
 	Relayed  bool
 	FromTap  bool
-	Message  string
+	// AfterCancel: sent after the call was cancelled (never relayed).
+	AfterCancel bool
+	Message     string
 }
 
 // Time of the point.

@@ -156,6 +156,9 @@ func (c *Call) applyProgress(ev *Event) {
 		if ev.Relayed {
 			p.WouldRelay++
 		}
+		if ev.AfterCancel {
+			p.AfterCancel++
+		}
 		last = &p.lastTap
 	} else {
 		p.Relayed++
@@ -178,7 +181,8 @@ func (c *Call) applyProgress(ev *Event) {
 		}
 		p.LastAt = ev.Time
 	}
-	pt := Point{UnixNano: ev.Time.UnixNano(), Progress: ev.Progress, Relayed: ev.Relayed || !fromTap, FromTap: fromTap, Message: ev.Message}
+	pt := Point{UnixNano: ev.Time.UnixNano(), Progress: ev.Progress, Relayed: ev.Relayed || !fromTap, FromTap: fromTap,
+		AfterCancel: ev.AfterCancel, Message: ev.Message}
 	if ev.Total != nil {
 		pt.Total, pt.HasTotal = *ev.Total, true
 	}
@@ -218,6 +222,9 @@ func (c *Call) applyResult(ev *Event) {
 	r.Late = r.Late || ev.Late
 	setString(&r.ResultType, ev.ResultType)
 	setString(&r.Denied, ev.Denied)
+	if ev.TimedOut && a.Cancelled == "" {
+		a.Cancelled = ev.Error // the platform gave up: a cancellation, with its words
+	}
 
 	if r.Replayed {
 		c.Flags |= FlagReplayed
@@ -477,6 +484,7 @@ func (c *Call) absorb(o *Call) {
 	p.WouldRelay += op.WouldRelay
 	p.Relayed += op.Relayed
 	p.NotIncreasing += op.NotIncreasing
+	p.AfterCancel += op.AfterCancel
 	if op.LastAt.After(p.LastAt) {
 		p.Progress, p.Total, p.HasTotal, p.Message, p.LastAt = op.Progress, op.Total, op.HasTotal, op.Message, op.LastAt
 	}

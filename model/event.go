@@ -89,6 +89,9 @@ type Event struct {
 	Progress float64  `json:"-"`
 	Total    *float64 `json:"-"`
 	Relayed  bool     `json:"-"`
+	// AfterCancel marks progress the server sent after the call was
+	// cancelled (a tap's view): nobody relays it.
+	AfterCancel bool `json:"after_cancel,omitempty"`
 
 	// tool.result
 	IsError                  bool            `json:"is_error,omitempty"`
@@ -107,6 +110,9 @@ type Event struct {
 	Late                     bool            `json:"late,omitempty"`
 	ResultType               string          `json:"result_type,omitempty"`
 	Denied                   string          `json:"denied,omitempty"`
+	// TimedOut: the platform ended the call at its timeout (a feed's
+	// "MCP tool call timed out" result): the call was cancelled.
+	TimedOut bool `json:"timed_out,omitempty"`
 
 	// tool.cancelled, task.status
 	Reason string `json:"reason,omitempty"`

@@ -49,6 +49,9 @@ func TextLine(e Event) string {
 		}
 		add("progress", formatNumber(e.Progress)+"/"+total)
 		add("relayed", strconv.FormatBool(e.Relayed))
+		if e.AfterCancel {
+			add("after_cancel", "true")
+		}
 		add("msg", strconv.Quote(e.Message))
 	case KindToolResult:
 		status := "ok"
@@ -85,6 +88,9 @@ func TextLine(e Event) string {
 		}
 		if e.Late {
 			add("late", "true")
+		}
+		if e.TimedOut {
+			add("timed_out", "true")
 		}
 		if e.DurationMS > 0 {
 			add("duration_ms", strconv.FormatInt(e.DurationMS, 10))

@@ -204,6 +204,8 @@ func (m *Model) pointSummary(p *model.Point) string {
 	switch {
 	case !p.FromTap:
 		s += " " + st.ok.on("relayed")
+	case p.AfterCancel:
+		s += " " + st.warn.on("sent after the cancellation, not relayed")
 	case p.Relayed:
 		s += " " + st.ok.on("would relay")
 	default:

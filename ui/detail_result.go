@@ -44,6 +44,9 @@ func (m *Model) detailProgress(d *doc, c *model.Call) {
 	if p.NotIncreasing > 0 {
 		d.kv("not increasing", st.warn.on(strconv.Itoa(p.NotIncreasing)+" notifications"))
 	}
+	if p.AfterCancel > 0 {
+		d.kv("after cancel", st.warn.on(strconv.Itoa(p.AfterCancel)+" sent after the call was cancelled (not relayed)"))
+	}
 	if len(hist) > 0 {
 		d.kv("shape", st.run.on(sparkline(hist)))
 	}
@@ -84,9 +87,12 @@ func (m *Model) detailNotifications(d *doc, c *model.Call) {
 		src, rel := "feed", st.ok.on("relayed")
 		if pt.FromTap {
 			src = "tap"
-			if pt.Relayed {
+			switch {
+			case pt.AfterCancel:
+				rel = st.warn.on("after cancel")
+			case pt.Relayed:
 				rel = st.ok.on("would relay")
-			} else {
+			default:
 				rel = st.muted.on("dropped")
 			}
 		}
@@ -143,7 +149,13 @@ func (m *Model) detailResult(d *doc, c *model.Call) {
 	if r.Late {
 		status += " " + st.late.on("late (after the timeout)")
 	}
+	if c.Status == model.StatusCancelled {
+		status = st.status(c.Status).on("cancelled")
+	}
 	d.section("RESULT", status+st.muted.on(" · attempt "+strconv.Itoa(a.N)))
+	if a.Cancelled != "" {
+		d.kv("cancelled", model.Sanitize(a.Cancelled))
+	}
 	d.kv("isError", strconv.FormatBool(r.IsError))
 	if r.Replayed {
 		d.kv("replayed", st.accent.on("yes: answered from the idempotency store, not run again"))
@@ -236,13 +248,14 @@ func (m *Model) detailAttempts(d *doc, c *model.Call) {
 		if a.Context != nil {
 			parts = append(parts, m.verdictPaint(a.Context.Verdict).on("token "+verdictText(a.Context)))
 		}
+		failed := a.HasResult && (a.Result.IsError || a.Result.Error != "" || a.Result.RPCCode != 0 || a.Result.HTTPStatus >= 400)
 		switch {
-		case a.HasResult && (a.Result.IsError || a.Result.Error != "" || a.Result.RPCCode != 0 || a.Result.HTTPStatus >= 400):
+		case a.Cancelled != "" && (failed || !a.HasResult): // a timeout is both: cancelled says more
+			parts = append(parts, st.muted.on("cancelled: "+model.Sanitize(a.Cancelled)))
+		case failed:
 			parts = append(parts, st.err.on("error"))
 		case a.HasResult:
 			parts = append(parts, st.ok.on("ok"))
-		case a.Cancelled != "":
-			parts = append(parts, st.muted.on("cancelled: "+model.Sanitize(a.Cancelled)))
 		default:
 			parts = append(parts, st.run.on("running"))
 		}

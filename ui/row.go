@@ -154,8 +154,12 @@ func (m *Model) progressCell(c *model.Call, w int) string {
 	default:
 		return m.outcomeCell(c, w)
 	}
-	if p.Message != "" && w-used > 2 {
-		msg := cut(wire(p.Message), w-used-1)
+	note := p.Message
+	if a := c.LastAttempt(); c.Status == model.StatusCancelled && a != nil && a.Cancelled != "" {
+		note = "⊘ " + a.Cancelled // why it ended says more than its last progress
+	}
+	if note != "" && w-used > 2 {
+		msg := cut(wire(note), w-used-1)
 		b.WriteByte(' ')
 		b.WriteString(st.muted.on(msg))
 		used += 1 + ansi.StringWidth(msg)
@@ -243,6 +247,13 @@ func (m *Model) flagsCell(c *model.Call) string {
 		case model.VerdictAbsent:
 			add(st.muted, "no token")
 		}
+	} else if c.Flags&model.FlagRejected != 0 {
+		// A feed alone: the platform said the server rejected the credentials.
+		s := "rejected"
+		if a := c.LastAttempt(); a != nil && a.Result.HTTPStatus != 0 {
+			s += " " + strconv.Itoa(a.Result.HTTPStatus)
+		}
+		add(st.err, s)
 	}
 	if a := c.LastAttempt(); a != nil && len(a.Result.Images) > 0 {
 		add(st.text, "img "+strconv.Itoa(len(a.Result.Images)))

@@ -2,7 +2,9 @@ package tap
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"toolscope/decoder"
@@ -23,6 +25,7 @@ type call struct {
 	taskID     string
 	toolCallID string
 	idemKey    string
+	scope      scope // the session and connection its request came on
 	start      time.Time
 	meta       decoder.MetaInfo
 	callEv     model.Event       // the prepared tool.call
@@ -35,7 +38,18 @@ type call struct {
 	ended    bool // a result, failure or cancellation was emitted
 	timedOut bool
 	stale    bool // past twice the timeout without a result: no longer in flight
+	// goneAt is when the client closed the call's stream; its tool.cancelled
+	// waits cancelGrace for a notifications/cancelled that says why.
+	goneAt    time.Time
+	gone      atomic.Bool // goneAt is set (read without mu by the registry)
+	cancelled bool        // ended by a cancellation: later progress is not relayed
 }
+
+// cancelGrace is how long a call whose stream the client closed stays
+// matchable by a notifications/cancelled. AgentArea sends the notification
+// just before it closes the stream, a go-sdk client just after; either one
+// may be parsed a moment after the close is seen.
+const cancelGrace = 250 * time.Millisecond
 
 // event is a call event with the call's identity filled in.
 func (c *call) event(kind model.Kind, at time.Time) model.Event {
@@ -99,7 +113,12 @@ func (c *call) onProgress(at time.Time, p decoder.Progress) {
 	defer c.mu.Unlock()
 	ev := c.event(model.KindToolProgress, at)
 	ev.Progress, ev.Total, ev.Message = p.Progress, p.Total, p.Message
-	ev.Relayed = c.relay.Relay(at, p)
+	if c.cancelled || !c.goneAt.IsZero() {
+		// The platform has given up on the call: nothing more is relayed.
+		ev.AfterCancel = true
+	} else {
+		ev.Relayed = c.relay.Relay(at, p)
+	}
 	c.t.emit(ev)
 	if w := c.checker.Check(p); w != nil {
 		c.warn(at, w.Code, w.Message)
@@ -153,13 +172,61 @@ func (c *call) onFailure(at time.Time, status, rpcCode int, msg string) {
 func (c *call) onCancel(at time.Time, reason string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.cancelLocked(at, reason)
+}
+
+func (c *call) cancelLocked(at time.Time, reason string) {
 	if c.ended {
 		return
 	}
+	if !c.goneAt.IsZero() && c.goneAt.Before(at) {
+		at = c.goneAt // the call ended when its stream closed
+	}
 	ev := c.event(model.KindToolCancelled, at)
 	ev.Reason = reason
+	c.cancelled = true
 	c.finishLocked()
 	c.t.emit(ev)
+}
+
+// onClientGone: the client closed the call's stream at `at` (in 2026-07-28
+// that is the cancellation). The tool.cancelled waits cancelGrace for a
+// notifications/cancelled with the reason; without one, a close at the
+// call's timeout is that timeout.
+func (c *call) onClientGone(at time.Time) {
+	if c.t.closing.Load() && !at.Before(time.Unix(0, c.t.closedAt.Load())) {
+		c.onCancel(at, "tap shut down") // cut by the shutdown
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended || !c.goneAt.IsZero() {
+		return
+	}
+	c.goneAt = at
+	c.gone.Store(true)
+	if h := c.t.calls.claimHeld(c, at); h != nil {
+		c.cancelLocked(h.at, h.reason) // the ambiguous notification sent just before named this call
+		return
+	}
+	c.t.inflight.Add(1) // Shutdown waits for the tool.cancelled
+	time.AfterFunc(cancelGrace, func() {
+		defer c.t.inflight.Done()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.cancelLocked(at, c.goneReason(at))
+	})
+}
+
+// goneReason says why a client closed a call's stream, as far as the tap
+// can tell: at the call's timeout (less a margin for the time the request
+// took to reach the tap), the platform gave up.
+func (c *call) goneReason(at time.Time) string {
+	timeout := c.t.cfg.Timeout
+	if at.Sub(c.start) >= timeout-min(timeout/10, time.Second) {
+		return "timed out after " + strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64) + " s"
+	}
+	return "client disconnected"
 }
 
 // stop silences the timer at shutdown.

@@ -57,10 +57,12 @@ type exchange struct {
 	// rawHeader is header with its names as they arrived (nil when unknown).
 	rawHeader *rawHeader
 	client    context.Context
+	scope     scope
 
-	body      []byte
-	bodyWhole bool
-	req       *parsedRequest
+	body          []byte
+	bodyWhole     bool
+	pendingCancel bool // counted in t.cancels until announced
+	req           *parsedRequest
 
 	settled  atomic.Bool
 	outcomes chan outcome
@@ -80,6 +82,7 @@ func (t *Tap) newExchange(r *http.Request) *exchange {
 		method:   r.Method,
 		header:   r.Header,
 		client:   r.Context(),
+		scope:    scope{session: r.Header.Get("Mcp-Session-Id"), conn: r.RemoteAddr},
 		outcomes: make(chan outcome, 1),
 	}
 }
@@ -186,7 +189,7 @@ func (ex *exchange) conclude(o outcome) {
 		case o.kind == outcomeUnreachable || o.kind == outcomeEnforced:
 			c.onFailure(now, o.status, o.rpcCode, o.message)
 		case o.kind == outcomeClientGone || ex.client.Err() != nil:
-			c.onCancel(now, ex.t.goneReason())
+			c.onClientGone(now)
 		default:
 			c.onFailure(now, 0, 0, "the proxy ended the exchange without an answer")
 		}
@@ -196,7 +199,7 @@ func (ex *exchange) conclude(o outcome) {
 
 func (ex *exchange) concludeCall(c *call, now time.Time, rs *responseStart) {
 	if ex.end == errClientGone {
-		c.onCancel(now, ex.t.goneReason())
+		c.onClientGone(now)
 		return
 	}
 	if ex.end != nil && ex.end != io.EOF {

@@ -99,8 +99,11 @@ func TestClientLeavesMidStream(t *testing.T) {
 	}
 }
 
-// TestNotificationsCancelled: a notifications/cancelled on another
-// connection cancels the most recent call in flight with that id.
+// TestNotificationsCancelled: a notifications/cancelled from a session-less
+// client on a connection of its own names a call only when one call in flight
+// holds that id. Two such calls on other connections are ambiguous: neither
+// is cancelled (a guess could cancel the wrong one) and the notification says
+// so. Once one of them has ended, the other is cancelled with the reason.
 func TestNotificationsCancelled(t *testing.T) {
 	release := make(chan struct{})
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -122,7 +125,8 @@ func TestNotificationsCancelled(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 	h := startTap(t, Config{Upstream: upstream.URL})
 
-	// Two calls share JSON-RPC id 9 (two connections); the second is cancelled.
+	// Two calls share JSON-RPC id 9 (two connections).
+	bodies := map[string]io.Closer{}
 	for _, tool := range []string{"first", "second"} {
 		req, _ := http.NewRequest("POST", h.url, bytes.NewReader(callBody(t, 9, tool, map[string]any{}, map[string]any{"progressToken": 9})))
 		res, err := http.DefaultClient.Do(req)
@@ -131,6 +135,7 @@ func TestNotificationsCancelled(t *testing.T) {
 		}
 		bufio.NewReader(res.Body).ReadString('\n')
 		t.Cleanup(func() { res.Body.Close() })
+		bodies[tool] = res.Body
 		h.waitFor(tool+" in flight", func(s *model.Snapshot) bool {
 			for _, c := range s.Calls {
 				if c.Tool == tool && c.Progress.Sent == 1 {
@@ -140,18 +145,33 @@ func TestNotificationsCancelled(t *testing.T) {
 			return false
 		})
 	}
-	status, _, _ := post(t, h.url, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"MCP tool call timed out"}}`), nil)
-	if status != http.StatusAccepted {
+	cancel := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"MCP tool call timed out"}}`)
+	if status, _, _ := post(t, h.url, cancel, nil); status != http.StatusAccepted {
 		t.Fatalf("notification answered %d", status)
 	}
+	h.waitFor("the ambiguous notification", func(s *model.Snapshot) bool {
+		for _, e := range s.Other {
+			if e.EventType == "mcp.notifications/cancelled" && strings.Contains(string(e.Data), `"ambiguous":2`) {
+				return true
+			}
+		}
+		return false
+	})
+	for _, o := range h.store.Snapshot().Calls {
+		if o.Finished() {
+			t.Errorf("%s was cancelled by an ambiguous notification", o.Tool)
+		}
+	}
+
+	bodies["first"].Close() // first's client leaves: second is the one call left with id 9
+	first := h.waitCall("first")
+	if first.LastAttempt().Cancelled != "client disconnected" {
+		t.Errorf("first: cancelled %q", first.LastAttempt().Cancelled)
+	}
+	post(t, h.url, cancel, nil)
 	c := h.waitCall("second")
 	if c.Status != model.StatusCancelled || c.LastAttempt().Cancelled != "MCP tool call timed out" {
 		t.Errorf("second: status %s cancelled %q", c.Status, c.LastAttempt().Cancelled)
-	}
-	for _, o := range h.store.Snapshot().Calls {
-		if o.Tool == "first" && o.Finished() {
-			t.Errorf("the older call with the same id was cancelled too")
-		}
 	}
 }
 

@@ -3,6 +3,7 @@ package tap
 import (
 	"encoding/json"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -69,11 +70,15 @@ func (ex *exchange) reportPlain(now time.Time, status int, o outcome) {
 		if o.resp != nil && o.resp.sessionID != "" {
 			p.note("session", o.resp.sessionID)
 		}
+		end := ex.end
+		if end == errClientGone && bodilessAnswer(o) {
+			end = io.EOF // the client had the whole answer before it closed
+		}
 		switch {
-		case o.kind == outcomeClientGone || ex.end == errClientGone:
+		case o.kind == outcomeClientGone || end == errClientGone:
 			p.note("ended", ex.t.goneReason())
-		case ex.end != nil && ex.end != io.EOF:
-			p.note("ended", ex.end.Error())
+		case end != nil && end != io.EOF:
+			p.note("ended", end.Error())
 		case o.message != "":
 			p.note("error", o.message)
 		}
@@ -87,6 +92,19 @@ func (ex *exchange) reportPlain(now time.Time, status int, o outcome) {
 		}
 		ex.t.emit(model.Event{Time: now.UTC(), Kind: model.KindEvent, EventType: p.eventType, RequestID: string(p.id), Data: data})
 	}
+}
+
+// bodilessAnswer says whether the upstream answered 202 or 204 and sent no
+// body byte: such an answer is whole once its head is out (the proxy writes
+// it before copying the body), so a client that closes it right away (the
+// go-sdk and TypeScript clients do) has not left early, even if the
+// upstream's end of the empty body reached the tap after the close.
+func bodilessAnswer(o outcome) bool {
+	rs := o.resp
+	if rs == nil || (rs.status != http.StatusAccepted && rs.status != http.StatusNoContent) {
+		return false
+	}
+	return rs.pipe == nil || !rs.pipe.sawBytes()
 }
 
 // summarizeParams keeps the few request fields worth seeing.

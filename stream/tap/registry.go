@@ -4,13 +4,15 @@ import "sync"
 
 // registry finds in-flight calls by JSON-RPC id (for notifications/cancelled
 // and results on a resumed stream) and by progress token (for progress sent
-// on another stream). Ids repeat across connections, so each key holds a
-// short list and lookups take the most recent call. Keys are
-// decoder.IDKey's: a server may echo an id or token in another JSON form.
+// on another stream). Ids and tokens are only unique within a session (every
+// client numbers from 0 or 1), so each key holds a short list and a lookup
+// matches within the message's scope (see find). Keys are decoder.IDKey's: a
+// server may echo an id or token in another JSON form.
 type registry struct {
 	mu      sync.Mutex
 	byID    map[string][]*call
 	byToken map[string][]*call
+	held    []*heldCancel // see held.go
 }
 
 // maxPerKey bounds how many in-flight calls share one id or token.
@@ -63,19 +65,63 @@ func removeFrom(m map[string][]*call, key string, c *call) {
 	}
 }
 
-func (r *registry) latestByID(key string) *call    { return r.latest(r.byID, key) }
-func (r *registry) latestByToken(key string) *call { return r.latest(r.byToken, key) }
+// scope is where a message came from: the MCP session it names, and the
+// client connection it arrived on.
+type scope struct {
+	session string // Mcp-Session-Id of the request ("" for a stateless server)
+	conn    string // the client's address: one TCP connection
+}
 
-func (r *registry) latest(m map[string][]*call, key string) *call {
+// byIDIn finds the call a message's id names; when it matches none, others
+// are the calls it could have meant (see find).
+func (r *registry) byIDIn(key string, s scope) (c *call, others []*call) {
+	return r.find(r.byID, key, s)
+}
+
+func (r *registry) byTokenIn(key string, s scope) *call {
+	c, _ := r.find(r.byToken, key, s)
+	return c
+}
+
+// find matches key within the scope the protocol gives it: with a session,
+// only that session's calls (the latest, should a client reuse an id); with
+// none, a session-less call on the same connection, else the one session-less
+// call holding the key (a platform that opens a connection per message, as
+// AgentArea does). Several such calls on other connections are ambiguous:
+// nothing matches rather than a guess, and they are returned.
+func (r *registry) find(m map[string][]*call, key string, s scope) (*call, []*call) {
 	if key == "" {
-		return nil
+		return nil, nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if list := m[key]; len(list) > 0 {
-		return list[len(list)-1]
+	list := m[key]
+	var only *call
+	candidates := 0
+	for i := len(list) - 1; i >= 0; i-- {
+		c := list[i]
+		switch {
+		case c.scope.session != s.session:
+			continue
+		case s.session != "" || c.scope.conn == s.conn:
+			return c, nil
+		}
+		candidates++
+		only = c
 	}
-	return nil
+	switch candidates {
+	case 0:
+		return nil, nil
+	case 1:
+		return only, nil
+	}
+	var others []*call
+	for _, c := range list {
+		if c.scope.session == "" {
+			others = append(others, c)
+		}
+	}
+	return nil, others
 }
 
 // stopTimers silences the timeout timers of every call still in flight.

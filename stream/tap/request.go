@@ -7,7 +7,6 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
-	"time"
 
 	"toolscope/decoder"
 	"toolscope/model"
@@ -177,6 +176,7 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 		taskID:     meta.TaskID,
 		toolCallID: meta.ToolCallID,
 		idemKey:    meta.IdempotencyKey,
+		scope:      ex.scope,
 		start:      ex.start,
 		meta:       meta,
 	}
@@ -255,20 +255,71 @@ func (ex *exchange) announce() {
 		c.pending = nil
 		c.startTimer()
 	}
-	now := time.Now()
+	now := ex.start // when the notification reached the tap, not when it was parsed
+	var held []heldWait
 	for _, cm := range pr.cancels {
-		target := ex.t.calls.latestByID(decoder.IDKey(cm.requestID))
-		if target == nil {
-			cm.plain.note("matched", false)
-			continue
-		}
 		reason := cm.reason
 		if reason == "" {
 			reason = "notifications/cancelled"
 		}
-		target.onCancel(now, reason)
-		cm.plain.silent = true // the call's tool.cancelled says it all
+		key := decoder.IDKey(cm.requestID)
+		target, others := ex.t.calls.byIDIn(key, ex.scope)
+		if target == nil {
+			target = onlyGone(others) // its client closed its stream just before
+		}
+		switch {
+		case target != nil:
+			target.onCancel(now, reason)
+			cm.plain.silent = true // the call's tool.cancelled says it all
+		case len(others) > 1:
+			h, gone := ex.t.calls.hold(key, reason, now, others)
+			if gone != nil {
+				gone.onCancel(now, reason)
+				cm.plain.silent = true
+				break
+			}
+			held = append(held, heldWait{cm.plain, h, len(others)})
+		default:
+			cm.plain.note("matched", false)
+		}
 	}
+	if ex.pendingCancel {
+		ex.pendingCancel = false
+		ex.t.cancels.done()
+	}
+	for _, hw := range held {
+		hw.h.await()
+		if ex.t.calls.release(hw.h) {
+			hw.plain.silent = true // a call claimed it
+			continue
+		}
+		// Session-less calls on other connections share the id and none
+		// closed its stream: cancelling one of them would be a guess.
+		hw.plain.note("matched", false)
+		hw.plain.note("ambiguous", hw.candidates)
+	}
+}
+
+// heldWait is an ambiguous cancellation the exchange waits on.
+type heldWait struct {
+	plain      *plainMsg
+	h          *heldCancel
+	candidates int
+}
+
+// onlyGone is the one call among calls whose client has closed its stream
+// (it is still in flight for cancelGrace), or nil.
+func onlyGone(calls []*call) *call {
+	var found *call
+	for _, c := range calls {
+		if c.gone.Load() {
+			if found != nil {
+				return nil
+			}
+			found = c
+		}
+	}
+	return found
 }
 
 // headerMap is the request's headers as recorded: values joined, secrets

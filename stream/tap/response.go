@@ -151,6 +151,7 @@ func (ex *exchange) dispatch(at time.Time, data []byte, status int) {
 		return
 	}
 	pr := ex.req
+	ex.t.cancels.settle() // a cancellation that came first is applied first
 	for _, m := range msgs {
 		switch m.Kind {
 		case decoder.KindResponse:
@@ -160,7 +161,7 @@ func (ex *exchange) dispatch(at time.Time, data []byte, status int) {
 			} else if p := pr.plainByID(key); p != nil {
 				msg := m
 				p.reply = &msg
-			} else if c := ex.t.calls.latestByID(key); c != nil {
+			} else if c, _ := ex.t.calls.byIDIn(key, ex.scope); c != nil {
 				c.onResult(at, m, status) // a result on a resumed (GET) stream
 			} else {
 				ex.t.emit(model.Event{Time: at.UTC(), Kind: model.KindEvent, EventType: "mcp.response", RequestID: string(m.ID),
@@ -198,7 +199,7 @@ func (ex *exchange) progress(at time.Time, m decoder.Message) {
 	key := decoder.IDKey(p.Token)
 	c := ex.req.callByToken(key)
 	if c == nil {
-		c = ex.t.calls.latestByToken(key)
+		c = ex.t.calls.byTokenIn(key, ex.scope)
 	}
 	if c == nil {
 		ex.warn("progress_unmatched", "notifications/progress for token "+clipText(string(p.Token), 200)+" matches no call in flight")

@@ -178,6 +178,13 @@ func (p *sidePipe) arrival() time.Time {
 	return p.at
 }
 
+// sawBytes says whether any body byte came off the wire.
+func (p *sidePipe) sawBytes() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return !p.at.IsZero()
+}
+
 // endTime is when the body ended (now, if it has not).
 func (p *sidePipe) endTime() time.Time {
 	p.mu.Lock()

@@ -27,11 +27,13 @@ type Tap struct {
 	proxy    *httputil.ReverseProxy
 	calls    *registry
 	cross    crossIndex // what earlier calls carried, for the rules across calls
+	cancels  pendingCancels
 
 	seq      atomic.Uint64
 	inflight sync.WaitGroup // exchanges being run
 	runners  *runners
 	closing  atomic.Bool
+	closedAt atomic.Int64 // when Shutdown began (unix ns), once closing
 
 	mu    sync.Mutex
 	srv   *http.Server
@@ -83,6 +85,11 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// streams on; the upstream sees the same bytes either way.
 			out.Body = replayBody{Reader: io.MultiReader(bytes.NewReader(body), r.Body), orig: r.Body}
 		}
+	}
+	if ex.bodyWhole && len(ex.body) <= maxCancelBody && bytes.Contains(ex.body, []byte("notifications/cancelled")) {
+		// Counted before it is forwarded, so before the server can react.
+		ex.pendingCancel = true
+		t.cancels.add()
 	}
 	if t.cfg.Enforce {
 		ex.req = t.parseRequest(ex)
@@ -182,6 +189,7 @@ func (t *Tap) Addr() string {
 // cuts the rest (their calls show tool.cancelled), and returns once
 // every event has been emitted.
 func (t *Tap) Shutdown(ctx context.Context) error {
+	t.closedAt.Store(time.Now().UnixNano())
 	t.closing.Store(true)
 	t.mu.Lock()
 	srv := t.srv
