@@ -176,17 +176,18 @@ func TestBatchForwarded(t *testing.T) {
 	}
 }
 
-// TestEnforceLargeBodyWarns: with --enforce, a request body over the parse
-// limit cannot be verified; the contract gives no answer for it, so it is
-// forwarded, with a warning that says it went unchecked.
-func TestEnforceLargeBodyWarns(t *testing.T) {
+// TestEnforceLargeBodyRefused: with --enforce, a request body over the
+// parse limit cannot be verified, so it is not forwarded: 413/-32600, with
+// a warning that says why. (It was forwarded unverified before issue 17.)
+func TestEnforceLargeBodyRefused(t *testing.T) {
 	var n hits
 	upstream := contractUpstream(t, &n)
 	h := startTap(t, Config{Upstream: upstream.URL, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID, Enforce: true, MaxParseBytes: 4 << 10})
 	body := callBody(t, 1, "lookup", map[string]any{"pad": strings.Repeat("x", 8<<10)}, contractMeta("task-9", "call-9", 1))
-	post(t, h.url, body, nil) // no token at all: unverified, not rejected
-	if n.count() != 1 {
-		t.Fatalf("upstream hits %d, want the request forwarded", n.count())
+	status, _, resp := post(t, h.url, body, nil) // no token at all
+	var rpc rpcErrorBody
+	if n.count() != 0 || status != http.StatusRequestEntityTooLarge || json.Unmarshal(resp, &rpc) != nil || rpc.Error.Code != decoder.CodeInvalidRequest {
+		t.Fatalf("upstream hits %d, answer %d %s; want 413/-32600 and nothing forwarded", n.count(), status, resp)
 	}
 	h.waitFor("enforce_unverified_large_body", func(s *model.Snapshot) bool { return hasWarning(s, "enforce_unverified_large_body") })
 }

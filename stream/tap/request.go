@@ -18,7 +18,8 @@ type parsedRequest struct {
 	calls    []*call
 	plain    []*plainMsg
 	cancels  []cancelMsg
-	warnings []decoder.Warning // about the exchange, not a call
+	warnings []decoder.Warning  // about the exchange, not a call
+	strict   *decoder.Ambiguity // why servers could read it differently (see readStrictly)
 }
 
 // cancelMsg is a notifications/cancelled the client sent.
@@ -63,6 +64,7 @@ func (pr *parsedRequest) plainByID(key string) *plainMsg {
 // events it causes. With --enforce it runs before the request is forwarded.
 func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 	pr := &parsedRequest{}
+	defer t.readStrictly(ex, pr)
 	if ex.method != http.MethodPost {
 		pr.plain = append(pr.plain, &plainMsg{eventType: httpEventType(ex.method)})
 		return pr
@@ -71,10 +73,9 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 		pr.warnings = append(pr.warnings, decoder.Warning{Code: "parse_skipped",
 			Message: "request body over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (or unreadable): forwarded unchanged, not parsed"})
 		if t.cfg.Enforce {
-			// The contract gives no answer for a body too large to read, so
-			// the request passes; the user must know it was not checked.
+			// What the tap cannot read it cannot verify: strictAnswer refuses it.
 			pr.warnings = append(pr.warnings, decoder.Warning{Code: "enforce_unverified_large_body",
-				Message: "--enforce did not verify this request: its body is over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (--max-parse-bytes); forwarded unverified"})
+				Message: "--enforce cannot verify this request: its body is over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (--max-parse-bytes); answered 413, not forwarded"})
 		}
 		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
 		return pr

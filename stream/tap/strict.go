@@ -1,0 +1,64 @@
+package tap
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"toolscope/decoder"
+)
+
+// readStrictly looks for what would let servers read the request
+// differently from the tap (README "What --enforce guarantees and
+// refuses"): a request Content-Encoding, more than one context token, or a
+// body CheckStrict finds ambiguous or unreadable. It records the finding
+// for --enforce and flags an ambiguity with an ambiguous_json warning, on
+// the request's calls or, without one, on the exchange. It runs (deferred)
+// at the end of parseRequest, once the calls exist.
+func (t *Tap) readStrictly(ex *exchange, pr *parsedRequest) {
+	if ex.method != http.MethodPost {
+		return
+	}
+	pr.strict = strictProblem(ex)
+	if pr.strict != nil && pr.strict.ID == nil && pr.strict.RPCCode == decoder.CodeInvalidRequest && len(pr.msgs) > 0 && pr.msgs[0].Kind == decoder.KindRequest && decoder.CheckStrict(ex.body) == nil {
+		pr.strict.ID = pr.msgs[0].ID // a header problem; the body itself is clear
+	}
+	if pr.strict == nil || pr.strict.RPCCode == decoder.CodeParseError {
+		return // a body that is not JSON already has its malformed_request
+	}
+	msg := "servers can read this request differently: " + pr.strict.Reason
+	if t.cfg.Enforce {
+		msg += "; refused (--enforce)"
+	} else {
+		msg += "; forwarded, and what the tap shows may not be what the server ran"
+	}
+	w := decoder.Warning{Code: "ambiguous_json", Message: msg}
+	if len(pr.calls) == 0 {
+		pr.warnings = append(pr.warnings, w)
+		return
+	}
+	for _, c := range pr.calls {
+		c.pending = append(c.pending, w)
+	}
+}
+
+// strictProblem is the first reason the request is not read the same by
+// every server, or nil.
+func strictProblem(ex *exchange) *decoder.Ambiguity {
+	for _, v := range ex.header.Values("Content-Encoding") {
+		for _, coding := range strings.Split(v, ",") {
+			if c := strings.TrimSpace(coding); c != "" && !strings.EqualFold(c, "identity") {
+				return &decoder.Ambiguity{RPCCode: decoder.CodeInvalidRequest,
+					Reason: "the request body has Content-Encoding " + strconv.Quote(clipText(c, 40)) + ", which the tap does not decode and a server may"}
+			}
+		}
+	}
+	if n := len(ex.header.Values(decoder.ContextHeader)); n > 1 {
+		return &decoder.Ambiguity{RPCCode: decoder.CodeInvalidRequest,
+			Reason: "the request has " + decoder.ContextHeader + " " + strconv.Itoa(n) + " times; servers take the first, the last or all of them"}
+	}
+	if !ex.bodyWhole {
+		return nil // too large to read: --enforce answers that apart
+	}
+	return decoder.CheckStrict(ex.body)
+}
