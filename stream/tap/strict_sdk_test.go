@@ -80,7 +80,7 @@ func (g *guardedServer) ranTool(name string) bool {
 // bypassBodies are the five bodies that made a go-sdk server behind an
 // --enforce tap run delete_all (issue 17), with the token each carried and
 // the JSON-RPC code a strict tap answers.
-func bypassBodies(t *testing.T) []struct {
+func bypassBodies(t testing.TB) []struct {
 	name, body string
 	token      string
 	code       int
