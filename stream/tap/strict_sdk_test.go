@@ -157,3 +157,53 @@ func TestAmbiguousBodiesFlaggedWithoutEnforce(t *testing.T) {
 		})
 	}
 }
+
+// TestEnforceRefusesWhatItCannotRead: a body the tap does not decode (a
+// Content-Encoding), two context tokens, and bodies that are not JSON-RPC
+// are refused under --enforce with 400, the code and, when it can be read,
+// the request id; nothing reaches the server.
+func TestEnforceRefusesWhatItCannotRead(t *testing.T) {
+	meta := contractMeta("task-1", "call-1", 1)
+	valid := mintToken(t, testSecret, "get_order", meta, nil)
+	call := string(callBody(t, 41, "get_order", map[string]any{}, meta))
+	cases := []struct {
+		name    string
+		body    string
+		headers [][2]string
+		code    int
+		id      string
+	}{
+		{name: "gzip", body: call, headers: [][2]string{{"Content-Encoding", "gzip"}}, code: decoder.CodeInvalidRequest, id: "41"},
+		{name: "identity then br", body: call, headers: [][2]string{{"Content-Encoding", "identity, br"}}, code: decoder.CodeInvalidRequest, id: "41"},
+		{name: "two tokens", body: call, headers: [][2]string{{decoder.ContextHeader, valid}, {decoder.ContextHeader, "other"}}, code: decoder.CodeInvalidRequest, id: "41"},
+		{name: "not JSON", body: `{"jsonrpc":"2.0","id":41,`, code: decoder.CodeParseError, id: "null"},
+		{name: "method with a result", body: `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"delete_all"},"result":{}}`, code: decoder.CodeInvalidRequest, id: "41"},
+		{name: "empty batch", body: `[]`, code: decoder.CodeInvalidRequest, id: "null"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGuardedServer()
+			upstream := httptest.NewServer(g.handler)
+			t.Cleanup(upstream.Close)
+			h := startTap(t, Config{Upstream: upstream.URL, Enforce: true, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID})
+			req, _ := http.NewRequest(http.MethodPost, h.url, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for _, kv := range tc.headers {
+				req.Header.Add(kv[0], kv[1])
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var rpc rpcErrorBody
+			if err := json.NewDecoder(res.Body).Decode(&rpc); err != nil || res.StatusCode != http.StatusBadRequest || rpc.Error.Code != tc.code || string(rpc.ID) != tc.id {
+				t.Fatalf("answer %d %+v (%v), want 400 code %d id %s", res.StatusCode, rpc, err, tc.code, tc.id)
+			}
+			if g.hits.count() != 0 {
+				t.Fatalf("%d requests reached the server", g.hits.count())
+			}
+		})
+	}
+}
