@@ -2,6 +2,7 @@ package tap
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -76,4 +77,17 @@ func (t *Tap) strictAnswer(ex *exchange) *answer {
 		}
 	}
 	return nil
+}
+
+// splitParamsError sorts ParseCallParams's error into a params (name)
+// problem and a _meta problem, for verification.
+func splitParamsError(err error) (params, meta string) {
+	switch {
+	case err == nil:
+	case errors.Is(err, decoder.ErrMetaNotObject):
+		meta = err.Error()
+	default:
+		params = err.Error()
+	}
+	return params, meta
 }

@@ -191,3 +191,42 @@ func TestEnforceLargeBodyRefused(t *testing.T) {
 	}
 	h.waitFor("enforce_unverified_large_body", func(s *model.Snapshot) bool { return hasWarning(s, "enforce_unverified_large_body") })
 }
+
+// TestEnforceMalformedContext: a tools/call whose params cannot be read as
+// the contract's (a _meta that is not an object, a name that is not a
+// string, an agentarea/* value of the wrong type) is answered 400/-32602
+// under --enforce even with a valid token (issue 11 item 6).
+func TestEnforceMalformedContext(t *testing.T) {
+	meta := contractMeta("task-1", "call-1", 41)
+	metaJSON, _ := json.Marshal(meta)
+	withMeta := func(key, value string) string {
+		m := map[string]json.RawMessage{}
+		json.Unmarshal(metaJSON, &m)
+		m[key] = json.RawMessage(value)
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	cases := []struct{ name, params string }{
+		{"_meta a string", `{"name":"lookup","arguments":{},"_meta":"agentarea"}`},
+		{"_meta an array", `{"name":"lookup","arguments":{},"_meta":[` + string(metaJSON) + `]}`},
+		{"name a number", `{"name":7,"arguments":{},"_meta":` + string(metaJSON) + `}`},
+		{"task_id a number", `{"name":"lookup","arguments":{},"_meta":` + withMeta("agentarea/task_id", `5`) + `}`},
+		{"end_user_id null", `{"name":"lookup","arguments":{},"_meta":` + withMeta("agentarea/end_user_id", `null`) + `}`},
+		{"metadata an array", `{"name":"lookup","arguments":{},"_meta":` + withMeta("agentarea/metadata", `[]`) + `}`},
+		{"params an array", `[{"name":"lookup"}]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var n hits
+			upstream := contractUpstream(t, &n)
+			h := startTap(t, Config{Upstream: upstream.URL, Enforce: true, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID})
+			token := mintToken(t, testSecret, "lookup", meta, nil)
+			body := `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":` + tc.params + `}`
+			status, _, resp := post(t, h.url, []byte(body), map[string]string{decoder.ContextHeader: token})
+			var rpc rpcErrorBody
+			if status != http.StatusBadRequest || json.Unmarshal(resp, &rpc) != nil || rpc.Error.Code != decoder.CodeInvalidParams || string(rpc.ID) != "41" || n.count() != 0 {
+				t.Fatalf("answer %d %s (upstream hits %d), want 400 -32602 id 41, not forwarded", status, resp, n.count())
+			}
+		})
+	}
+}

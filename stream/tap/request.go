@@ -173,6 +173,7 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 		c.pending = append(c.pending, decoder.Warning{Code: "malformed_call", Message: "tools/call params: " + perr.Error()})
 	}
 	credential := t.cfg.credentialHeader()
+	paramsProblem, metaProblem := splitParamsError(perr)
 	vctx, vws := decoder.Verify(decoder.VerifyInput{
 		Token:             ex.header.Get(decoder.ContextHeader),
 		Secrets:           t.cfg.Secrets,
@@ -183,6 +184,8 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 		RequireCredential: t.cfg.CredentialHeader != "",
 		InBatch:           batch,
 		Now:               ex.start,
+		ParamsProblem:     paramsProblem,
+		MetaProblem:       metaProblem,
 	})
 	c.pending = append(c.pending, vws...)
 	ev := c.event(model.KindToolCall, ex.start)
