@@ -337,6 +337,9 @@ func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (
 		fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
 		return nil, 2
 	}
+	if l.timeout < tap.MinTimeout || l.timeout > tap.MaxTimeout {
+		return nil, usageError(cmd, "--timeout %v is outside 1s..1800s (the range the contract allows)", l.timeout)
+	}
 	if l.credentialHeader != "" {
 		model.AddSecretHeader(l.credentialHeader)
 	}

@@ -230,3 +230,12 @@ func TestEnforceMalformedContext(t *testing.T) {
 		})
 	}
 }
+
+// TestEnforceNeedsSecret: --enforce without a secret could verify nothing,
+// so the tap refuses to be made (issue 11 item 6).
+func TestEnforceNeedsSecret(t *testing.T) {
+	_, err := New(Config{Upstream: "http://127.0.0.1:9/mcp", Enforce: true}, model.SinkFunc(func(model.Event) {}))
+	if err == nil || !strings.Contains(err.Error(), "--enforce needs a context secret") {
+		t.Fatalf("New = %v, want a refusal", err)
+	}
+}
