@@ -41,17 +41,29 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // returns nil for such a body, or the first ambiguity. It does not judge
 // whether the messages are valid JSON-RPC (ParseMessages does).
 func CheckStrict(body []byte) *Ambiguity {
-	if bytes.HasPrefix(body, utf8BOM) {
-		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "the body starts with a byte-order mark"}
+	bom := bytes.HasPrefix(body, utf8BOM)
+	if bom {
+		body = body[len(utf8BOM):]
 	}
-	if !utf8.Valid(body) {
-		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "the body is not valid UTF-8"}
+	found, id := scanStrict(body)
+	// A BOM or invalid UTF-8 comes first; the id is read past them.
+	switch {
+	case bom:
+		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "the body starts with a byte-order mark", ID: id}
+	case !utf8.Valid(body):
+		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "the body is not valid UTF-8", ID: id}
 	}
+	return found
+}
+
+// scanStrict is CheckStrict past the byte checks; id is the first
+// message's id when it could be read without doubt.
+func scanStrict(body []byte) (*Ambiguity, json.RawMessage) {
 	s := &strictScan{dec: json.NewDecoder(bytes.NewReader(body))}
 	s.dec.UseNumber()
 	tok, err := s.dec.Token()
 	if err == io.EOF {
-		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "the body is empty"}
+		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "the body is empty"}, nil
 	}
 	if err == nil {
 		switch tok {
@@ -62,12 +74,30 @@ func CheckStrict(body []byte) *Ambiguity {
 		}
 	}
 	if err != nil {
-		return s.ambiguity(err)
+		a := s.ambiguity(err)
+		return a, a.ID
 	}
 	if rest := body[s.dec.InputOffset():]; len(bytes.TrimLeft(rest, " \t\r\n")) > 0 {
-		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "data follows the JSON value", ID: s.id}
+		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "data follows the JSON value", ID: s.id}, s.id
 	}
-	return nil
+	return nil, s.id
+}
+
+// LenientBody is the request a lenient server reads when ParseMessages
+// cannot read body: without a leading byte-order mark (JavaScript servers
+// drop it) and only its first JSON value (the go-sdk ignores what follows).
+// It is nil when neither applies.
+func LenientBody(body []byte) []byte {
+	lenient := bytes.TrimPrefix(body, utf8BOM)
+	dec := json.NewDecoder(bytes.NewReader(lenient))
+	var skip skippedValue
+	if dec.Decode(&skip) == nil {
+		lenient = lenient[:dec.InputOffset()]
+	}
+	if len(lenient) == len(body) {
+		return nil
+	}
+	return lenient
 }
 
 // strictScan walks one body with a token decoder.

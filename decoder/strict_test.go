@@ -35,8 +35,8 @@ func TestCheckStrict(t *testing.T) {
 		{name: "progress token case", body: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a","_meta":{"progresstoken":1}}}`, code: CodeInvalidParams, id: "5", reason: "progressToken"},
 		{name: "trailing brace", body: strictCall + "}", code: CodeInvalidRequest, id: "7", reason: "follows"},
 		{name: "second value", body: strictCall + strictCall, code: CodeInvalidRequest, id: "7"},
-		{name: "bom", body: "\xef\xbb\xbf" + strictCall, code: CodeInvalidRequest, reason: "byte-order mark"},
-		{name: "invalid utf-8", body: strings.Replace(strictCall, "A-17", "A-\xff", 1), code: CodeInvalidRequest, reason: "UTF-8"},
+		{name: "bom", body: "\xef\xbb\xbf" + strictCall, code: CodeInvalidRequest, id: "7", reason: "byte-order mark"},
+		{name: "invalid utf-8", body: strings.Replace(strictCall, "A-17", "A-\xff", 1), code: CodeInvalidRequest, id: "7", reason: "UTF-8"},
 		{name: "not json", body: `{"jsonrpc":`, code: CodeParseError},
 		{name: "empty", body: "  ", code: CodeInvalidRequest, reason: "empty"},
 		{name: "duplicate in batch element", body: `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping","Method":"tools/call"}]`, code: CodeInvalidRequest, id: "2"},
@@ -67,6 +67,20 @@ func BenchmarkCheckStrict(b *testing.B) {
 	for b.Loop() {
 		if CheckStrict(body) != nil {
 			b.Fatal("ambiguous")
+		}
+	}
+}
+
+func TestLenientBody(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"\xef\xbb\xbf{\"a\":1}", `{"a":1}`},
+		{`{"a":1}}`, `{"a":1}`},
+		{"\xef\xbb\xbf[1] x", `[1]`},
+		{`{"a":1}`, ""},
+		{`{"a":`, ""},
+	} {
+		if got := string(LenientBody([]byte(tc.body))); got != tc.want {
+			t.Errorf("LenientBody(%q) = %q, want %q", tc.body, got, tc.want)
 		}
 	}
 }

@@ -82,6 +82,9 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 	}
 	msgs, batch, err := decoder.ParseMessages(ex.body)
 	if err != nil {
+		msgs, batch, err = parseLeniently(ex.body, err)
+	}
+	if err != nil {
 		pr.warnings = append(pr.warnings, decoder.Warning{Code: "malformed_request", Message: "request body is not JSON-RPC (" + err.Error() + "): forwarded unchanged"})
 		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
 		return pr

@@ -62,3 +62,14 @@ func strictProblem(ex *exchange) *decoder.Ambiguity {
 	}
 	return decoder.CheckStrict(ex.body)
 }
+
+// parseLeniently reads a body ParseMessages could not (err) as a lenient
+// server would, without its BOM or what follows its first value, so the
+// tap shows the call such a server runs; readStrictly flags it.
+func parseLeniently(body []byte, err error) ([]decoder.Message, bool, error) {
+	lenient := decoder.LenientBody(body)
+	if lenient == nil {
+		return nil, false, err
+	}
+	return decoder.ParseMessages(lenient)
+}

@@ -85,6 +85,7 @@ func bypassBodies(t testing.TB) []struct {
 	token      string
 	code       int
 	id         string
+	shownAs    string // the tool the tap shows without --enforce ("" for no call)
 } {
 	meta := contractMeta("task-1", "call-1", 1)
 	valid := mintToken(t, testSecret, "get_order", meta, nil)
@@ -94,16 +95,17 @@ func bypassBodies(t testing.TB) []struct {
 		token      string
 		code       int
 		id         string
+		shownAs    string
 	}{
 		{name: "Method ping after the real method", code: decoder.CodeInvalidRequest, id: "1",
 			body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all","arguments":{}},"Method":"ping"}`},
 		{name: "JSONRPC 1.0", code: decoder.CodeInvalidRequest, id: "1",
 			body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all","arguments":{}},"JSONRPC":"1.0"}`},
-		{name: "extra closing brace", code: decoder.CodeInvalidRequest, id: "1",
+		{name: "extra closing brace", code: decoder.CodeInvalidRequest, id: "1", shownAs: "delete_all",
 			body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all","arguments":{}}}}`},
-		{name: "name and Name with a token for get_order", token: valid, code: decoder.CodeInvalidParams, id: "1",
+		{name: "name and Name with a token for get_order", token: valid, code: decoder.CodeInvalidParams, id: "1", shownAs: "get_order",
 			body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all","Name":"get_order","arguments":{},"_meta":` + string(metaJSON) + `}}`},
-		{name: "byte-order mark", code: decoder.CodeInvalidRequest, id: "null",
+		{name: "byte-order mark", code: decoder.CodeInvalidRequest, id: "1", shownAs: "delete_all",
 			body: "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all","arguments":{}}}`},
 	}
 }
@@ -150,8 +152,11 @@ func TestAmbiguousBodiesFlaggedWithoutEnforce(t *testing.T) {
 			}
 			s := h.waitFor("ambiguous_json", func(s *model.Snapshot) bool { return hasWarning(s, "ambiguous_json") })
 			for _, e := range allEvents(s) {
-				if e.Code == "ambiguous_json" && !strings.Contains(e.Message, "servers") {
-					t.Errorf("warning does not say why: %s", e.Message)
+				if e.Code != "ambiguous_json" {
+					continue
+				}
+				if !strings.Contains(e.Message, "servers") || e.Tool != tc.shownAs {
+					t.Errorf("warning on tool %q (want %q): %s", e.Tool, tc.shownAs, e.Message)
 				}
 			}
 		})
