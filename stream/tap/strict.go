@@ -1,6 +1,7 @@
 package tap
 
 import (
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -51,6 +52,12 @@ func strictProblem(ex *exchange) *decoder.Ambiguity {
 				return &decoder.Ambiguity{RPCCode: decoder.CodeInvalidRequest,
 					Reason: "the request body has Content-Encoding " + strconv.Quote(clipText(c, 40)) + ", which the tap does not decode and a server may"}
 			}
+		}
+	}
+	if _, params, err := mime.ParseMediaType(ex.header.Get("Content-Type")); err == nil {
+		if cs := params["charset"]; cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+			return &decoder.Ambiguity{RPCCode: decoder.CodeInvalidRequest,
+				Reason: "the request body is declared charset " + strconv.Quote(clipText(cs, 40)) + ": the tap reads UTF-8, a server may decode it"}
 		}
 	}
 	if n := len(ex.header.Values(decoder.ContextHeader)); n > 1 {

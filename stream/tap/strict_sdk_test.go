@@ -180,6 +180,7 @@ func TestEnforceRefusesWhatItCannotRead(t *testing.T) {
 	}{
 		{name: "gzip", body: call, headers: [][2]string{{"Content-Encoding", "gzip"}}, code: decoder.CodeInvalidRequest, id: "41"},
 		{name: "identity then br", body: call, headers: [][2]string{{"Content-Encoding", "identity, br"}}, code: decoder.CodeInvalidRequest, id: "41"},
+		{name: "utf-16 charset", body: call, headers: [][2]string{{"Content-Type", "application/json; charset=utf-16"}}, code: decoder.CodeInvalidRequest, id: "41"},
 		{name: "two tokens", body: call, headers: [][2]string{{decoder.ContextHeader, valid}, {decoder.ContextHeader, "other"}}, code: decoder.CodeInvalidRequest, id: "41"},
 		{name: "not JSON", body: `{"jsonrpc":"2.0","id":41,`, code: decoder.CodeParseError, id: "null"},
 		{name: "method with a result", body: `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"delete_all"},"result":{}}`, code: decoder.CodeInvalidRequest, id: "41"},
@@ -195,6 +196,9 @@ func TestEnforceRefusesWhatItCannotRead(t *testing.T) {
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
 			for _, kv := range tc.headers {
+				if kv[0] == "Content-Type" {
+					req.Header.Del(kv[0])
+				}
 				req.Header.Add(kv[0], kv[1])
 			}
 			res, err := http.DefaultClient.Do(req)
