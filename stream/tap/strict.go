@@ -11,8 +11,9 @@ import (
 
 // readStrictly looks for what would let servers read the request
 // differently from the tap (README "What --enforce guarantees and
-// refuses"): a request Content-Encoding, more than one context token, or a
-// body CheckStrict finds ambiguous or unreadable. It records the finding
+// refuses"): a request Content-Encoding, a charset other than UTF-8, more
+// than one context token, or a body CheckStrict finds ambiguous or
+// unreadable. It records the finding
 // for --enforce and flags an ambiguity with an ambiguous_json warning, on
 // the request's calls or, without one, on the exchange. It runs (deferred)
 // at the end of parseRequest, once the calls exist.
