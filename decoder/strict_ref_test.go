@@ -199,10 +199,49 @@ func (s *strictScan) meta() error {
 				seen = make(map[string]string, 12)
 			}
 			seen[folded] = key
+			if err := s.uniqueKeys(key); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := s.skipValue(); err != nil {
 			return err
 		}
+	}
+	_, err = s.dec.Token()
+	return err
+}
+
+// uniqueKeys reads a context value; no object in it may hold a key twice.
+func (s *strictScan) uniqueKeys(metaKey string) error {
+	tok, err := s.dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case json.Delim('['):
+		for s.dec.More() {
+			if err := s.uniqueKeys(metaKey); err != nil {
+				return err
+			}
+		}
+	case json.Delim('{'):
+		keys := map[string]bool{}
+		for s.dec.More() {
+			key, err := s.key()
+			if err != nil {
+				return err
+			}
+			if keys[key] {
+				return s.fail(CodeInvalidParams, "_meta "+quoteKey(metaKey)+" holds key "+quoteKey(key)+" twice")
+			}
+			keys[key] = true
+			if err := s.uniqueKeys(metaKey); err != nil {
+				return err
+			}
+		}
+	default:
+		return nil
 	}
 	_, err = s.dec.Token()
 	return err

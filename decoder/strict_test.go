@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-const strictCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_order","arguments":{"orderId":"A-17","name":"x","Name":"y"},"_meta":{"progressToken":7,"agentarea/task_id":"t1","agentarea/metadata":{"a":1,"a":2},"other":1,"Other":2}}}`
+const strictCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_order","arguments":{"orderId":"A-17","name":"x","Name":"y"},"_meta":{"progressToken":7,"agentarea/task_id":"t1","agentarea/metadata":{"a":1,"A":2},"other":1,"Other":2}}}`
 
 func TestCheckStrict(t *testing.T) {
 	cases := []struct {
@@ -33,6 +33,8 @@ func TestCheckStrict(t *testing.T) {
 		{name: "context keys differ in case", body: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a","_meta":{"agentarea/task_id":"a","agentarea/TASK_ID":"b"}}}`, code: CodeInvalidParams, id: "5", reason: "only in case"},
 		{name: "prefix in another case", body: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a","_meta":{"AgentArea/task_id":"a"}}}`, code: CodeInvalidParams, id: "5", reason: "prefix"},
 		{name: "progress token case", body: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a","_meta":{"progresstoken":1}}}`, code: CodeInvalidParams, id: "5", reason: "progressToken"},
+		{name: "metadata holds a key twice", body: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a","_meta":{"agentarea/metadata":{"a":{"b":[{"c":1,"c":2}]}}}}}`, code: CodeInvalidParams, id: "5", reason: `"c" twice`},
+		{name: "metadata keys differing in case are two keys", body: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a","_meta":{"agentarea/metadata":{"chatId":1,"chatID":2}}}}`},
 		{name: "trailing brace", body: strictCall + "}", code: CodeInvalidRequest, id: "7", reason: "follows"},
 		{name: "second value", body: strictCall + strictCall, code: CodeInvalidRequest, id: "7"},
 		{name: "bom", body: "\xef\xbb\xbf" + strictCall, code: CodeInvalidRequest, id: "7", reason: "byte-order mark"},

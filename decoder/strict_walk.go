@@ -164,10 +164,48 @@ func (w *walker) meta() error {
 				seen = make(map[string]string, 12)
 			}
 			seen[folded] = key
+			return w.uniqueKeys(key)
 		}
 		w.skip()
 		return nil
 	})
+}
+
+// uniqueKeys reads a context value: no object in it may hold a key twice
+// (parsers keep the first or the last; the token was checked against one).
+func (w *walker) uniqueKeys(metaKey string) error {
+	switch w.b[w.i] {
+	case '[':
+		w.i++
+		for {
+			w.ws()
+			switch w.b[w.i] {
+			case ']':
+				w.i++
+				return nil
+			case ',':
+				w.i++
+				continue
+			}
+			if err := w.uniqueKeys(metaKey); err != nil {
+				return err
+			}
+		}
+	case '{':
+		var keys map[string]bool
+		return w.members(func(key []byte) error {
+			if keys[string(key)] {
+				return w.fail(CodeInvalidParams, "_meta "+quoteKey(metaKey)+" holds key "+quoteKey(string(key))+" twice", nil)
+			}
+			if keys == nil {
+				keys = make(map[string]bool)
+			}
+			keys[string(key)] = true
+			return w.uniqueKeys(metaKey)
+		})
+	}
+	w.skip()
+	return nil
 }
 
 // members calls fn with the key of each member of the object at w.i, the
