@@ -52,13 +52,17 @@ func (t *Tap) enforceAnswer(ex *exchange) *answer {
 	return nil
 }
 
-// strictAnswer refuses a POST the tap did not read exactly as any server
-// would: one over --max-parse-bytes (413), one whose reading is ambiguous
-// (see readStrictly), and one that is not JSON-RPC at all, which a server
-// might still make sense of.
+// strictAnswer refuses a request the tap did not read exactly as any
+// server would: a body on a method other than POST, a POST body over
+// --max-parse-bytes (413), one whose reading is ambiguous (see
+// readStrictly), and one that is not JSON-RPC at all, which a server might
+// still make sense of.
 func (t *Tap) strictAnswer(ex *exchange) *answer {
 	pr := ex.req
 	if ex.method != http.MethodPost {
+		if a := pr.strict; a != nil { // a body on another method
+			return newAnswer(http.StatusBadRequest, a.RPCCode, nil, a.Reason)
+		}
 		return nil
 	}
 	if !ex.bodyWhole && pr.strict == nil {

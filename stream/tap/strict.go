@@ -11,20 +11,14 @@ import (
 
 // readStrictly looks for what would let servers read the request
 // differently from the tap (README "What --enforce guarantees and
-// refuses"): a request Content-Encoding, a charset other than UTF-8, more
-// than one context token, or a body CheckStrict finds ambiguous or
-// unreadable. It records the finding
-// for --enforce and flags an ambiguity with an ambiguous_json warning, on
-// the request's calls or, without one, on the exchange. It runs (deferred)
-// at the end of parseRequest, once the calls exist.
+// refuses"): a body on a method other than POST, a request
+// Content-Encoding, a charset other than UTF-8, more than one context
+// token, or a body CheckStrict finds ambiguous or unreadable. It records
+// the finding for --enforce and flags an ambiguity with an ambiguous_json
+// warning, on the request's calls or, without one, on the exchange. It runs
+// (deferred) at the end of parseRequest, once the calls exist.
 func (t *Tap) readStrictly(ex *exchange, pr *parsedRequest) {
-	if ex.method != http.MethodPost {
-		return
-	}
-	pr.strict = strictProblem(ex)
-	if pr.strict != nil && pr.strict.ID == nil && pr.strict.RPCCode == decoder.CodeInvalidRequest && len(pr.msgs) > 0 && pr.msgs[0].Kind == decoder.KindRequest && decoder.CheckStrict(ex.body) == nil {
-		pr.strict.ID = pr.msgs[0].ID // a header problem; the body itself is clear
-	}
+	pr.strict = strictProblem(ex, pr)
 	if pr.strict == nil || pr.strict.RPCCode == decoder.CodeParseError {
 		return // a body that is not JSON already has its malformed_request
 	}
@@ -46,8 +40,32 @@ func (t *Tap) readStrictly(ex *exchange, pr *parsedRequest) {
 
 // strictProblem is the first reason the request is not read the same by
 // every server, or nil.
-func strictProblem(ex *exchange) *decoder.Ambiguity {
-	for _, v := range ex.header.Values("Content-Encoding") {
+func strictProblem(ex *exchange, pr *parsedRequest) *decoder.Ambiguity {
+	if ex.method != http.MethodPost {
+		if len(ex.body) == 0 {
+			return nil
+		}
+		// MCP sends calls only by POST and the tap reads only POST bodies;
+		// a server that reads any method's body would run what it did not see.
+		return &decoder.Ambiguity{RPCCode: decoder.CodeInvalidRequest,
+			Reason: "a " + strconv.Quote(clipText(ex.method, 20)) + " request with a body, which the tap reads only on POST"}
+	}
+	if a := headerProblem(ex.header); a != nil {
+		if len(pr.msgs) > 0 && pr.msgs[0].Kind == decoder.KindRequest && decoder.CheckStrict(ex.body) == nil {
+			a.ID = pr.msgs[0].ID // the body itself is clear
+		}
+		return a
+	}
+	if !ex.bodyWhole {
+		return nil // too large to read: --enforce answers that apart
+	}
+	return decoder.CheckStrict(ex.body)
+}
+
+// headerProblem is a request header that makes the body mean different
+// things to different servers, or nil.
+func headerProblem(h http.Header) *decoder.Ambiguity {
+	for _, v := range h.Values("Content-Encoding") {
 		for _, coding := range strings.Split(v, ",") {
 			if c := strings.TrimSpace(coding); c != "" && !strings.EqualFold(c, "identity") {
 				return &decoder.Ambiguity{RPCCode: decoder.CodeInvalidRequest,
@@ -55,20 +73,17 @@ func strictProblem(ex *exchange) *decoder.Ambiguity {
 			}
 		}
 	}
-	if _, params, err := mime.ParseMediaType(ex.header.Get("Content-Type")); err == nil {
+	if _, params, err := mime.ParseMediaType(h.Get("Content-Type")); err == nil {
 		if cs := params["charset"]; cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
 			return &decoder.Ambiguity{RPCCode: decoder.CodeInvalidRequest,
 				Reason: "the request body is declared charset " + strconv.Quote(clipText(cs, 40)) + ": the tap reads UTF-8, a server may decode it"}
 		}
 	}
-	if n := len(ex.header.Values(decoder.ContextHeader)); n > 1 {
+	if n := len(h.Values(decoder.ContextHeader)); n > 1 {
 		return &decoder.Ambiguity{RPCCode: decoder.CodeInvalidRequest,
 			Reason: "the request has " + decoder.ContextHeader + " " + strconv.Itoa(n) + " times; servers take the first, the last or all of them"}
 	}
-	if !ex.bodyWhole {
-		return nil // too large to read: --enforce answers that apart
-	}
-	return decoder.CheckStrict(ex.body)
+	return nil
 }
 
 // parseLeniently reads a body ParseMessages could not (err) as a lenient

@@ -173,11 +173,14 @@ func TestEnforceRefusesWhatItCannotRead(t *testing.T) {
 	call := string(callBody(t, 41, "get_order", map[string]any{}, meta))
 	cases := []struct {
 		name    string
+		method  string // POST when empty
 		body    string
 		headers [][2]string
 		code    int
 		id      string
 	}{
+		{name: "PUT with a call", method: http.MethodPut, body: call, code: decoder.CodeInvalidRequest, id: "null"},
+		{name: "lower-case post", method: "post", body: call, code: decoder.CodeInvalidRequest, id: "null"},
 		{name: "gzip", body: call, headers: [][2]string{{"Content-Encoding", "gzip"}}, code: decoder.CodeInvalidRequest, id: "41"},
 		{name: "identity then br", body: call, headers: [][2]string{{"Content-Encoding", "identity, br"}}, code: decoder.CodeInvalidRequest, id: "41"},
 		{name: "utf-16 charset", body: call, headers: [][2]string{{"Content-Type", "application/json; charset=utf-16"}}, code: decoder.CodeInvalidRequest, id: "41"},
@@ -192,7 +195,11 @@ func TestEnforceRefusesWhatItCannotRead(t *testing.T) {
 			upstream := httptest.NewServer(g.handler)
 			t.Cleanup(upstream.Close)
 			h := startTap(t, Config{Upstream: upstream.URL, Enforce: true, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID})
-			req, _ := http.NewRequest(http.MethodPost, h.url, strings.NewReader(tc.body))
+			method := tc.method
+			if method == "" {
+				method = http.MethodPost
+			}
+			req, _ := http.NewRequest(method, h.url, strings.NewReader(tc.body))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
 			for _, kv := range tc.headers {
