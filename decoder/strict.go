@@ -50,6 +50,9 @@ func CheckStrict(body []byte) *Ambiguity {
 		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "the body starts with a byte-order mark", ID: id}
 	case !utf8.Valid(body):
 		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "the body is not valid UTF-8", ID: id}
+	case found == nil && hasLoneSurrogate(body):
+		// encoding/json reads it as U+FFFD, JavaScript and Python keep it.
+		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "the body escapes a lone UTF-16 surrogate (\\uD800-\\uDFFF unpaired), which parsers decode differently", ID: id}
 	}
 	return found
 }
@@ -79,6 +82,60 @@ func scanStrict(body []byte) (*Ambiguity, json.RawMessage) {
 		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "data follows the JSON value", ID: w.id}, w.id
 	}
 	return nil, w.id
+}
+
+// hasLoneSurrogate reports whether a string in body (JSON text) escapes a
+// UTF-16 surrogate that is not half of a pair.
+func hasLoneSurrogate(body []byte) bool {
+	for i := bytes.Index(body, []byte(`\u`)); i >= 0; {
+		// Count the backslashes before: an even run means an escaped "\\".
+		run := 0
+		for j := i - 1; j >= 0 && body[j] == '\\'; j-- {
+			run++
+		}
+		next := i + 2
+		if run%2 == 0 {
+			r, ok := hex4(body, i+2)
+			switch {
+			case !ok || r < 0xD800 || r > 0xDFFF:
+			case r >= 0xDC00:
+				return true // a low half first
+			default:
+				low, ok := hex4(body, i+8)
+				if !ok || !bytes.HasPrefix(body[i+6:], []byte(`\u`)) || low < 0xDC00 || low > 0xDFFF {
+					return true
+				}
+				next = i + 12
+			}
+		}
+		k := bytes.Index(body[next:], []byte(`\u`))
+		if k < 0 {
+			return false
+		}
+		i = next + k
+	}
+	return false
+}
+
+// hex4 reads four hex digits at body[i:].
+func hex4(body []byte, i int) (rune, bool) {
+	if i+4 > len(body) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range body[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 // LenientBody is the request a lenient server reads when ParseMessages
