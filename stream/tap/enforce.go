@@ -66,6 +66,9 @@ func (t *Tap) strictAnswer(ex *exchange) *answer {
 		return nil
 	}
 	if !ex.bodyWhole && pr.strict == nil {
+		if len(ex.body) == 0 { // no body at all (net/http gives none to read)
+			return newAnswer(http.StatusBadRequest, decoder.CodeInvalidRequest, nil, "the body is empty")
+		}
 		return newAnswer(http.StatusRequestEntityTooLarge, decoder.CodeInvalidRequest, nil,
 			"the request body is over "+strconv.FormatInt(t.cfg.MaxParseBytes, 10)+" bytes (--max-parse-bytes): --enforce cannot verify it")
 	}

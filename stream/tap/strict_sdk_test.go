@@ -187,6 +187,7 @@ func TestEnforceRefusesWhatItCannotRead(t *testing.T) {
 		{name: "two tokens", body: call, headers: [][2]string{{decoder.ContextHeader, valid}, {decoder.ContextHeader, "other"}}, code: decoder.CodeInvalidRequest, id: "41"},
 		{name: "not JSON", body: `{"jsonrpc":"2.0","id":41,`, code: decoder.CodeParseError, id: "null"},
 		{name: "method with a result", body: `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"delete_all"},"result":{}}`, code: decoder.CodeInvalidRequest, id: "41"},
+		{name: "no body", body: "", code: decoder.CodeInvalidRequest, id: "null"},
 		{name: "empty batch", body: `[]`, code: decoder.CodeInvalidRequest, id: "null"},
 	}
 	for _, tc := range cases {
