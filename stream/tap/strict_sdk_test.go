@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -222,5 +223,33 @@ func TestEnforceRefusesWhatItCannotRead(t *testing.T) {
 				t.Fatalf("%d requests reached the server", g.hits.count())
 			}
 		})
+	}
+}
+
+// TestEnforcePassesARealSession: a real go-sdk client's own traffic
+// (initialize, the initialized notification, tools/list, the GET stream,
+// DELETE) is read exactly and passes an --enforce tap; only its tools/call,
+// which carries no token, is answered 401.
+func TestEnforcePassesARealSession(t *testing.T) {
+	upstream := newSDKServer(t, nil)
+	h := startTap(t, Config{Upstream: upstream.URL, Enforce: true, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "sdk-client", Version: "v1.0.0"}, nil)
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("connect through --enforce: %v", err)
+	}
+	tools, err := session.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 1 {
+		t.Fatalf("tools/list through --enforce = %v, %v", tools, err)
+	}
+	if _, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "count", Arguments: map[string]any{"steps": 1}}); err == nil {
+		t.Fatal("a tools/call without a token ran through --enforce")
+	}
+	session.Close()
+	h.shutdown()
+	if s := h.store.Snapshot(); hasWarning(s, "ambiguous_json") || hasWarning(s, "malformed_request") {
+		t.Fatalf("the SDK's own traffic was refused:\n%s", dump(s))
 	}
 }
