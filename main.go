@@ -315,7 +315,7 @@ func (l *liveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.credentialHeader, "credential-header", "", "the instance's static credential header (required when set)")
 	fs.Var(&l.secretFiles, "secret-file", "read a context secret from `FILE` (repeatable, for rotation)")
 	fs.DurationVar(&l.timeout, "timeout", 300*time.Second, "the instance's tool timeout (1s to 1800s)")
-	fs.BoolVar(&l.enforce, "enforce", false, "answer failed verifications as the contract says, without forwarding")
+	fs.BoolVar(&l.enforce, "enforce", false, "answer failed verifications as the contract says, without forwarding (needs a secret)")
 	fs.Int64Var(&l.maxParseBytes, "max-parse-bytes", 8<<20, "most bytes of one body parsed on the side")
 	fs.BoolVar(&l.rewriteHost, "rewrite-host", false, "send the upstream's host as Host (name-based upstreams); the tap then refuses a non-loopback Host itself")
 }
@@ -338,6 +338,9 @@ func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
 		return nil, 2
+	}
+	if l.timeout < tap.MinTimeout || l.timeout > tap.MaxTimeout {
+		return nil, usageError(cmd, "--timeout %v is outside 1s..1800s (the range the contract allows)", l.timeout)
 	}
 	if l.credentialHeader != "" {
 		model.AddSecretHeader(l.credentialHeader)
@@ -524,8 +527,9 @@ Flags:
   --instance-name N       the instance's name, for agent-facing names (mcp__<server>__<tool>)
   --secret-file F         a context secret (repeatable: old and new during a rotation)
   --credential-header H   the static credential header the instance sends (then required)
-  --timeout D             the instance's tool timeout, 1s to 1800s (default 300s)
-  --enforce               answer failed verifications as the contract says, do not forward
+  --timeout D             the instance's tool timeout, 1s to 1800s (default 300s; others exit 2)
+  --enforce               answer failed verifications as the contract says, do not forward;
+                          refuse what servers could read differently (needs a secret)
   --max-parse-bytes N     most bytes of one body parsed on the side (default 8 MiB)
   --rewrite-host          send the upstream's host as Host (for a name-based upstream); the tap
                           then refuses a non-loopback Host on a loopback listener itself (403)

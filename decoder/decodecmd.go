@@ -121,6 +121,9 @@ func RunDecode(args DecodeArgs, stdout io.Writer) (exitCode int) {
 	in := VerifyInput{Token: token, Secrets: args.Secrets, InstanceID: args.InstanceID, Now: args.Now, CallUnknown: true}
 	if len(args.Call) > 0 {
 		call, inBatch, err := ReadCall(args.Call)
+		if errors.Is(err, ErrMetaNotObject) {
+			in.MetaProblem, err = err.Error(), nil // the verdict says it: 400/-32602
+		}
 		if err != nil {
 			fmt.Fprintf(errOut, "toolscope decode: --call: %s\n", model.Sanitize(err.Error()))
 			return ExitUsage

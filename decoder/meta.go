@@ -47,6 +47,10 @@ type CallParams struct {
 	Meta      map[string]any
 }
 
+// ErrMetaNotObject is ParseCallParams's error for a _meta that is not an
+// object (a malformed context value); its other errors are about params.
+var ErrMetaNotObject = errors.New("tools/call _meta is not an object")
+
 // ParseCallParams reads tools/call params. A missing or non-string name, or
 // _meta that is not an object, is an error (the server answers -32602).
 // Meta holds _meta as encoding/json decodes it into interfaces, except that
@@ -82,7 +86,7 @@ func ParseCallParams(params json.RawMessage) (CallParams, error) {
 	if raw.Meta != nil {
 		meta, ok := raw.Meta.(map[string]any)
 		if !ok {
-			return cp, errors.New("tools/call _meta is not an object")
+			return cp, ErrMetaNotObject
 		}
 		cp.Meta = meta
 		if _, isFloat := meta[MetaProgressToken].(float64); isFloat {

@@ -59,6 +59,10 @@ type VerifyInput struct {
 	// CallUnknown: only the token is at hand (decode without --call), so
 	// steps 2 and 3 are reported as not checked rather than failed.
 	CallUnknown bool
+	// ParamsProblem and MetaProblem say why params (its name) or its _meta
+	// could not be read (ParseCallParams's error): steps 2 and 3 then fail
+	// with 400/-32602, whatever the token says.
+	ParamsProblem, MetaProblem string
 }
 
 // registeredClaims are the JWT claims that are not part of the call context.
@@ -166,6 +170,10 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	switch {
 	case header["alg"] != TokenAlg:
 		sigFail = fail(StatusUnauthorized, CodeUnauthorized, fmt.Sprintf("alg %s is not allowed: HS256 only", describe(header["alg"])))
+	case header["crit"] != nil:
+		// RFC 7515 4.1.11: a recipient must reject a token whose crit names
+		// an extension it does not understand, and it understands none.
+		sigFail = fail(StatusUnauthorized, CodeUnauthorized, fmt.Sprintf("crit header %s names extensions this verifier does not understand (RFC 7515 4.1.11)", describe(header["crit"])))
 	case !verified:
 		// Decode only; the claim checks are still shown.
 	default:
@@ -212,10 +220,16 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	} else {
 		// Step 2.
 		toolFail, toolDetail := checkToolClaim(claims, in.ToolName)
+		if in.ParamsProblem != "" {
+			toolFail = fail(StatusBadRequest, CodeInvalidParams, "malformed params: "+in.ParamsProblem)
+		}
 		step(StepTool, toolFail, toolDetail)
 
 		// Step 3.
 		metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, claims, names, warn)
+		if in.MetaProblem != "" {
+			metaFail = fail(StatusBadRequest, CodeInvalidParams, "malformed context value: "+in.MetaProblem)
+		}
 		step(StepMeta, metaFail, metaDetail)
 
 		contractWarnings(claims, in.Meta, names, warn)

@@ -65,6 +65,20 @@ func sign(t testing.TB, method jwt.SigningMethod, claims jwt.MapClaims, key any)
 	return tok
 }
 
+// signWithHeader signs claims with HS256 and extra JOSE header parameters.
+func signWithHeader(t testing.TB, claims jwt.MapClaims, header map[string]any) string {
+	t.Helper()
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, claims)
+	for k, v := range header {
+		tok.Header[k] = v
+	}
+	s, err := tok.SignedString([]byte(testSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 type tokenCase struct {
 	rule    string
 	claims  func(jwt.MapClaims)                        // edits the signed claims
@@ -112,6 +126,21 @@ func TestVerifyContextRules(t *testing.T) {
 			parts[0] = b64url(`{"alg":"RS256","typ":"JWT"}`)
 			return strings.Join(parts, ".")
 		}, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
+		{rule: "crit naming an unknown extension is rejected (RFC 7515 4.1.11)", token: func(t *testing.T, c jwt.MapClaims) string {
+			return signWithHeader(t, c, map[string]any{"crit": []string{"exp-x"}, "exp-x": true})
+		}, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
+		{rule: "crit is rejected even without a secret", token: func(t *testing.T, c jwt.MapClaims) string {
+			return signWithHeader(t, c, map[string]any{"crit": []string{"b64"}, "b64": false})
+		}, input: func(in *VerifyInput) { in.Secrets = nil }, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
+		{rule: "an empty crit is rejected", token: func(t *testing.T, c jwt.MapClaims) string {
+			return signWithHeader(t, c, map[string]any{"crit": []string{}})
+		}, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
+		{rule: "params name unreadable is a malformed call", input: func(in *VerifyInput) {
+			in.ToolName, in.ParamsProblem = "", "tools/call name is not a string"
+		}, verdict: model.VerdictRejected, status: 400, code: -32602, failed: StepTool},
+		{rule: "_meta not an object is a malformed context value", input: func(in *VerifyInput) {
+			in.Meta, in.MetaProblem = nil, ErrMetaNotObject.Error()
+		}, verdict: model.VerdictRejected, status: 400, code: -32602, failed: StepMeta},
 		{rule: "wrong key is rejected", token: func(t *testing.T, c jwt.MapClaims) string {
 			return sign(t, jwt.SigningMethodHS256, c, []byte(otherSecret))
 		}, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},

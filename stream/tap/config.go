@@ -37,7 +37,7 @@ type Config struct {
 	Secrets      [][]byte // context secrets (several during a rotation); none => decode only
 
 	Timeout       time.Duration // the platform's tool timeout (default 300 s; 1 s..1800 s)
-	Enforce       bool          // answer failed verifications as the contract says, do not forward
+	Enforce       bool          // answer failed verifications as the contract says, do not forward (needs Secrets)
 	MaxParseBytes int64         // most bytes of one body or SSE event parsed on the side (default 8 MiB)
 	SoatPrefix    string        // SOAT header prefix ("" => decoder.DefaultSoatPrefix)
 	// CredentialHeader is the instance's static credential header. Empty
@@ -82,6 +82,11 @@ func (cfg Config) withDefaults() (Config, *url.URL, error) {
 	}
 	if cfg.Timeout < MinTimeout || cfg.Timeout > MaxTimeout {
 		return cfg, nil, fmt.Errorf("tap: --timeout %v is outside 1s..1800s (the range the contract allows)", cfg.Timeout)
+	}
+	if cfg.Enforce && len(cfg.Secrets) == 0 {
+		// Without a secret no call can be verified: --enforce would forward
+		// context-bearing calls it only pretends to check.
+		return cfg, nil, errors.New("tap: --enforce needs a context secret (TOOLSCOPE_CONTEXT_SECRET or --secret-file)")
 	}
 	if cfg.MaxParseBytes == 0 {
 		cfg.MaxParseBytes = DefaultMaxParseBytes

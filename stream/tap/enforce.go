@@ -2,6 +2,9 @@ package tap
 
 import (
 	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
 
 	"toolscope/decoder"
 	"toolscope/model"
@@ -15,18 +18,28 @@ type answer struct {
 	body   []byte
 }
 
+func newAnswer(status, code int, id json.RawMessage, reason string) *answer {
+	return &answer{status: status, code: code, reason: reason, body: decoder.ErrorResponse(id, code, reason)}
+}
+
 // enforceAnswer says how a server following the contract must answer this
-// request, or nil when it must run the call: a tools/call in a batch is a
-// 400/-32600; a call whose context fails verification gets the status and
-// code VerifyContext names (401/-32001, 403/-32003, 400/-32602).
-func (t *Tap) enforceAnswer(pr *parsedRequest) *answer {
+// request, or nil when it must run the call. First the tap must have read
+// the request exactly as any server would (strictAnswer); then a tools/call
+// in a batch is a 400/-32600 and a call whose context fails verification
+// gets the status and code VerifyContext names (401/-32001, 403/-32003,
+// 400/-32602).
+func (t *Tap) enforceAnswer(ex *exchange) *answer {
+	pr := ex.req
+	if a := t.strictAnswer(ex); a != nil {
+		return a
+	}
 	if len(pr.calls) == 0 {
 		return nil
 	}
 	id := json.RawMessage(pr.calls[0].requestID)
 	if pr.batch {
 		if status, code, reason, reject := decoder.BatchRejection(pr.msgs); reject {
-			return &answer{status: status, code: code, reason: reason, body: decoder.ErrorResponse(id, code, reason)}
+			return newAnswer(status, code, id, reason)
 		}
 	}
 	for _, c := range pr.calls {
@@ -34,8 +47,54 @@ func (t *Tap) enforceAnswer(pr *parsedRequest) *answer {
 		if ctx == nil || ctx.Verdict != model.VerdictRejected || ctx.HTTPStatus == 0 {
 			continue
 		}
-		return &answer{status: ctx.HTTPStatus, code: ctx.RPCCode, reason: ctx.Reason,
-			body: decoder.ErrorResponse(json.RawMessage(c.requestID), ctx.RPCCode, ctx.Reason)}
+		return newAnswer(ctx.HTTPStatus, ctx.RPCCode, json.RawMessage(c.requestID), ctx.Reason)
 	}
 	return nil
+}
+
+// strictAnswer refuses a request the tap did not read exactly as any
+// server would: a body on a method other than POST, a POST body over
+// --max-parse-bytes (413), one whose reading is ambiguous (see
+// readStrictly), and one that is not JSON-RPC at all, which a server might
+// still make sense of.
+func (t *Tap) strictAnswer(ex *exchange) *answer {
+	pr := ex.req
+	if ex.method != http.MethodPost {
+		if a := pr.strict; a != nil { // a body on another method
+			return newAnswer(http.StatusBadRequest, a.RPCCode, nil, a.Reason)
+		}
+		return nil
+	}
+	if !ex.bodyWhole && pr.strict == nil {
+		if len(ex.body) == 0 { // no body at all (net/http gives none to read)
+			return newAnswer(http.StatusBadRequest, decoder.CodeInvalidRequest, nil, "the body is empty")
+		}
+		return newAnswer(http.StatusRequestEntityTooLarge, decoder.CodeInvalidRequest, nil,
+			"the request body is over "+strconv.FormatInt(t.cfg.MaxParseBytes, 10)+" bytes (--max-parse-bytes): --enforce cannot verify it")
+	}
+	if a := pr.strict; a != nil {
+		return newAnswer(http.StatusBadRequest, a.RPCCode, a.ID, a.Reason)
+	}
+	if len(pr.msgs) == 0 {
+		return newAnswer(http.StatusBadRequest, decoder.CodeInvalidRequest, nil, "the body holds no JSON-RPC message")
+	}
+	for _, m := range pr.msgs {
+		if m.Kind == decoder.KindInvalid {
+			return newAnswer(http.StatusBadRequest, decoder.CodeInvalidRequest, m.ID, "invalid JSON-RPC message: "+m.Problem)
+		}
+	}
+	return nil
+}
+
+// splitParamsError sorts ParseCallParams's error into a params (name)
+// problem and a _meta problem, for verification.
+func splitParamsError(err error) (params, meta string) {
+	switch {
+	case err == nil:
+	case errors.Is(err, decoder.ErrMetaNotObject):
+		meta = err.Error()
+	default:
+		params = err.Error()
+	}
+	return params, meta
 }

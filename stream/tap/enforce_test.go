@@ -176,17 +176,66 @@ func TestBatchForwarded(t *testing.T) {
 	}
 }
 
-// TestEnforceLargeBodyWarns: with --enforce, a request body over the parse
-// limit cannot be verified; the contract gives no answer for it, so it is
-// forwarded, with a warning that says it went unchecked.
-func TestEnforceLargeBodyWarns(t *testing.T) {
+// TestEnforceLargeBodyRefused: with --enforce, a request body over the
+// parse limit cannot be verified, so it is not forwarded: 413/-32600, with
+// a warning that says why. (It was forwarded unverified before issue 17.)
+func TestEnforceLargeBodyRefused(t *testing.T) {
 	var n hits
 	upstream := contractUpstream(t, &n)
 	h := startTap(t, Config{Upstream: upstream.URL, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID, Enforce: true, MaxParseBytes: 4 << 10})
 	body := callBody(t, 1, "lookup", map[string]any{"pad": strings.Repeat("x", 8<<10)}, contractMeta("task-9", "call-9", 1))
-	post(t, h.url, body, nil) // no token at all: unverified, not rejected
-	if n.count() != 1 {
-		t.Fatalf("upstream hits %d, want the request forwarded", n.count())
+	status, _, resp := post(t, h.url, body, nil) // no token at all
+	var rpc rpcErrorBody
+	if n.count() != 0 || status != http.StatusRequestEntityTooLarge || json.Unmarshal(resp, &rpc) != nil || rpc.Error.Code != decoder.CodeInvalidRequest {
+		t.Fatalf("upstream hits %d, answer %d %s; want 413/-32600 and nothing forwarded", n.count(), status, resp)
 	}
 	h.waitFor("enforce_unverified_large_body", func(s *model.Snapshot) bool { return hasWarning(s, "enforce_unverified_large_body") })
+}
+
+// TestEnforceMalformedContext: a tools/call whose params cannot be read as
+// the contract's (a _meta that is not an object, a name that is not a
+// string, an agentarea/* value of the wrong type) is answered 400/-32602
+// under --enforce even with a valid token (issue 11 item 6).
+func TestEnforceMalformedContext(t *testing.T) {
+	meta := contractMeta("task-1", "call-1", 41)
+	metaJSON, _ := json.Marshal(meta)
+	withMeta := func(key, value string) string {
+		m := map[string]json.RawMessage{}
+		json.Unmarshal(metaJSON, &m)
+		m[key] = json.RawMessage(value)
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	cases := []struct{ name, params string }{
+		{"_meta a string", `{"name":"lookup","arguments":{},"_meta":"agentarea"}`},
+		{"_meta an array", `{"name":"lookup","arguments":{},"_meta":[` + string(metaJSON) + `]}`},
+		{"name a number", `{"name":7,"arguments":{},"_meta":` + string(metaJSON) + `}`},
+		{"task_id a number", `{"name":"lookup","arguments":{},"_meta":` + withMeta("agentarea/task_id", `5`) + `}`},
+		{"end_user_id null", `{"name":"lookup","arguments":{},"_meta":` + withMeta("agentarea/end_user_id", `null`) + `}`},
+		{"metadata an array", `{"name":"lookup","arguments":{},"_meta":` + withMeta("agentarea/metadata", `[]`) + `}`},
+		{"params an array", `[{"name":"lookup"}]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var n hits
+			upstream := contractUpstream(t, &n)
+			h := startTap(t, Config{Upstream: upstream.URL, Enforce: true, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID})
+			token := mintToken(t, testSecret, "lookup", meta, nil)
+			body := `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":` + tc.params + `}`
+			status, _, resp := post(t, h.url, []byte(body), map[string]string{decoder.ContextHeader: token})
+			var rpc rpcErrorBody
+			if status != http.StatusBadRequest || json.Unmarshal(resp, &rpc) != nil || rpc.Error.Code != decoder.CodeInvalidParams || string(rpc.ID) != "41" || n.count() != 0 {
+				t.Fatalf("answer %d %s (upstream hits %d), want 400 -32602 id 41, not forwarded", status, resp, n.count())
+			}
+		})
+	}
+}
+
+// TestEnforceNeedsSecret: --enforce without a secret could verify nothing,
+// so the tap refuses to be made (issue 11 item 6).
+func TestEnforceNeedsSecret(t *testing.T) {
+	_, err := New(Config{Upstream: "http://127.0.0.1:9/mcp", Enforce: true}, model.SinkFunc(func(model.Event) {}))
+	if err == nil || !strings.Contains(err.Error(), "--enforce needs a context secret") {
+		t.Fatalf("New = %v, want a refusal", err)
+	}
 }

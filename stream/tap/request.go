@@ -19,7 +19,8 @@ type parsedRequest struct {
 	calls    []*call
 	plain    []*plainMsg
 	cancels  []cancelMsg
-	warnings []decoder.Warning // about the exchange, not a call
+	warnings []decoder.Warning  // about the exchange, not a call
+	strict   *decoder.Ambiguity // why servers could read it differently (see readStrictly)
 }
 
 // cancelMsg is a notifications/cancelled the client sent.
@@ -64,6 +65,7 @@ func (pr *parsedRequest) plainByID(key string) *plainMsg {
 // events it causes. With --enforce it runs before the request is forwarded.
 func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 	pr := &parsedRequest{}
+	defer t.readStrictly(ex, pr)
 	if ex.method != http.MethodPost {
 		pr.plain = append(pr.plain, &plainMsg{eventType: httpEventType(ex.method)})
 		if why := decoder.ContextOnOtherMethod(ex.method, ex.header.Get(decoder.ContextHeader) != "", nil); why != "" {
@@ -75,15 +77,17 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 		pr.warnings = append(pr.warnings, decoder.Warning{Code: "parse_skipped",
 			Message: "request body over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (or unreadable): forwarded unchanged, not parsed"})
 		if t.cfg.Enforce {
-			// The contract gives no answer for a body too large to read, so
-			// the request passes; the user must know it was not checked.
+			// What the tap cannot read it cannot verify: strictAnswer refuses it.
 			pr.warnings = append(pr.warnings, decoder.Warning{Code: "enforce_unverified_large_body",
-				Message: "--enforce did not verify this request: its body is over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (--max-parse-bytes); forwarded unverified"})
+				Message: "--enforce cannot verify this request: its body is over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (--max-parse-bytes); answered 413, not forwarded"})
 		}
 		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
 		return pr
 	}
 	msgs, batch, err := decoder.ParseMessages(ex.body)
+	if err != nil {
+		msgs, batch, err = parseLeniently(ex.body, err)
+	}
 	if err != nil {
 		pr.warnings = append(pr.warnings, decoder.Warning{Code: "malformed_request", Message: "request body is not JSON-RPC (" + err.Error() + "): forwarded unchanged"})
 		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
@@ -201,6 +205,7 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 		c.pending = append(c.pending, decoder.Warning{Code: "credential_header_stripped", Message: "the client lists " +
 			credential + " in Connection, so the proxy removes it as hop-by-hop: the server never receives the static credential"})
 	}
+	paramsProblem, metaProblem := splitParamsError(perr)
 	vctx, vws := decoder.Verify(decoder.VerifyInput{
 		Token:             token,
 		Secrets:           t.cfg.Secrets,
@@ -211,6 +216,8 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 		RequireCredential: t.cfg.CredentialHeader != "",
 		InBatch:           batch,
 		Now:               ex.start,
+		ParamsProblem:     paramsProblem,
+		MetaProblem:       metaProblem,
 	})
 	c.pending = append(c.pending, vws...)
 	c.pending = append(c.pending, decoder.CallRuleWarnings(decoder.CallRulesInput{ToolName: cp.Name, Meta: cp.Meta,

@@ -93,7 +93,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if t.cfg.Enforce {
 		ex.req = t.parseRequest(ex)
-		if ans := t.enforceAnswer(ex.req); ans != nil {
+		if ans := t.enforceAnswer(ex); ans != nil {
 			writeRPCError(w, ans.status, ans.body)
 			t.inflight.Add(1)
 			t.runners.start(ex)

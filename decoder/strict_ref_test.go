@@ -1,0 +1,337 @@
+package decoder
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"testing"
+)
+
+// refScanStrict is the first CheckStrict, on json.Decoder tokens: slower
+// (every key and scalar is built), kept as the reference the walker is
+// fuzzed against.
+func refScanStrict(body []byte) (*Ambiguity, json.RawMessage) {
+	s := &strictScan{dec: json.NewDecoder(bytes.NewReader(body))}
+	s.dec.UseNumber()
+	tok, err := s.dec.Token()
+	if err == io.EOF {
+		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "the body is empty"}, nil
+	}
+	if err == nil {
+		switch tok {
+		case json.Delim('{'):
+			err = s.message()
+		case json.Delim('['):
+			err = s.batch()
+		}
+	}
+	if err != nil {
+		a := s.ambiguity(err)
+		return a, a.ID
+	}
+	if rest := body[s.dec.InputOffset():]; len(bytes.TrimLeft(rest, " \t\r\n")) > 0 {
+		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "data follows the JSON value", ID: s.id}, s.id
+	}
+	return nil, s.id
+}
+
+// strictScan walks one body with a token decoder.
+type strictScan struct {
+	dec   *json.Decoder
+	id    json.RawMessage // the first message's id, when read without doubt
+	found *Ambiguity      // the ambiguity that stopped the walk
+}
+
+// errAmbiguous stops the walk once found is set.
+var errAmbiguous = errors.New("ambiguous")
+
+func (s *strictScan) ambiguity(err error) *Ambiguity {
+	if s.found != nil {
+		if s.found.ID == nil {
+			s.found.ID = s.id
+		}
+		return s.found
+	}
+	return &Ambiguity{RPCCode: CodeParseError, Reason: "the body is not valid JSON: " + err.Error()}
+}
+
+func (s *strictScan) fail(code int, reason string) error {
+	s.found = &Ambiguity{RPCCode: code, Reason: reason}
+	return errAmbiguous
+}
+
+func (s *strictScan) batch() error {
+	for s.dec.More() {
+		tok, err := s.dec.Token()
+		if err != nil {
+			return err
+		}
+		if tok == json.Delim('{') {
+			err = s.message()
+		} else {
+			err = s.skipRest(tok)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err := s.dec.Token() // ']'
+	return err
+}
+
+// message reads one message object after its '{'.
+func (s *strictScan) message() error {
+	var seen [6]bool
+	var id json.RawMessage
+	idOK := true
+	for s.dec.More() {
+		key, err := s.key()
+		if err != nil {
+			return err
+		}
+		i, exact := lookupKey(messageKeys, []byte(key))
+		if i >= 0 {
+			problem := ""
+			if !exact {
+				problem = "key " + quoteKey(key) + " differs from " + quoteKey(messageKeys[i]) + " only in case"
+			} else if seen[i] {
+				problem = "key " + quoteKey(key) + " appears twice"
+			}
+			if problem != "" {
+				err := s.fail(CodeInvalidRequest, problem)
+				if i != 1 && idOK { // a doubtful id is answered as null
+					s.found.ID = id
+				}
+				return err
+			}
+			seen[i] = true
+		}
+		switch {
+		case i == 1: // id
+			id, idOK, err = s.idValue()
+		case i == 3: // params
+			err = s.params()
+		default:
+			err = s.skipValue()
+		}
+		if err != nil {
+			if s.found != nil && s.found.ID == nil && idOK {
+				s.found.ID = id
+			}
+			return err
+		}
+	}
+	if idOK && s.id == nil {
+		s.id = id
+	}
+	_, err := s.dec.Token() // '}'
+	return err
+}
+
+// params reads a message's params value; an object's name, _meta and
+// arguments must each be spelled once, exactly.
+func (s *strictScan) params() error {
+	tok, err := s.dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		if err == nil {
+			err = s.skipRest(tok)
+		}
+		return err
+	}
+	var seen [3]bool
+	for s.dec.More() {
+		key, err := s.key()
+		if err != nil {
+			return err
+		}
+		i, exact := lookupKey(paramsKeys, []byte(key))
+		if i >= 0 {
+			if !exact {
+				return s.fail(CodeInvalidParams, "params key "+quoteKey(key)+" differs from "+quoteKey(paramsKeys[i])+" only in case")
+			}
+			if seen[i] {
+				return s.fail(CodeInvalidParams, "params key "+quoteKey(key)+" appears twice")
+			}
+			seen[i] = true
+		}
+		if i == 1 {
+			err = s.meta()
+		} else {
+			err = s.skipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err = s.dec.Token()
+	return err
+}
+
+// meta reads a _meta value: its context keys (progressToken and the
+// agentarea/* keys) must each be spelled once, exactly.
+func (s *strictScan) meta() error {
+	tok, err := s.dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		if err == nil {
+			err = s.skipRest(tok)
+		}
+		return err
+	}
+	var seen map[string]string // folded key => as spelled
+	for s.dec.More() {
+		key, err := s.key()
+		if err != nil {
+			return err
+		}
+		if reason := contextKeySpelling(key); reason != "" {
+			return s.fail(CodeInvalidParams, "_meta key "+quoteKey(key)+" "+reason)
+		}
+		if isContextKey(key) {
+			folded := foldKey(key)
+			if prev, dup := seen[folded]; dup {
+				if prev == key {
+					return s.fail(CodeInvalidParams, "_meta key "+quoteKey(key)+" appears twice")
+				}
+				return s.fail(CodeInvalidParams, "_meta keys "+quoteKey(prev)+" and "+quoteKey(key)+" differ only in case")
+			}
+			if seen == nil {
+				seen = make(map[string]string, 12)
+			}
+			seen[folded] = key
+			if err := s.uniqueKeys(key); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.skipValue(); err != nil {
+			return err
+		}
+	}
+	_, err = s.dec.Token()
+	return err
+}
+
+// uniqueKeys reads a context value; no object in it may hold a key twice.
+func (s *strictScan) uniqueKeys(metaKey string) error {
+	tok, err := s.dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case json.Delim('['):
+		for s.dec.More() {
+			if err := s.uniqueKeys(metaKey); err != nil {
+				return err
+			}
+		}
+	case json.Delim('{'):
+		keys := map[string]bool{}
+		for s.dec.More() {
+			key, err := s.key()
+			if err != nil {
+				return err
+			}
+			if keys[key] {
+				return s.fail(CodeInvalidParams, "_meta "+quoteKey(metaKey)+" holds key "+quoteKey(key)+" twice")
+			}
+			keys[key] = true
+			if err := s.uniqueKeys(metaKey); err != nil {
+				return err
+			}
+		}
+	default:
+		return nil
+	}
+	_, err = s.dec.Token()
+	return err
+}
+
+// key reads an object key (the decoder has already checked it is one).
+func (s *strictScan) key() (string, error) {
+	tok, err := s.dec.Token()
+	if err != nil {
+		return "", err
+	}
+	k, _ := tok.(string)
+	return k, nil
+}
+
+// idValue reads an id value; ok is false when it is no valid id.
+func (s *strictScan) idValue() (json.RawMessage, bool, error) {
+	tok, err := s.dec.Token()
+	if err != nil {
+		return nil, false, err
+	}
+	switch v := tok.(type) {
+	case string:
+		b, _ := json.Marshal(v)
+		return b, true, nil
+	case json.Number:
+		return json.RawMessage(v), true, nil
+	case nil:
+		return json.RawMessage("null"), true, nil
+	}
+	return nil, false, s.skipRest(tok)
+}
+
+// skipValue consumes the next value whole, without building it.
+func (s *strictScan) skipValue() error {
+	var skip skippedValue
+	return s.dec.Decode(&skip)
+}
+
+// skipRest consumes the rest of a value whose first token was tok.
+func (s *strictScan) skipRest(tok json.Token) error {
+	depth := 0
+	for {
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		}
+		if depth == 0 {
+			return nil
+		}
+		var err error
+		if tok, err = s.dec.Token(); err != nil {
+			return err
+		}
+	}
+}
+
+// FuzzCheckStrict runs the walker against the token reference on any body
+// whose first value is JSON: the same verdict, reason and id.
+func FuzzCheckStrict(f *testing.F) {
+	f.Add([]byte(strictCall))
+	f.Add([]byte(`[{"jsonrpc":"2.0","id":"a\u0041","method":"tools/call","params":{"name":"a","_meta":{"agentarea/x":1,"AGENTAREA/x":2}}}] {}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","Id":1,"id":[1],"method":"m","params":{"n\u0061me":"a","name":"b"}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, gotID := scanStrict(body)
+		if got != nil && got.RPCCode == CodeParseError {
+			return // the reference may find an ambiguity before the syntax error
+		}
+		want, wantID := refScanStrict(body)
+		if (got == nil) != (want == nil) || got != nil && (got.RPCCode != want.RPCCode || got.Reason != want.Reason || !sameID(got.ID, want.ID)) || !sameID(gotID, wantID) {
+			t.Fatalf("body %q: walker %+v (id %s), reference %+v (id %s)", body, got, gotID, want, wantID)
+		}
+	})
+}
+
+func sameID(a, b json.RawMessage) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	var x, y any
+	dec := func(r json.RawMessage, v *any) error {
+		d := json.NewDecoder(bytes.NewReader(r))
+		d.UseNumber()
+		return d.Decode(v)
+	}
+	if dec(a, &x) != nil || dec(b, &y) != nil {
+		return false
+	}
+	return x == y
+}
