@@ -390,30 +390,34 @@ func (s *sources) shutdown(taps []*tap.Tap) {
 	}
 }
 
-// runFeeds runs every feed until it ends and reports how many failed.
-func (s *sources) runFeeds(ctx context.Context, sink model.Sink) (failed int) {
+// runFeeds runs every feed until it ends and returns why each failed one did.
+func (s *sources) runFeeds(ctx context.Context, sink model.Sink) (failures []error) {
 	errs := make(chan error, len(s.feeds))
 	for _, c := range s.feeds {
 		go func() { errs <- feed.Run(ctx, c, sink) }()
 	}
 	for range s.feeds {
 		if err := <-errs; err != nil && !errors.Is(err, context.Canceled) {
-			failed++
+			failures = append(failures, err)
 		}
 	}
-	return failed
+	return failures
 }
 
-// errSourceFailed makes a live command exit 1.
-var errSourceFailed = errors.New("a source failed")
+// sourcesFailed is the error of a live command whose feeds failed: each
+// feed's own reason, one a line, so it is still said after the screen closes.
+func sourcesFailed(failures []error, of int) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %s failed", len(failures), plural(of, "feed"))
+	for _, err := range failures {
+		b.WriteString("\n  " + model.Sanitize(err.Error()))
+	}
+	return errors.New(b.String())
+}
 
 func exitCode(cmd string, err error) int {
-	switch {
-	case err == nil, errors.Is(err, context.Canceled):
+	if err == nil || errors.Is(err, context.Canceled) {
 		return 0
-	case errors.Is(err, errSourceFailed):
-		fmt.Fprintf(os.Stderr, "toolscope %s: %v (its source.status event says why)\n", cmd, err)
-		return 1
 	}
 	fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
 	return 1
@@ -491,10 +495,10 @@ func runWatch(args []string) int {
 	defer src.shutdown(src.taps)
 	ctx, stop := signalContext()
 	defer stop()
-	p.title = fmt.Sprintf("watch %d feeds", len(src.feeds))
+	p.title = "watch " + plural(len(src.feeds), "feed")
 	err = p.runWithScreen(ctx, func(ctx context.Context) error {
-		if failed := src.runFeeds(ctx, p.hub); failed > 0 {
-			return fmt.Errorf("%d of %d feeds: %w", failed, len(src.feeds), errSourceFailed)
+		if failures := src.runFeeds(ctx, p.hub); len(failures) > 0 {
+			return sourcesFailed(failures, len(src.feeds))
 		}
 		return ctx.Err()
 	}, "")
@@ -723,4 +727,12 @@ func runDecode(args []string) int {
 	}
 	return decoder.RunDecode(decoder.DecodeArgs{Token: token, Call: call, InstanceID: *instanceID,
 		Secrets: secrets, Output: *output, Now: time.Now()}, os.Stdout)
+}
+
+// plural is "1 feed", "2 feeds".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -262,19 +262,7 @@ func (m *Model) renderTable(b *strings.Builder) {
 
 	h := m.tableRows()
 	if len(m.rows) == 0 {
-		msg := "waiting for tool calls…"
-		if !m.filter.empty() {
-			msg = "no call matches the filter (esc clears it)"
-		}
-		for i := 0; i < h; i++ {
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			if i == h/2-1 {
-				pad := max(0, (m.width-ansi.StringWidth(msg))/2)
-				b.WriteString(st.muted.on(fit(strings.Repeat(" ", pad)+msg, m.width)))
-			}
-		}
+		m.renderEmptyTable(b, h)
 		return
 	}
 	// Virtualised: only the rows in the window are rendered.
