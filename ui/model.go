@@ -85,6 +85,8 @@ type Model struct {
 	offset     int
 	selectedID string
 	running    int
+	// compactFlags: the table is narrow, a valid token is flagged ✓
+	compactFlags bool
 
 	// the detail view
 	mode        viewMode

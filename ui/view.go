@@ -25,6 +25,7 @@ var filterHelp = []string{
 	"filter  tool:NAME task:ID source:tap|feed|NAME status:ok,error,running,cancelled,late",
 	"flag:attempt,replayed,valid,rejected,unverified,no-token,img,sc,dropped,offloaded,limit,pii,warning",
 	"-TERM negates; plain text matches ids, tools and messages; every term must match",
+	"narrow screens: status ✓ ok ✕ error ⊘ cancelled ! late; flag ✓ valid token; S→R progress sent→relayed",
 }
 
 // fullHelpLines is the `?` view: the key columns, then the filter syntax.
@@ -243,10 +244,12 @@ func (m *Model) sourceLabel(s model.SourceState, detail int) string {
 }
 
 func (m *Model) renderTable(b *strings.Builder) {
-	cols := layoutColumns(m.width)
+	h := m.tableRows()
+	m.compactFlags = m.width < compactFlagsWidth
+	cols := layoutColumns(m.width, m.contentWidths(h))
 	st := &m.st
 	var hdr strings.Builder
-	hdr.WriteString("  ")
+	hdr.WriteString(strings.Repeat(" ", markerWidth))
 	for i, c := range cols {
 		if i > 0 {
 			hdr.WriteByte(' ')
@@ -260,7 +263,6 @@ func (m *Model) renderTable(b *strings.Builder) {
 	b.WriteString(st.colHeader.on(fit(hdr.String(), m.width)))
 	b.WriteByte('\n')
 
-	h := m.tableRows()
 	if len(m.rows) == 0 {
 		m.renderEmptyTable(b, h)
 		return
@@ -312,7 +314,26 @@ func (m *Model) renderFooter(b *strings.Builder) {
 	} else {
 		right = append(right, st.muted.on(strconv.Itoa(int(m.viewport.ScrollPercent()*100))+"%"))
 	}
-	m.help.Width = max(10, m.width-ansi.StringWidth(strings.Join(right, "  "))-4)
-	left := " " + m.help.ShortHelpView(m.keys.ShortHelp())
+	m.help.Width = 0 // the bindings are chosen to fit; help must not cut "? help"
+	room := max(6, m.width-ansi.StringWidth(strings.Join(right, "  "))-3)
+	left := " " + m.help.ShortHelpView(m.keys.shortHelpFitting(room, m.help.ShortHelpView))
 	m.joinEnds(b, left, strings.Join(right, "  ")+" ")
+}
+
+// contentWidths measures the rows in the window: the table is laid out for
+// what is on screen.
+func (m *Model) contentWidths(h int) contentWidths {
+	var w contentWidths
+	end := min(len(m.rows), m.offset+h)
+	for _, c := range m.rows[min(m.offset, end):end] {
+		tool, _ := displayTool(c)
+		w.tool = max(w.tool, ansi.StringWidth(model.Sanitize(tool)))
+		w.flags = max(w.flags, ansi.StringWidth(m.flagsCell(c, m.compactFlags)))
+		if sent, rel := c.SentCount(), c.RelayedCount(); sent > 0 || rel > 0 {
+			w.relay = max(w.relay, len(strconv.Itoa(sent))+1+len(strconv.Itoa(rel)))
+		}
+		w.status = max(w.status, len(c.Status))
+		w.elapsed = max(w.elapsed, ansi.StringWidth(m.elapsedText(c)))
+	}
+	return w
 }
