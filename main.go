@@ -294,6 +294,10 @@ type liveFlags struct {
 	backfill      bool
 	maxEventBytes int
 	maxBackoff    time.Duration
+	giveUpAfter   time.Duration
+	// retryForever: the screen shows a feed's retries, so it may keep
+	// trying unless --give-up-after was given.
+	retryForever bool
 
 	instanceID, instanceName, credentialHeader string
 	secretFiles                                multiFlag
@@ -309,6 +313,7 @@ func (l *liveFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&l.backfill, "backfill", true, "load each feed's history before going live")
 	fs.IntVar(&l.maxEventBytes, "max-event-bytes", 16<<20, "largest feed event accepted")
 	fs.DurationVar(&l.maxBackoff, "max-backoff", 30*time.Second, "longest wait between feed reconnects")
+	fs.DurationVar(&l.giveUpAfter, "give-up-after", 60*time.Second, "with --output json|text, end a feed (exit 1) after failing to connect this long; 0 never (the TUI retries until this flag is given)")
 	fs.StringVar(&l.instanceID, "instance-id", "", "the MCP server instance id a token's aud must name")
 	fs.StringVar(&l.instanceName, "instance-name", "", "the instance's name, for agent-facing tool names")
 	fs.StringVar(&l.credentialHeader, "credential-header", "", "the instance's static credential header (required when set)")
@@ -361,6 +366,9 @@ func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (
 		s.taps = append(s.taps, t)
 	}
 	for _, u := range l.feeds {
+		if err := feed.CheckURL(u); err != nil {
+			return nil, usageError(cmd, "%v", err)
+		}
 		s.feeds = append(s.feeds, l.feedConfig(u))
 	}
 	return s, 0
@@ -368,7 +376,21 @@ func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (
 
 func (l *liveFlags) feedConfig(url string) feed.Config {
 	return feed.Config{URL: url, APIKey: os.Getenv("AGENTAREA_API_KEY"), IncludeChunks: l.includeChunks,
-		MaxEventBytes: l.maxEventBytes, Backfill: l.backfill, MaxBackoff: l.maxBackoff}
+		MaxEventBytes: l.maxEventBytes, Backfill: l.backfill, MaxBackoff: l.maxBackoff, GiveUpAfter: l.giveUp()}
+}
+
+func (l *liveFlags) giveUp() time.Duration {
+	if l.retryForever {
+		return 0
+	}
+	return l.giveUpAfter
+}
+
+// settle records what depends on the output and on which flags were given.
+func (l *liveFlags) settle(fs *flag.FlagSet, output string) {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "give-up-after" })
+	l.retryForever = output == "tui" && !given
 }
 
 // start starts every tap; on failure the started ones are shut down.
@@ -481,6 +503,7 @@ func runWatch(args []string) int {
 	if !ok {
 		return 2
 	}
+	live.settle(fs, output)
 	p, err := newPipeline(out, output)
 	if err != nil {
 		return exitCode("watch", err)
@@ -563,6 +586,7 @@ func runTap(args []string) int {
 	if !ok {
 		return 2
 	}
+	live.settle(fs, output)
 	p, err := newPipeline(out, output)
 	if err != nil {
 		return exitCode("tap", err)
@@ -637,6 +661,7 @@ func runDemo(args []string) int {
 	if !ok {
 		return 2
 	}
+	live.settle(fs, output)
 	p, err := newPipeline(out, output)
 	if err != nil {
 		return exitCode("demo", err)

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"net"
+	"testing"
+)
 
 func TestExitCodes(t *testing.T) {
 	cases := []struct {
@@ -21,5 +24,22 @@ func TestExitCodes(t *testing.T) {
 		if got := run(tc.args); got != tc.want {
 			t.Errorf("toolscope %v: exit %d, want %d", tc.args, got, tc.want)
 		}
+	}
+}
+
+// TestWatchBounds: a feed URL that cannot be one is a usage error at start,
+// and a feed that cannot connect ends headless output with exit 1.
+func TestWatchBounds(t *testing.T) {
+	if got := run([]string{"watch", "not-a-url", "--output", "json"}); got != 2 {
+		t.Errorf("watch not-a-url: exit %d, want 2", got)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close() // nothing listens there now: every connection is refused
+	refused := "http://" + ln.Addr().String() + "/v1/agents/a/tasks/t1/events/stream"
+	if got := run([]string{"watch", refused, "--output", "json", "--give-up-after", "200ms"}); got != 1 {
+		t.Errorf("watch of a refused feed: exit %d, want 1", got)
 	}
 }
