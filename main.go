@@ -31,7 +31,8 @@ Usage:
 
 Commands:
 %s
-Run 'toolscope COMMAND --help' for a command's flags and examples.
+Run 'toolscope COMMAND --help' for a command's flags and examples,
+'toolscope --version' for the version.
 `
 
 // command is one subcommand: its summary, usage text and runner. A runner
@@ -57,6 +58,10 @@ func main() {
 
 func run(args []string) int {
 	cmds := commands()
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		fmt.Println(version())
+		return 0
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		var list strings.Builder
 		for _, c := range cmds {
@@ -77,20 +82,26 @@ func run(args []string) int {
 	return 2
 }
 
+// onFlagSet, when set (by tests), sees every command's FlagSet.
+var onFlagSet func(*flag.FlagSet)
+
 // parseFlags parses flags placed anywhere among the positional arguments
 // ("replay FILE --speed 0" and "replay --speed 0 FILE" both work). It prints
 // the usage on --help (ok=false, code 0) and a one-line reason on a bad flag
 // (ok=false, code 2).
 func parseFlags(fs *flag.FlagSet, usageText string, args []string) (positional []string, code int, ok bool) {
+	if onFlagSet != nil {
+		onFlagSet(fs)
+	}
 	fs.SetOutput(io.Discard)
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Print(usageText)
+			fmt.Print(commandHelp(fs, usageText))
 			return nil, 0, false
 		}
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "toolscope %s: %v (run 'toolscope %s --help')\n", fs.Name(), err, fs.Name())
+			fmt.Fprintf(os.Stderr, "toolscope %s: %s (run 'toolscope %s --help')\n", fs.Name(), dashDash(err), fs.Name())
 			return nil, 2, false
 		}
 		rest := fs.Args()
@@ -124,9 +135,9 @@ type outputFlags struct {
 }
 
 func (o *outputFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.output, "output", "", "tui, json or text (default: tui on a terminal, json otherwise)")
+	fs.StringVar(&o.output, "output", "", "`MODE`: tui, json or text (default: tui on a terminal, json otherwise)")
 	fs.StringVar(&o.record, "record", "", "also write every event as JSON lines to `FILE` (secrets redacted)")
-	fs.IntVar(&o.maxCalls, "max-calls", model.DefaultOptions().MaxFinishedCalls, "finished calls kept in memory (oldest evicted first)")
+	fs.IntVar(&o.maxCalls, "max-calls", model.DefaultOptions().MaxFinishedCalls, "keep `N` finished calls in memory (oldest evicted first)")
 }
 
 func (o *outputFlags) resolve(cmd string) (string, bool) {
@@ -232,12 +243,7 @@ back with its original timing, scaled by --speed. Idle gaps over 5 s are
 shortened to 5 s. A malformed line becomes a warning naming its line number;
 the rest still plays.
 
-Flags:
-  --speed F        timing scale: 2 plays twice as fast, 0 as fast as possible (default 1)
-  --output MODE    tui, json or text (default: tui on a terminal, json otherwise)
-  --call ID        open this call's detail view (tui): an id as "task_id/tool_call_id" or a tool_call_id
-  --record FILE    also write the replayed events to FILE
-
+{{flags}}
 Examples:
   toolscope replay testdata/session.jsonl --output text --speed 0
   toolscope replay session.jsonl --call call_sheets
@@ -245,8 +251,8 @@ Examples:
 
 func runReplay(args []string) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	speed := fs.Float64("speed", 1, "")
-	callID := fs.String("call", "", "")
+	speed := fs.Float64("speed", 1, "timing scale `F`: 2 plays twice as fast, 0 as fast as possible")
+	callID := fs.String("call", "", "open this call's detail (tui): an `ID` as \"task_id/tool_call_id\" or a tool_call_id")
 	var out outputFlags
 	out.register(fs)
 	pos, code, ok := parseFlags(fs, replayUsage, args)
@@ -311,16 +317,16 @@ func (l *liveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&l.taps, "tap", "also run a tap `LISTEN=UPSTREAM` (repeatable)")
 	fs.BoolVar(&l.includeChunks, "include-chunks", false, "ask feeds for llm.call.chunk events")
 	fs.BoolVar(&l.backfill, "backfill", true, "load each feed's history before going live")
-	fs.IntVar(&l.maxEventBytes, "max-event-bytes", 16<<20, "largest feed event accepted")
-	fs.DurationVar(&l.maxBackoff, "max-backoff", 30*time.Second, "longest wait between feed reconnects")
-	fs.DurationVar(&l.giveUpAfter, "give-up-after", 60*time.Second, "with --output json|text, end a feed (exit 1) after failing to connect this long; 0 never (the TUI retries until this flag is given)")
-	fs.StringVar(&l.instanceID, "instance-id", "", "the MCP server instance id a token's aud must name")
-	fs.StringVar(&l.instanceName, "instance-name", "", "the instance's name, for agent-facing tool names")
-	fs.StringVar(&l.credentialHeader, "credential-header", "", "the instance's static credential header (required when set)")
+	fs.IntVar(&l.maxEventBytes, "max-event-bytes", 16<<20, "largest feed event accepted, in bytes: `N` (default 16 MiB)")
+	fs.DurationVar(&l.maxBackoff, "max-backoff", 30*time.Second, "longest wait `D` between feed reconnects")
+	fs.DurationVar(&l.giveUpAfter, "give-up-after", 60*time.Second, "with --output json|text, end a feed (exit 1) after failing to connect for `D`; 0: never (the TUI retries until this flag is given)")
+	fs.StringVar(&l.instanceID, "instance-id", "", "the MCP server instance `ID` a token's aud must name")
+	fs.StringVar(&l.instanceName, "instance-name", "", "the instance's `NAME`, for agent-facing tool names (mcp__<server>__<tool>)")
+	fs.StringVar(&l.credentialHeader, "credential-header", "", "the instance's static credential `HEADER` (then required on every call)")
 	fs.Var(&l.secretFiles, "secret-file", "read a context secret from `FILE` (repeatable, for rotation)")
-	fs.DurationVar(&l.timeout, "timeout", 300*time.Second, "the instance's tool timeout (1s to 1800s)")
+	fs.DurationVar(&l.timeout, "timeout", 300*time.Second, "the instance's tool timeout `D`, 1s to 1800s")
 	fs.BoolVar(&l.enforce, "enforce", false, "answer failed verifications as the contract says, without forwarding")
-	fs.Int64Var(&l.maxParseBytes, "max-parse-bytes", 8<<20, "most bytes of one body parsed on the side")
+	fs.Int64Var(&l.maxParseBytes, "max-parse-bytes", 8<<20, "most bytes `N` of one body parsed on the side (default 8 MiB)")
 }
 
 // sources are the started taps and the feeds to run.
@@ -454,19 +460,7 @@ Reconnects with capped backoff and Last-Event-ID; every event is shown once.
 A 401, 403 or 404 ends that feed at once. With --output json|text it exits 0
 when every task has ended, 1 when a feed failed.
 
-Flags:
-  --api URL             the AgentArea API base URL
-  --workspace W         workspace slug
-  --agent A             agent id
-  --task T              task id (repeatable)
-  --include-chunks      also receive llm.call.chunk events (off: include_chunks=false)
-  --backfill            load each task's history first (default true; --backfill=false to skip)
-  --max-event-bytes N   largest event accepted (default 16 MiB)
-  --feed URL            add a feed URL (repeatable)
-  --tap LISTEN=UPSTREAM add a tap proxy (repeatable; see 'toolscope tap --help')
-  --output MODE         tui, json or text (default: tui on a terminal, json otherwise)
-  --record FILE         also write every event as JSON lines (secrets redacted)
-
+{{flags}}
 Examples:
   AGENTAREA_API_KEY=... toolscope watch --api https://api.agentarea.ai --workspace acme --agent 9d4a --task 6f1c...
   toolscope watch https://api.example/v1/workspaces/acme/agents/9d4a/tasks/6f1c/events/stream --output json
@@ -477,10 +471,10 @@ func runWatch(args []string) int {
 	var out outputFlags
 	var live liveFlags
 	var tasks multiFlag
-	api := fs.String("api", "", "")
-	workspace := fs.String("workspace", "", "")
-	agent := fs.String("agent", "", "")
-	fs.Var(&tasks, "task", "")
+	api := fs.String("api", "", "the AgentArea API base `URL` (with --workspace, --agent, --task)")
+	workspace := fs.String("workspace", "", "workspace slug `W`")
+	agent := fs.String("agent", "", "agent id `A`")
+	fs.Var(&tasks, "task", "task id `T` (repeatable)")
 	out.register(fs)
 	live.register(fs)
 	pos, code, ok := parseFlags(fs, watchUsage, args)
@@ -540,21 +534,7 @@ SIGINT or SIGTERM, then flushes and exits 0.
 Context secrets come from TOOLSCOPE_CONTEXT_SECRET and --secret-file, never
 from arguments. The SOAT header prefix comes from TOOL_CONTEXT_HEADER_PREFIX.
 
-Flags:
-  --upstream URL          the MCP endpoint, e.g. http://127.0.0.1:8080/mcp
-  --listen ADDR           where the tap listens (default 127.0.0.1:7070; other addresses warn)
-  --tap LISTEN=UPSTREAM   another tap in the same process (repeatable)
-  --instance-id ID        the instance id a token's aud must name
-  --instance-name N       the instance's name, for agent-facing names (mcp__<server>__<tool>)
-  --secret-file F         a context secret (repeatable: old and new during a rotation)
-  --credential-header H   the static credential header the instance sends (then required)
-  --timeout D             the instance's tool timeout, 1s to 1800s (default 300s)
-  --enforce               answer failed verifications as the contract says, do not forward
-  --max-parse-bytes N     most bytes of one body parsed on the side (default 8 MiB)
-  --feed URL              also watch a task feed (repeatable)
-  --output MODE           tui, json or text (default: tui on a terminal, json otherwise)
-  --record FILE           also write every event as JSON lines (secrets redacted)
-
+{{flags}}
 Examples:
   TOOLSCOPE_CONTEXT_SECRET=... toolscope tap --upstream http://127.0.0.1:8080/mcp --instance-id 3f6e...
   toolscope tap --tap 127.0.0.1:7071=http://10.0.0.5/mcp --tap 127.0.0.1:7072=http://10.0.0.6/mcp --output json
@@ -564,8 +544,8 @@ func runTap(args []string) int {
 	fs := flag.NewFlagSet("tap", flag.ContinueOnError)
 	var out outputFlags
 	var live liveFlags
-	upstream := fs.String("upstream", "", "")
-	listen := fs.String("listen", tap.DefaultListen, "")
+	upstream := fs.String("upstream", "", "the MCP endpoint `URL`, e.g. http://127.0.0.1:8080/mcp")
+	listen := fs.String("listen", tap.DefaultListen, "where the tap listens: `ADDR` (addresses off loopback warn)")
 	out.register(fs)
 	live.register(fs)
 	pos, code, ok := parseFlags(fs, tapUsage, args)
@@ -630,11 +610,7 @@ rejected tokens, a timeout cancellation and a SOAT call with PII.
 In the TUI the screen stays open until q; with --output json|text the events
 are printed and it exits 0 when the scenarios end.
 
-Flags:
-  --speed F        scenario clock scale (default 1; 10 finishes in a few seconds)
-  --output MODE    tui, json or text (default: tui on a terminal, json otherwise)
-  --record FILE    also write every event as JSON lines (secrets redacted)
-
+{{flags}}
 Examples:
   toolscope demo
   toolscope demo --speed 10 --output json | jq -c 'select(.kind=="tool.result")'
@@ -644,7 +620,7 @@ func runDemo(args []string) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	var out outputFlags
 	var live liveFlags
-	speed := fs.Float64("speed", 1, "")
+	speed := fs.Float64("speed", 1, "scenario clock scale `F`: 10 finishes in a few seconds, with the same outcomes")
 	out.register(fs)
 	live.register(fs)
 	pos, code, ok := parseFlags(fs, demoUsage, args)
@@ -700,6 +676,7 @@ from arguments. The signature is never printed.
 
 Exit status: 0 valid (or unverified, without a secret), 1 rejected, 2 usage.
 
+{{flags}}
 Examples:
   TOOLSCOPE_CONTEXT_SECRET=... toolscope decode eyJhbGciOi... --instance-id 3f6e... --call call.json
   pbpaste | toolscope decode - --output json
@@ -708,10 +685,10 @@ Examples:
 func runDecode(args []string) int {
 	fs := flag.NewFlagSet("decode", flag.ContinueOnError)
 	var secretFiles multiFlag
-	callFile := fs.String("call", "", "")
-	instanceID := fs.String("instance-id", "", "")
-	output := fs.String("output", "text", "")
-	fs.Var(&secretFiles, "secret-file", "")
+	callFile := fs.String("call", "", "check the token against this tools/call body (JSON) in `FILE`")
+	instanceID := fs.String("instance-id", "", "the MCP server instance `ID` a token's aud must name")
+	output := fs.String("output", "text", "`MODE`: text or json")
+	fs.Var(&secretFiles, "secret-file", "read a context secret from `FILE` (repeatable, for rotation)")
 	pos, code, ok := parseFlags(fs, decodeUsage, args)
 	if !ok {
 		return code
