@@ -24,7 +24,7 @@ func (m *Model) footerLines() int {
 var filterHelp = []string{
 	"filter  tool:NAME task:ID source:tap|feed|NAME status:ok,error,running,cancelled,late",
 	"flag:attempt,replayed,valid,rejected,unverified,no-token,img,sc,dropped,offloaded,limit,pii,warning",
-	"-TERM negates; plain text matches ids, tools and messages; every term must match",
+	"-TERM negates; plain text matches ids, task, tool, progress message, arguments, result and error text, cancel reason and warnings; every term must match",
 	"narrow screens: status ✓ ok ✕ error ⊘ cancelled ! late; flag ✓ valid token; S→R progress sent→relayed",
 }
 
@@ -285,6 +285,9 @@ func (m *Model) renderFooter(b *strings.Builder) {
 	st := &m.st
 	if m.filtering {
 		count := st.muted.on(strconv.Itoa(len(m.rows))+" of "+strconv.Itoa(len(m.snap.Calls))) + " "
+		if p := m.filterProblem(); p != "" {
+			count = p + "  " + count
+		}
 		m.joinEnds(b, " "+m.input.View(), count)
 		return
 	}
@@ -305,6 +308,9 @@ func (m *Model) renderFooter(b *strings.Builder) {
 	if m.mode == modeTable {
 		if !m.filter.empty() {
 			right = append(right, st.warn.on("/"+model.Sanitize(m.filter.text)))
+		}
+		if p := m.filterProblem(); p != "" {
+			right = append(right, p)
 		}
 		pos := "0/0"
 		if len(m.rows) > 0 {
@@ -336,4 +342,12 @@ func (m *Model) contentWidths(h int) contentWidths {
 		w.elapsed = max(w.elapsed, ansi.StringWidth(m.elapsedText(c)))
 	}
 	return w
+}
+
+// filterProblem is the first thing the filter names that does not exist.
+func (m *Model) filterProblem() string {
+	if len(m.filter.problems) == 0 {
+		return ""
+	}
+	return m.st.warn.on("⚠ " + model.Sanitize(m.filter.problems[0]))
 }
