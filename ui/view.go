@@ -320,6 +320,9 @@ func (m *Model) renderFooter(b *strings.Builder) {
 	} else {
 		right = append(right, st.muted.on(strconv.Itoa(int(m.viewport.ScrollPercent()*100))+"%"))
 	}
+	if len(right) > 1 && m.flash != "" && ansi.StringWidth(strings.Join(right, "  "))+10 > m.width {
+		right = right[:1] // a message (a saved file's path) before the position
+	}
 	m.help.Width = 0 // the bindings are chosen to fit; help must not cut "? help"
 	room := max(6, m.width-ansi.StringWidth(strings.Join(right, "  "))-3)
 	left := " " + m.help.ShortHelpView(m.keys.shortHelpFitting(room, m.help.ShortHelpView))
