@@ -11,18 +11,24 @@ import (
 // captureStdout runs f with os.Stdout going to a pipe and returns what it wrote.
 func captureStdout(t *testing.T, f func()) string {
 	t.Helper()
+	return capture(t, &os.Stdout, f)
+}
+
+// capture runs f with *file going to a pipe and returns what it wrote.
+func capture(t *testing.T, file **os.File, f func()) string {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := os.Stdout
-	os.Stdout = w
+	old := *file
+	*file = w
 	done := make(chan string)
 	go func() {
 		b, _ := io.ReadAll(r)
 		done <- string(b)
 	}()
-	defer func() { os.Stdout = old }()
+	defer func() { *file = old }()
 	f()
 	w.Close()
 	return <-done

@@ -154,6 +154,12 @@ func (o *outputFlags) resolve(cmd string) (string, bool) {
 	return "", false
 }
 
+// stdinIsTerminal is a variable so a test can play a terminal.
+var stdinIsTerminal = func() bool {
+	fi, err := os.Stdin.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
 func stdoutIsTerminal() bool {
 	fi, err := os.Stdout.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
@@ -703,6 +709,11 @@ func runDecode(args []string) int {
 	if len(pos) == 1 {
 		token = pos[0]
 	}
+	if len(pos) == 0 && stdinIsTerminal() {
+		// Waiting silently for a paste is a trap: say how instead.
+		fmt.Fprint(os.Stderr, commandHelp(fs, decodeUsage))
+		return 2
+	}
 	if token == "-" {
 		b, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
 		if err != nil {
@@ -714,6 +725,9 @@ func runDecode(args []string) int {
 	token = strings.TrimSpace(token)
 	if token == "" {
 		return usageError("decode", "no token given")
+	}
+	if strings.HasSuffix(token, "."+model.Redacted) {
+		fmt.Fprintln(os.Stderr, "toolscope decode: this token's signature was redacted by toolscope (recordings, copies and the screen never keep it): its header and claims can be read, it cannot be verified")
 	}
 	secrets, err := decoder.LoadSecrets(os.Getenv("TOOLSCOPE_CONTEXT_SECRET"), secretFiles)
 	if err != nil {

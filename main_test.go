@@ -2,6 +2,8 @@ package main
 
 import (
 	"net"
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +43,18 @@ func TestWatchBounds(t *testing.T) {
 	refused := "http://" + ln.Addr().String() + "/v1/agents/a/tasks/t1/events/stream"
 	if got := run([]string{"watch", refused, "--output", "json", "--give-up-after", "200ms"}); got != 1 {
 		t.Errorf("watch of a refused feed: exit %d, want 1", got)
+	}
+}
+
+// TestDecodeOnATerminalShowsUsage: with no token and stdin a terminal,
+// decode prints its usage and exits 2 instead of waiting for a paste.
+func TestDecodeOnATerminalShowsUsage(t *testing.T) {
+	old := stdinIsTerminal
+	stdinIsTerminal = func() bool { return true }
+	defer func() { stdinIsTerminal = old }()
+	code := -1
+	said := capture(t, &os.Stderr, func() { code = run([]string{"decode"}) })
+	if code != 2 || !strings.Contains(said, "Usage: toolscope decode") {
+		t.Errorf("exit %d, said %q; want 2 and the usage", code, said)
 	}
 }
