@@ -82,7 +82,7 @@ func (p *platform) execute(ctx context.Context, t *task, c toolCall) {
 		"tool_call_id": callID, "iteration": iteration, "arguments": c.Args})
 	started := time.Now()
 	// One relay per call: the 0.5 s rule spans the attempts of a call.
-	relay := &progressRelay{feeds: p.feeds, task: t, agentName: agentName, callID: callID}
+	relay := &progressRelay{feeds: p.feeds, task: t, agentName: agentName, callID: callID, clk: p.clk}
 	var res attemptResult
 	attempt := 1
 	for ; ; attempt++ {
@@ -230,13 +230,25 @@ type progressRelay struct {
 	agentName string
 	callID    string
 
+	clk pace
 	mu  sync.Mutex
-	sim decoder.RelaySimulator
+	// last relayed, in scenario time; started once one was
+	last    time.Duration
+	started bool
 }
+
+// relayJitter is the slack of the 0.5 s rule in scenario time: a sleep or a
+// loaded machine delays one notification more than the next, and at speed
+// 10 a few milliseconds would otherwise change which are relayed.
+const relayJitter = decoder.RelayInterval / 5
 
 func (r *progressRelay) onProgress(pr decoder.Progress) {
 	r.mu.Lock()
-	relay := r.sim.Relay(time.Now(), pr)
+	now := r.clk.scenario(time.Now())
+	relay := pr.Done() || !r.started || now-r.last >= decoder.RelayInterval-relayJitter
+	if relay {
+		r.started, r.last = true, now
+	}
 	r.mu.Unlock()
 	if !relay {
 		return

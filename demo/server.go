@@ -27,8 +27,11 @@ type demoServer struct {
 	idem       *idempotencyStore
 	drops      *dropPlan
 	http       *httptest.Server
-	// exportSteps sizes export_ledger to outlast the instance's timeout.
+	// exportSteps sizes export_ledger to outlast the instance's timeout by
+	// half; exportStep is its real pace, a tenth of the timeout in force, so
+	// the export gets as far at every speed (even when the timeout is floored).
 	exportSteps int
+	exportStep  time.Duration
 }
 
 // connKey carries the request's net.Conn in its context, so a tool can drop
@@ -45,7 +48,8 @@ func startDemoServer(clk pace, instanceID string, secret []byte, credential stri
 		credential:  credential,
 		idem:        newIdempotencyStore(),
 		drops:       newDropPlan(toolPostLedgerEntry),
-		exportSteps: int(math.Ceil(1.5 * float64(timeout) / float64(clk.d(exportStepInterval)))),
+		exportSteps: int(math.Ceil(1.5 * float64(instanceTimeout) / float64(exportStepInterval))),
+		exportStep:  time.Duration(float64(timeout) * float64(exportStepInterval) / float64(instanceTimeout)),
 	}
 	sheets := mcp.NewServer(&mcp.Implementation{Name: "demo-sheets", Title: "Demo Sheets", Version: "1.0.0"}, nil)
 	s.addSheetTools(sheets)

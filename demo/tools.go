@@ -183,11 +183,15 @@ func (s *demoServer) postLedgerEntry(ctx context.Context, req *mcp.CallToolReque
 func (s *demoServer) exportLedger(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	// A job half as long again as the instance allows: the platform gives up
 	// two thirds of the way (the bar shows how far it got) and cancels.
+	// Steps fall half a step off the timeout's beat: which step the
+	// timeout cuts is then the same on every run.
 	total := s.exportSteps * exportRowsPerStep
+	wait := s.exportStep / 2
 	for rows := exportRowsPerStep; rows <= total; rows += exportRowsPerStep {
-		if err := s.clk.sleep(ctx, exportStepInterval); err != nil {
+		if err := sleepFor(ctx, wait); err != nil {
 			return nil, err
 		}
+		wait = s.exportStep
 		notify(ctx, req, float64(rows), float64(total), fmt.Sprintf("Exported %d of %d rows", rows, total))
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{text(fmt.Sprintf("Exported %d rows to ledger-2026-q3.csv.", total))}}, nil
