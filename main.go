@@ -275,7 +275,10 @@ func runReplay(args []string) int {
 	if !ok {
 		return 2
 	}
-	if _, err := os.Stat(pos[0]); err != nil {
+	if fi, err := os.Stat(pos[0]); err != nil || fi.IsDir() {
+		if err == nil {
+			err = fmt.Errorf("%s is a directory, not a recording", pos[0])
+		}
 		fmt.Fprintf(os.Stderr, "toolscope replay: %v\n", err)
 		return 1
 	}
@@ -291,11 +294,7 @@ func runReplay(args []string) int {
 		return replay.Run(ctx, pos[0], replay.Options{Speed: *speed}, p.hub)
 	}, *callID)
 	p.close("replay")
-	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintf(os.Stderr, "toolscope replay: %v\n", err)
-		return 1
-	}
-	return 0
+	return exitCode("replay", err)
 }
 
 // liveFlags add sources to any live command: feeds, taps, and the tap's
@@ -346,12 +345,12 @@ type sources struct {
 func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (*sources, int) {
 	secrets, err := decoder.LoadSecrets(os.Getenv("TOOLSCOPE_CONTEXT_SECRET"), l.secretFiles)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
+		fmt.Fprintf(os.Stderr, "toolscope %s: %s\n", cmd, errText(cmd, err))
 		return nil, 2
 	}
 	prefix, err := decoder.SoatPrefix(os.Getenv("TOOL_CONTEXT_HEADER_PREFIX"))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
+		fmt.Fprintf(os.Stderr, "toolscope %s: %s\n", cmd, errText(cmd, err))
 		return nil, 2
 	}
 	if l.credentialHeader != "" {
@@ -372,7 +371,7 @@ func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (
 		c.SoatPrefix, c.CredentialHeader = prefix, l.credentialHeader
 		t, err := tap.New(c, sink)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
+			fmt.Fprintf(os.Stderr, "toolscope %s: %s\n", cmd, errText(cmd, err))
 			return nil, 2
 		}
 		s.taps = append(s.taps, t)
@@ -453,8 +452,18 @@ func exitCode(cmd string, err error) int {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return 0
 	}
-	fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
+	fmt.Fprintf(os.Stderr, "toolscope %s: %s\n", cmd, errText(cmd, err))
 	return 1
+}
+
+// errText is an error as said after "toolscope CMD: ", without the
+// command's name said again ("replay: read x", "tap tap: listen ...").
+func errText(cmd string, err error) string {
+	msg := err.Error()
+	for _, p := range []string{cmd + " " + cmd + ": ", cmd + ": "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return msg
 }
 
 const watchUsage = `Usage: toolscope watch FEED_URL... [flags]

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"net"
 	"os"
 	"strings"
@@ -56,5 +57,31 @@ func TestDecodeOnATerminalShowsUsage(t *testing.T) {
 	said := capture(t, &os.Stderr, func() { code = run([]string{"decode"}) })
 	if code != 2 || !strings.Contains(said, "Usage: toolscope decode") {
 		t.Errorf("exit %d, said %q; want 2 and the usage", code, said)
+	}
+}
+
+// TestRoughEdges: a recording with no good line exits 1; the command's name
+// is not said twice in an error.
+func TestRoughEdges(t *testing.T) {
+	bad := t.TempDir() + "/bad.jsonl"
+	if err := os.WriteFile(bad, []byte("garbage\nnot json\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	said := capture(t, &os.Stderr, func() {
+		if got := run([]string{"replay", bad, "--output", "text", "--speed", "0"}); got != 1 {
+			t.Errorf("replay of malformed lines only: exit %d, want 1", got)
+		}
+		if got := run([]string{"replay", t.TempDir(), "--output", "text"}); got != 1 {
+			t.Errorf("replay of a directory: exit %d, want 1", got)
+		}
+	})
+	if strings.Contains(said, "replay: replay:") || !strings.Contains(said, "no line is a toolscope event") {
+		t.Errorf("stderr: %q", said)
+	}
+	for _, c := range [][3]string{{"tap", "tap tap: listen tcp: in use", "listen tcp: in use"},
+		{"replay", "replay: read x", "read x"}, {"tap", "tap tap2: x", "tap tap2: x"}} {
+		if got := errText(c[0], errors.New(c[1])); got != c[2] {
+			t.Errorf("errText(%q) = %q, want %q", c[1], got, c[2])
+		}
 	}
 }
