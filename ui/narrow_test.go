@@ -68,3 +68,24 @@ func TestDemoScreenNarrow(t *testing.T) {
 		})
 	}
 }
+
+// TestDetailWrapsLongValues: at 60 columns a detail value wraps under
+// itself instead of being cut at the edge.
+func TestDetailWrapsLongValues(t *testing.T) {
+	store := demoStore(t)
+	opts := Options{Title: "demo", Now: fixedClock, SessionClock: true, Clipboard: &bytes.Buffer{}}
+	for _, c := range store.Snapshot().Calls {
+		if c.Tool == "export_ledger" {
+			opts.OpenCall = c.ID
+		}
+	}
+	fm, _ := runScreen(t, store, opts, 60, 40)
+	view := fm.View()
+	checkFrame(t, view, 60, 40)
+	words := strings.Join(strings.Fields(view), " ")
+	for _, want := range []string{`"Exported 18000 of 27000 rows"`, "mcp__demo_sheets__export_ledger"} {
+		if !strings.Contains(words, want) {
+			t.Errorf("the detail cuts %q:\n%s", want, view)
+		}
+	}
+}

@@ -188,18 +188,63 @@ func (m *Model) renderSources(b *strings.Builder) {
 		b.WriteString(fit(st.muted.on(" no source has reported yet"), m.width))
 		return
 	}
-	// Full labels when they fit, else fewer counts, else cut.
+	// Full labels when they fit, else fewer counts, else a summary by kind
+	// and state ("2 taps ended   3 feeds connected"), cut only if even that
+	// does not fit.
 	for detail := 2; detail >= 0; detail-- {
 		parts := make([]string, 0, len(m.snap.Sources))
 		for _, s := range m.snap.Sources {
 			parts = append(parts, m.sourceLabel(s, detail))
 		}
 		line := " " + strings.Join(parts, st.muted.on("   "))
-		if detail == 0 || ansi.StringWidth(line) <= m.width {
+		if ansi.StringWidth(line) <= m.width {
 			b.WriteString(fitColored(line, m.width))
 			return
 		}
 	}
+	b.WriteString(fitColored(" "+strings.Join(m.sourceSummary(), st.muted.on("   ")), m.width))
+}
+
+// sourceSummary counts the sources by kind and state, problems first.
+func (m *Model) sourceSummary() []string {
+	type group struct {
+		kind, state string
+		n           int
+		first       model.SourceState
+	}
+	var groups []*group
+	find := func(kind, state string) *group {
+		for _, g := range groups {
+			if g.kind == kind && g.state == state {
+				return g
+			}
+		}
+		g := &group{kind: kind, state: state}
+		groups = append(groups, g)
+		return g
+	}
+	for _, s := range m.snap.Sources {
+		g := find(s.Source, s.State)
+		if g.n == 0 {
+			g.first = s
+		}
+		g.n++
+	}
+	var problems, rest []string
+	for _, g := range groups {
+		label := m.sourceLabel(g.first, 0)
+		if g.n > 1 {
+			s := g.first
+			s.Source, s.Name = "", strconv.Itoa(g.n)+" "+model.Sanitize(g.kind)+"s"
+			label = m.sourceLabel(s, 0)
+		}
+		if g.state == model.StateFailed || g.state == model.StateReconnecting {
+			problems = append(problems, label)
+		} else {
+			rest = append(rest, label)
+		}
+	}
+	return append(problems, rest...)
 }
 
 // sourceLabel: detail 2 has event and call counts, 1 events only, 0 none.
