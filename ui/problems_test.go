@@ -52,3 +52,18 @@ func TestReconnectingSourceSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpTakesTheScreenWhenShort: in a short terminal `?` shows the keys
+// and the filter syntax instead of cutting them under a one-row table.
+func TestHelpTakesTheScreenWhenShort(t *testing.T) {
+	m := newModel(fixtureStore(), testOptions(nil))
+	send(m, tea.WindowSizeMsg{Width: 100, Height: 16})
+	send(m, keyMsgs("?")...)
+	view := m.View()
+	checkFrame(t, view, 100, 16)
+	for _, want := range []string{"q quit", "filter tool:NAME", "-TERM negates"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("help lacks %q:\n%s", want, view)
+		}
+	}
+}

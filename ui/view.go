@@ -40,12 +40,28 @@ func (m *Model) fullHelpLines() []string {
 			lines = append(lines, " "+m.st.muted.on(l))
 		}
 	}
-	// Keep at least one line of the table or the detail above it.
+	// Keep at least one line of the table or the detail above it; help
+	// that needs more takes the screen instead (helpTakesScreen).
 	room := max(1, m.height-tableTop-1)
-	if len(lines) > room {
+	if len(lines) > room && !m.helpTakesScreen() {
 		lines = lines[:room]
 	}
 	return lines
+}
+
+// helpTakesScreen: the full help does not fit under the table, so it is
+// drawn alone under the title, whole as far as the terminal allows.
+func (m *Model) helpTakesScreen() bool {
+	return m.help.ShowAll && !m.filtering && m.height > 4 && m.helpLineCount() > m.height-tableTop-1
+}
+
+// helpLineCount is how many lines the full help has at this width.
+func (m *Model) helpLineCount() int {
+	n := len(strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")) + 1
+	for _, p := range filterHelp {
+		n += len(wrapWords(p, max(20, m.width-2)))
+	}
+	return n
 }
 
 // wrapWords breaks text at spaces (and commas in long runs) to width cells.
@@ -100,6 +116,22 @@ func (m *Model) View() string {
 	b.Grow(m.width * (m.height + 1) * 2)
 	m.renderTitle(&b)
 	b.WriteByte('\n')
+	if m.helpTakesScreen() {
+		lines := m.fullHelpLines()
+		room := m.height - 1
+		if len(lines) > room {
+			lines = append(lines[:room-1], " "+m.st.muted.on("… a taller terminal shows the rest (? closes)"))
+		}
+		for i := 0; i < room; i++ {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			if i < len(lines) {
+				b.WriteString(fitColored(lines[i], m.width))
+			}
+		}
+		return b.String()
+	}
 	if m.mode != modeTable {
 		if m.mode == modeLog {
 			m.renderLogLine(&b)
