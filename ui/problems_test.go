@@ -57,10 +57,10 @@ func TestReconnectingSourceSaysWhy(t *testing.T) {
 // and the filter syntax instead of cutting them under a one-row table.
 func TestHelpTakesTheScreenWhenShort(t *testing.T) {
 	m := newModel(fixtureStore(), testOptions(nil))
-	send(m, tea.WindowSizeMsg{Width: 100, Height: 16})
+	send(m, tea.WindowSizeMsg{Width: 80, Height: 15})
 	send(m, keyMsgs("?")...)
 	view := m.View()
-	checkFrame(t, view, 100, 16)
+	checkFrame(t, view, 80, 15)
 	for _, want := range []string{"q quit", "filter tool:NAME", "-TERM negates"} {
 		if !strings.Contains(view, want) {
 			t.Errorf("help lacks %q:\n%s", want, view)
