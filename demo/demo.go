@@ -58,7 +58,8 @@ func Run(ctx context.Context, opts Options, sink model.Sink) error {
 		Timeout:    max(clk.d(instanceTimeout), minInstanceTimeout),
 		OtherID:    newUUID(),
 	}
-	server := startDemoServer(clk, inst.ID, secret, inst.Credential, inst.Timeout)
+	planned := newPlannedTimes()
+	server := startDemoServer(clk, inst.ID, secret, inst.Credential, inst.Timeout, planned)
 	defer server.Close()
 
 	sheetsTap, err := startTap(tap.Config{Name: sheetsTapName, Listen: "127.0.0.1:0", Upstream: server.URL(),
@@ -80,7 +81,7 @@ func Run(ctx context.Context, opts Options, sink model.Sink) error {
 	feeds := startFeedServer(apiKey)
 	defer feeds.Close(time.Second)
 
-	p := &platform{clk: clk, inst: inst, rpc: newRPCClient(), feeds: feeds}
+	p := &platform{clk: clk, inst: inst, rpc: newRPCClient(), feeds: feeds, planned: planned}
 	status := func(state, detail string) {
 		sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceDemo, SourceName: demoName,
 			Kind: model.KindSourceStatus, State: state, Detail: detail})

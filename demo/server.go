@@ -32,6 +32,7 @@ type demoServer struct {
 	// the export gets as far at every speed (even when the timeout is floored).
 	exportSteps int
 	exportStep  time.Duration
+	planned     *plannedTimes
 }
 
 // connKey carries the request's net.Conn in its context, so a tool can drop
@@ -40,8 +41,9 @@ type connKey struct{}
 
 // startDemoServer starts the server for an instance whose calls time out
 // after timeout.
-func startDemoServer(clk pace, instanceID string, secret []byte, credential string, timeout time.Duration) *demoServer {
+func startDemoServer(clk pace, instanceID string, secret []byte, credential string, timeout time.Duration, planned *plannedTimes) *demoServer {
 	s := &demoServer{
+		planned:     planned,
 		clk:         clk,
 		instanceID:  instanceID,
 		secrets:     [][]byte{secret},
