@@ -25,9 +25,9 @@ import (
 // Options of a demo run.
 type Options struct {
 	// Speed scales the scenario clock: 1 (or 0) is real time, where the run
-	// takes about 22 s; at 10 it takes about 4 s. It scales time, not
+	// takes about 22 s; at 10 it takes about 7 s. It scales time, not
 	// outcomes: the platform's 0.5 s relay rule runs on the scenario clock,
-	// and the instance timeout (10 s) scales but never goes below 2 s (so a
+	// and the instance timeout (10 s) scales but never goes below 5 s (so a
 	// busy machine does not time out calls meant to succeed), with the
 	// export sized by the timeout in force. Token lifetimes keep real values.
 	Speed float64
