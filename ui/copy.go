@@ -285,7 +285,7 @@ func (m *Model) onCopied(msg copiedMsg) {
 	// the copy that is sure.
 	what := "sent " + formatBytes(msg.bytes) + " JSON to the clipboard (OSC 52)"
 	if msg.path != "" {
-		what = "saved " + model.Sanitize(msg.path) + " (and sent to the clipboard)"
+		what = "sent to the clipboard, saved " + model.Sanitize(msg.path)
 	}
 	m.setFlash(what)
 }

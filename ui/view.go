@@ -380,7 +380,12 @@ func (m *Model) renderFooter(b *strings.Builder) {
 	}
 	var right []string
 	if m.flash != "" && !m.opts.Now().After(m.flashUntil) {
-		right = append(right, st.accent.on(m.flash))
+		// Room for " ? help" stays; a long message (a path) keeps its end.
+		flash := model.Sanitize(m.flash)
+		if limit := m.width - 10; ansi.StringWidth(flash) > limit && limit > 1 {
+			flash = ansi.TruncateLeft(flash, ansi.StringWidth(flash)-limit+1, "…")
+		}
+		right = append(right, st.accent.on(flash))
 	}
 	if m.mode == modeTable {
 		if !m.filter.empty() {
