@@ -67,3 +67,18 @@ func TestHelpTakesTheScreenWhenShort(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedSourceUnderTheCalls: with calls on screen, a failed source's
+// reason takes the lines the calls leave free.
+func TestFailedSourceUnderTheCalls(t *testing.T) {
+	store := fixtureStore()
+	store.Apply(model.Event{Time: at(60000), Source: model.SourceFeed, SourceName: "task-7a2e", Kind: model.KindSourceStatus,
+		State: model.StateFailed, Detail: "feed http://127.0.0.1:1/v1/tasks/7a2e/events/stream: HTTP 403 Forbidden"})
+	m := newModel(store, testOptions(nil))
+	send(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	view := m.View()
+	checkFrame(t, view, 80, 24)
+	if !strings.Contains(view, "HTTP 403 Forbidden") || !strings.Contains(view, "get_order") {
+		t.Errorf("the calls and the failed feed's reason should both show:\n%s", view)
+	}
+}

@@ -344,14 +344,25 @@ func (m *Model) renderTable(b *strings.Builder) {
 		m.renderEmptyTable(b, h)
 		return
 	}
-	// Virtualised: only the rows in the window are rendered.
+	// Virtualised: only the rows in the window are rendered. Lines the
+	// calls leave free say why a source failed, if one did.
 	end := min(len(m.rows), m.offset+h)
+	var below []string
+	if free := h - (end - m.offset) - 1; free > 0 {
+		below = m.sourceProblems(m.width)
+		if len(below) > free {
+			below = below[:free]
+		}
+	}
 	for i := m.offset; i < m.offset+h; i++ {
 		if i > m.offset {
 			b.WriteByte('\n')
 		}
-		if i < end {
+		switch {
+		case i < end:
 			m.renderRow(b, m.rows[i], cols, i == m.cursor)
+		case i > end && i-end-1 < len(below) && below[i-end-1] != "":
+			b.WriteString(fitColored(below[i-end-1], m.width))
 		}
 	}
 }
