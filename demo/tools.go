@@ -189,12 +189,14 @@ func (s *demoServer) exportLedger(ctx context.Context, req *mcp.CallToolRequest)
 	// Steps fall half a step off the timeout's beat: which step the
 	// timeout cuts is then the same on every run.
 	total := s.exportSteps * exportRowsPerStep
-	wait := s.exportStep / 2
+	// On an absolute schedule: a late wake-up on a loaded machine does not
+	// push every later step past the timeout.
+	start := time.Now()
 	for step, rows := 1, exportRowsPerStep; rows <= total; step, rows = step+1, rows+exportRowsPerStep {
-		if err := sleepFor(ctx, wait); err != nil {
+		due := start.Add(time.Duration(step)*s.exportStep - s.exportStep/2)
+		if err := sleepFor(ctx, time.Until(due)); err != nil {
 			return nil, err
 		}
-		wait = s.exportStep
 		s.notify(ctx, req, time.Duration(step)*exportStepInterval-exportStepInterval/2, float64(rows), float64(total), fmt.Sprintf("Exported %d of %d rows", rows, total))
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{text(fmt.Sprintf("Exported %d rows to ledger-2026-q3.csv.", total))}}, nil
