@@ -31,7 +31,8 @@ Usage:
 
 Commands:
 %s
-Run 'toolscope COMMAND --help' for a command's flags and examples.
+Run 'toolscope COMMAND --help' for a command's flags and examples,
+'toolscope --version' for the version.
 `
 
 // command is one subcommand: its summary, usage text and runner. A runner
@@ -57,6 +58,10 @@ func main() {
 
 func run(args []string) int {
 	cmds := commands()
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		fmt.Println(version())
+		return 0
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		var list strings.Builder
 		for _, c := range cmds {
@@ -77,20 +82,26 @@ func run(args []string) int {
 	return 2
 }
 
+// onFlagSet, when set (by tests), sees every command's FlagSet.
+var onFlagSet func(*flag.FlagSet)
+
 // parseFlags parses flags placed anywhere among the positional arguments
 // ("replay FILE --speed 0" and "replay --speed 0 FILE" both work). It prints
 // the usage on --help (ok=false, code 0) and a one-line reason on a bad flag
 // (ok=false, code 2).
 func parseFlags(fs *flag.FlagSet, usageText string, args []string) (positional []string, code int, ok bool) {
+	if onFlagSet != nil {
+		onFlagSet(fs)
+	}
 	fs.SetOutput(io.Discard)
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Print(usageText)
+			fmt.Print(commandHelp(fs, usageText))
 			return nil, 0, false
 		}
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "toolscope %s: %v (run 'toolscope %s --help')\n", fs.Name(), err, fs.Name())
+			fmt.Fprintf(os.Stderr, "toolscope %s: %s (run 'toolscope %s --help')\n", fs.Name(), dashDash(err), fs.Name())
 			return nil, 2, false
 		}
 		rest := fs.Args()
@@ -124,9 +135,9 @@ type outputFlags struct {
 }
 
 func (o *outputFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.output, "output", "", "tui, json or text (default: tui on a terminal, json otherwise)")
+	fs.StringVar(&o.output, "output", "", "`MODE`: tui, json or text (default: tui on a terminal, json otherwise)")
 	fs.StringVar(&o.record, "record", "", "also write every event as JSON lines to `FILE` (secrets redacted)")
-	fs.IntVar(&o.maxCalls, "max-calls", model.DefaultOptions().MaxFinishedCalls, "finished calls kept in memory (oldest evicted first)")
+	fs.IntVar(&o.maxCalls, "max-calls", model.DefaultOptions().MaxFinishedCalls, "keep `N` finished calls in memory (oldest evicted first)")
 }
 
 func (o *outputFlags) resolve(cmd string) (string, bool) {
@@ -141,6 +152,12 @@ func (o *outputFlags) resolve(cmd string) (string, bool) {
 	}
 	usageError(cmd, "--output must be tui, json or text, not %q", o.output)
 	return "", false
+}
+
+// stdinIsTerminal is a variable so a test can play a terminal.
+var stdinIsTerminal = func() bool {
+	fi, err := os.Stdin.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func stdoutIsTerminal() bool {
@@ -232,12 +249,7 @@ back with its original timing, scaled by --speed. Idle gaps over 5 s are
 shortened to 5 s. A malformed line becomes a warning naming its line number;
 the rest still plays.
 
-Flags:
-  --speed F        timing scale: 2 plays twice as fast, 0 as fast as possible (default 1)
-  --output MODE    tui, json or text (default: tui on a terminal, json otherwise)
-  --call ID        open this call's detail view (tui): an id as "task_id/tool_call_id" or a tool_call_id
-  --record FILE    also write the replayed events to FILE
-
+{{flags}}
 Examples:
   toolscope replay testdata/session.jsonl --output text --speed 0
   toolscope replay session.jsonl --call call_sheets
@@ -245,8 +257,8 @@ Examples:
 
 func runReplay(args []string) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	speed := fs.Float64("speed", 1, "")
-	callID := fs.String("call", "", "")
+	speed := fs.Float64("speed", 1, "timing scale `F`: 2 plays twice as fast, 0 as fast as possible")
+	callID := fs.String("call", "", "open this call's detail (tui): an `ID` as \"task_id/tool_call_id\" or a tool_call_id")
 	var out outputFlags
 	out.register(fs)
 	pos, code, ok := parseFlags(fs, replayUsage, args)
@@ -263,7 +275,10 @@ func runReplay(args []string) int {
 	if !ok {
 		return 2
 	}
-	if _, err := os.Stat(pos[0]); err != nil {
+	if fi, err := os.Stat(pos[0]); err != nil || fi.IsDir() {
+		if err == nil {
+			err = fmt.Errorf("%s is a directory, not a recording", pos[0])
+		}
 		fmt.Fprintf(os.Stderr, "toolscope replay: %v\n", err)
 		return 1
 	}
@@ -279,11 +294,7 @@ func runReplay(args []string) int {
 		return replay.Run(ctx, pos[0], replay.Options{Speed: *speed}, p.hub)
 	}, *callID)
 	p.close("replay")
-	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintf(os.Stderr, "toolscope replay: %v\n", err)
-		return 1
-	}
-	return 0
+	return exitCode("replay", err)
 }
 
 // liveFlags add sources to any live command: feeds, taps, and the tap's
@@ -294,6 +305,10 @@ type liveFlags struct {
 	backfill      bool
 	maxEventBytes int
 	maxBackoff    time.Duration
+	giveUpAfter   time.Duration
+	// retryForever: the screen shows a feed's retries, so it may keep
+	// trying unless --give-up-after was given.
+	retryForever bool
 
 	instanceID, instanceName, credentialHeader string
 	secretFiles                                multiFlag
@@ -308,16 +323,17 @@ func (l *liveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&l.taps, "tap", "also run a tap `LISTEN=UPSTREAM` (repeatable)")
 	fs.BoolVar(&l.includeChunks, "include-chunks", false, "ask feeds for llm.call.chunk events")
 	fs.BoolVar(&l.backfill, "backfill", true, "load each feed's history before going live")
-	fs.IntVar(&l.maxEventBytes, "max-event-bytes", 16<<20, "largest feed event accepted")
-	fs.DurationVar(&l.maxBackoff, "max-backoff", 30*time.Second, "longest wait between feed reconnects")
-	fs.StringVar(&l.instanceID, "instance-id", "", "the MCP server instance id a token's aud must name")
-	fs.StringVar(&l.instanceName, "instance-name", "", "the instance's name, for agent-facing tool names")
-	fs.StringVar(&l.credentialHeader, "credential-header", "", "the instance's static credential header (required when set)")
+	fs.IntVar(&l.maxEventBytes, "max-event-bytes", 16<<20, "largest feed event accepted, in bytes: `N` (default 16 MiB)")
+	fs.DurationVar(&l.maxBackoff, "max-backoff", 30*time.Second, "longest wait `D` between feed reconnects")
+	fs.DurationVar(&l.giveUpAfter, "give-up-after", 60*time.Second, "with --output json|text, end a feed (exit 1) after failing to connect for `D`; 0: never (the TUI retries until this flag is given)")
+	fs.StringVar(&l.instanceID, "instance-id", "", "the MCP server instance `ID` a token's aud must name")
+	fs.StringVar(&l.instanceName, "instance-name", "", "the instance's `NAME`, for agent-facing tool names (mcp__<server>__<tool>)")
+	fs.StringVar(&l.credentialHeader, "credential-header", "", "the instance's static credential `HEADER` (then required on every call)")
 	fs.Var(&l.secretFiles, "secret-file", "read a context secret from `FILE` (repeatable, for rotation)")
-	fs.DurationVar(&l.timeout, "timeout", 300*time.Second, "the instance's tool timeout (1s to 1800s)")
-	fs.BoolVar(&l.enforce, "enforce", false, "answer failed verifications as the contract says, without forwarding (needs a secret)")
-	fs.Int64Var(&l.maxParseBytes, "max-parse-bytes", 8<<20, "most bytes of one body parsed on the side")
-	fs.BoolVar(&l.rewriteHost, "rewrite-host", false, "send the upstream's host as Host (name-based upstreams); the tap then refuses a non-loopback Host itself")
+	fs.DurationVar(&l.timeout, "timeout", 300*time.Second, "the instance's tool timeout `D`, 1s to 1800s (others exit 2)")
+	fs.BoolVar(&l.enforce, "enforce", false, "answer failed verifications as the contract says, without forwarding; refuse what servers could read differently (needs a secret)")
+	fs.Int64Var(&l.maxParseBytes, "max-parse-bytes", 8<<20, "most bytes `N` of one body parsed on the side (default 8 MiB)")
+	fs.BoolVar(&l.rewriteHost, "rewrite-host", false, "send the upstream's host as Host (name-based upstreams); the tap then refuses a non-loopback Host on a loopback listener itself (403)")
 }
 
 // sources are the started taps and the feeds to run.
@@ -331,12 +347,12 @@ type sources struct {
 func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (*sources, int) {
 	secrets, err := decoder.LoadSecrets(os.Getenv("TOOLSCOPE_CONTEXT_SECRET"), l.secretFiles)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
+		fmt.Fprintf(os.Stderr, "toolscope %s: %s\n", cmd, errText(cmd, err))
 		return nil, 2
 	}
 	prefix, err := decoder.SoatPrefix(os.Getenv("TOOL_CONTEXT_HEADER_PREFIX"))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
+		fmt.Fprintf(os.Stderr, "toolscope %s: %s\n", cmd, errText(cmd, err))
 		return nil, 2
 	}
 	if l.timeout < tap.MinTimeout || l.timeout > tap.MaxTimeout {
@@ -361,12 +377,15 @@ func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (
 		c.RewriteHost = l.rewriteHost
 		t, err := tap.New(c, sink)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
+			fmt.Fprintf(os.Stderr, "toolscope %s: %s\n", cmd, errText(cmd, err))
 			return nil, 2
 		}
 		s.taps = append(s.taps, t)
 	}
 	for _, u := range l.feeds {
+		if err := feed.CheckURL(u); err != nil {
+			return nil, usageError(cmd, "%v", err)
+		}
 		s.feeds = append(s.feeds, l.feedConfig(u))
 	}
 	return s, 0
@@ -374,7 +393,21 @@ func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (
 
 func (l *liveFlags) feedConfig(url string) feed.Config {
 	return feed.Config{URL: url, APIKey: os.Getenv("AGENTAREA_API_KEY"), IncludeChunks: l.includeChunks,
-		MaxEventBytes: l.maxEventBytes, Backfill: l.backfill, MaxBackoff: l.maxBackoff}
+		MaxEventBytes: l.maxEventBytes, Backfill: l.backfill, MaxBackoff: l.maxBackoff, GiveUpAfter: l.giveUp()}
+}
+
+func (l *liveFlags) giveUp() time.Duration {
+	if l.retryForever {
+		return 0
+	}
+	return l.giveUpAfter
+}
+
+// settle records what depends on the output and on which flags were given.
+func (l *liveFlags) settle(fs *flag.FlagSet, output string) {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "give-up-after" })
+	l.retryForever = output == "tui" && !given
 }
 
 // start starts every tap; on failure the started ones are shut down.
@@ -396,33 +429,47 @@ func (s *sources) shutdown(taps []*tap.Tap) {
 	}
 }
 
-// runFeeds runs every feed until it ends and reports how many failed.
-func (s *sources) runFeeds(ctx context.Context, sink model.Sink) (failed int) {
+// runFeeds runs every feed until it ends and returns why each failed one did.
+func (s *sources) runFeeds(ctx context.Context, sink model.Sink) (failures []error) {
 	errs := make(chan error, len(s.feeds))
 	for _, c := range s.feeds {
 		go func() { errs <- feed.Run(ctx, c, sink) }()
 	}
 	for range s.feeds {
 		if err := <-errs; err != nil && !errors.Is(err, context.Canceled) {
-			failed++
+			failures = append(failures, err)
 		}
 	}
-	return failed
+	return failures
 }
 
-// errSourceFailed makes a live command exit 1.
-var errSourceFailed = errors.New("a source failed")
+// sourcesFailed is the error of a live command whose feeds failed: each
+// feed's own reason, one a line, so it is still said after the screen closes.
+func sourcesFailed(failures []error, of int) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %s failed", len(failures), plural(of, "feed"))
+	for _, err := range failures {
+		b.WriteString("\n  " + model.Sanitize(err.Error()))
+	}
+	return errors.New(b.String())
+}
 
 func exitCode(cmd string, err error) int {
-	switch {
-	case err == nil, errors.Is(err, context.Canceled):
+	if err == nil || errors.Is(err, context.Canceled) {
 		return 0
-	case errors.Is(err, errSourceFailed):
-		fmt.Fprintf(os.Stderr, "toolscope %s: %v (its source.status event says why)\n", cmd, err)
-		return 1
 	}
-	fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
+	fmt.Fprintf(os.Stderr, "toolscope %s: %s\n", cmd, errText(cmd, err))
 	return 1
+}
+
+// errText is an error as said after "toolscope CMD: ", without the
+// command's name said again ("replay: read x", "tap tap: listen ...").
+func errText(cmd string, err error) string {
+	msg := err.Error()
+	for _, p := range []string{cmd + " " + cmd + ": ", cmd + ": "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return msg
 }
 
 const watchUsage = `Usage: toolscope watch FEED_URL... [flags]
@@ -434,19 +481,7 @@ Reconnects with capped backoff and Last-Event-ID; every event is shown once.
 A 401, 403 or 404 ends that feed at once. With --output json|text it exits 0
 when every task has ended, 1 when a feed failed.
 
-Flags:
-  --api URL             the AgentArea API base URL
-  --workspace W         workspace slug
-  --agent A             agent id
-  --task T              task id (repeatable)
-  --include-chunks      also receive llm.call.chunk events (off: include_chunks=false)
-  --backfill            load each task's history first (default true; --backfill=false to skip)
-  --max-event-bytes N   largest event accepted (default 16 MiB)
-  --feed URL            add a feed URL (repeatable)
-  --tap LISTEN=UPSTREAM add a tap proxy (repeatable; see 'toolscope tap --help')
-  --output MODE         tui, json or text (default: tui on a terminal, json otherwise)
-  --record FILE         also write every event as JSON lines (secrets redacted)
-
+{{flags}}
 Examples:
   AGENTAREA_API_KEY=... toolscope watch --api https://api.agentarea.ai --workspace acme --agent 9d4a --task 6f1c...
   toolscope watch https://api.example/v1/workspaces/acme/agents/9d4a/tasks/6f1c/events/stream --output json
@@ -457,10 +492,10 @@ func runWatch(args []string) int {
 	var out outputFlags
 	var live liveFlags
 	var tasks multiFlag
-	api := fs.String("api", "", "")
-	workspace := fs.String("workspace", "", "")
-	agent := fs.String("agent", "", "")
-	fs.Var(&tasks, "task", "")
+	api := fs.String("api", "", "the AgentArea API base `URL` (with --workspace, --agent, --task)")
+	workspace := fs.String("workspace", "", "workspace slug `W`")
+	agent := fs.String("agent", "", "agent id `A`")
+	fs.Var(&tasks, "task", "task id `T` (repeatable)")
 	out.register(fs)
 	live.register(fs)
 	pos, code, ok := parseFlags(fs, watchUsage, args)
@@ -483,6 +518,7 @@ func runWatch(args []string) int {
 	if !ok {
 		return 2
 	}
+	live.settle(fs, output)
 	p, err := newPipeline(out, output)
 	if err != nil {
 		return exitCode("watch", err)
@@ -497,10 +533,10 @@ func runWatch(args []string) int {
 	defer src.shutdown(src.taps)
 	ctx, stop := signalContext()
 	defer stop()
-	p.title = fmt.Sprintf("watch %d feeds", len(src.feeds))
+	p.title = "watch " + plural(len(src.feeds), "feed")
 	err = p.runWithScreen(ctx, func(ctx context.Context) error {
-		if failed := src.runFeeds(ctx, p.hub); failed > 0 {
-			return fmt.Errorf("%d of %d feeds: %w", failed, len(src.feeds), errSourceFailed)
+		if failures := src.runFeeds(ctx, p.hub); len(failures) > 0 {
+			return sourcesFailed(failures, len(src.feeds))
 		}
 		return ctx.Err()
 	}, "")
@@ -519,24 +555,7 @@ SIGINT or SIGTERM, then flushes and exits 0.
 Context secrets come from TOOLSCOPE_CONTEXT_SECRET and --secret-file, never
 from arguments. The SOAT header prefix comes from TOOL_CONTEXT_HEADER_PREFIX.
 
-Flags:
-  --upstream URL          the MCP endpoint, e.g. http://127.0.0.1:8080/mcp
-  --listen ADDR           where the tap listens (default 127.0.0.1:7070; other addresses warn)
-  --tap LISTEN=UPSTREAM   another tap in the same process (repeatable)
-  --instance-id ID        the instance id a token's aud must name
-  --instance-name N       the instance's name, for agent-facing names (mcp__<server>__<tool>)
-  --secret-file F         a context secret (repeatable: old and new during a rotation)
-  --credential-header H   the static credential header the instance sends (then required)
-  --timeout D             the instance's tool timeout, 1s to 1800s (default 300s; others exit 2)
-  --enforce               answer failed verifications as the contract says, do not forward;
-                          refuse what servers could read differently (needs a secret)
-  --max-parse-bytes N     most bytes of one body parsed on the side (default 8 MiB)
-  --rewrite-host          send the upstream's host as Host (for a name-based upstream); the tap
-                          then refuses a non-loopback Host on a loopback listener itself (403)
-  --feed URL              also watch a task feed (repeatable)
-  --output MODE           tui, json or text (default: tui on a terminal, json otherwise)
-  --record FILE           also write every event as JSON lines (secrets redacted)
-
+{{flags}}
 Examples:
   TOOLSCOPE_CONTEXT_SECRET=... toolscope tap --upstream http://127.0.0.1:8080/mcp --instance-id 3f6e...
   toolscope tap --tap 127.0.0.1:7071=http://10.0.0.5/mcp --tap 127.0.0.1:7072=http://10.0.0.6/mcp --output json
@@ -546,8 +565,8 @@ func runTap(args []string) int {
 	fs := flag.NewFlagSet("tap", flag.ContinueOnError)
 	var out outputFlags
 	var live liveFlags
-	upstream := fs.String("upstream", "", "")
-	listen := fs.String("listen", tap.DefaultListen, "")
+	upstream := fs.String("upstream", "", "the MCP endpoint `URL`, e.g. http://127.0.0.1:8080/mcp")
+	listen := fs.String("listen", tap.DefaultListen, "where the tap listens: `ADDR` (addresses off loopback warn)")
 	out.register(fs)
 	live.register(fs)
 	pos, code, ok := parseFlags(fs, tapUsage, args)
@@ -568,6 +587,7 @@ func runTap(args []string) int {
 	if !ok {
 		return 2
 	}
+	live.settle(fs, output)
 	p, err := newPipeline(out, output)
 	if err != nil {
 		return exitCode("tap", err)
@@ -611,11 +631,7 @@ rejected tokens, a timeout cancellation and a SOAT call with PII.
 In the TUI the screen stays open until q; with --output json|text the events
 are printed and it exits 0 when the scenarios end.
 
-Flags:
-  --speed F        scenario clock scale (default 1; 10 finishes in a few seconds)
-  --output MODE    tui, json or text (default: tui on a terminal, json otherwise)
-  --record FILE    also write every event as JSON lines (secrets redacted)
-
+{{flags}}
 Examples:
   toolscope demo
   toolscope demo --speed 10 --output json | jq -c 'select(.kind=="tool.result")'
@@ -625,7 +641,7 @@ func runDemo(args []string) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	var out outputFlags
 	var live liveFlags
-	speed := fs.Float64("speed", 1, "")
+	speed := fs.Float64("speed", 1, "scenario clock scale `F`: 10 finishes in a few seconds, with the same outcomes")
 	out.register(fs)
 	live.register(fs)
 	pos, code, ok := parseFlags(fs, demoUsage, args)
@@ -642,6 +658,7 @@ func runDemo(args []string) int {
 	if !ok {
 		return 2
 	}
+	live.settle(fs, output)
 	p, err := newPipeline(out, output)
 	if err != nil {
 		return exitCode("demo", err)
@@ -680,6 +697,7 @@ from arguments. The signature is never printed.
 
 Exit status: 0 valid (or unverified, without a secret), 1 rejected, 2 usage.
 
+{{flags}}
 Examples:
   TOOLSCOPE_CONTEXT_SECRET=... toolscope decode eyJhbGciOi... --instance-id 3f6e... --call call.json
   pbpaste | toolscope decode - --output json
@@ -688,10 +706,10 @@ Examples:
 func runDecode(args []string) int {
 	fs := flag.NewFlagSet("decode", flag.ContinueOnError)
 	var secretFiles multiFlag
-	callFile := fs.String("call", "", "")
-	instanceID := fs.String("instance-id", "", "")
-	output := fs.String("output", "text", "")
-	fs.Var(&secretFiles, "secret-file", "")
+	callFile := fs.String("call", "", "check the token against this tools/call body (JSON) in `FILE`")
+	instanceID := fs.String("instance-id", "", "the MCP server instance `ID` a token's aud must name")
+	output := fs.String("output", "text", "`MODE`: text or json")
+	fs.Var(&secretFiles, "secret-file", "read a context secret from `FILE` (repeatable, for rotation)")
 	pos, code, ok := parseFlags(fs, decodeUsage, args)
 	if !ok {
 		return code
@@ -706,6 +724,11 @@ func runDecode(args []string) int {
 	if len(pos) == 1 {
 		token = pos[0]
 	}
+	if len(pos) == 0 && stdinIsTerminal() {
+		// Waiting silently for a paste is a trap: say how instead.
+		fmt.Fprint(os.Stderr, commandHelp(fs, decodeUsage))
+		return 2
+	}
 	if token == "-" {
 		b, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
 		if err != nil {
@@ -717,6 +740,9 @@ func runDecode(args []string) int {
 	token = strings.TrimSpace(token)
 	if token == "" {
 		return usageError("decode", "no token given")
+	}
+	if strings.HasSuffix(token, "."+model.Redacted) {
+		fmt.Fprintln(os.Stderr, "toolscope decode: this token's signature was redacted by toolscope (recordings, copies and the screen never keep it): its header and claims can be read, it cannot be verified")
 	}
 	secrets, err := decoder.LoadSecrets(os.Getenv("TOOLSCOPE_CONTEXT_SECRET"), secretFiles)
 	if err != nil {
@@ -732,4 +758,12 @@ func runDecode(args []string) int {
 	}
 	return decoder.RunDecode(decoder.DecodeArgs{Token: token, Call: call, InstanceID: *instanceID,
 		Secrets: secrets, Output: *output, Now: time.Now()}, os.Stdout)
+}
+
+// plural is "1 feed", "2 feeds".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

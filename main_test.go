@@ -1,6 +1,12 @@
 package main
 
-import "testing"
+import (
+	"errors"
+	"net"
+	"os"
+	"strings"
+	"testing"
+)
 
 func TestExitCodes(t *testing.T) {
 	cases := []struct {
@@ -20,6 +26,62 @@ func TestExitCodes(t *testing.T) {
 	for _, tc := range cases {
 		if got := run(tc.args); got != tc.want {
 			t.Errorf("toolscope %v: exit %d, want %d", tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestWatchBounds: a feed URL that cannot be one is a usage error at start,
+// and a feed that cannot connect ends headless output with exit 1.
+func TestWatchBounds(t *testing.T) {
+	if got := run([]string{"watch", "not-a-url", "--output", "json"}); got != 2 {
+		t.Errorf("watch not-a-url: exit %d, want 2", got)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close() // nothing listens there now: every connection is refused
+	refused := "http://" + ln.Addr().String() + "/v1/agents/a/tasks/t1/events/stream"
+	if got := run([]string{"watch", refused, "--output", "json", "--give-up-after", "200ms"}); got != 1 {
+		t.Errorf("watch of a refused feed: exit %d, want 1", got)
+	}
+}
+
+// TestDecodeOnATerminalShowsUsage: with no token and stdin a terminal,
+// decode prints its usage and exits 2 instead of waiting for a paste.
+func TestDecodeOnATerminalShowsUsage(t *testing.T) {
+	old := stdinIsTerminal
+	stdinIsTerminal = func() bool { return true }
+	defer func() { stdinIsTerminal = old }()
+	code := -1
+	said := capture(t, &os.Stderr, func() { code = run([]string{"decode"}) })
+	if code != 2 || !strings.Contains(said, "Usage: toolscope decode") {
+		t.Errorf("exit %d, said %q; want 2 and the usage", code, said)
+	}
+}
+
+// TestRoughEdges: a recording with no good line exits 1; the command's name
+// is not said twice in an error.
+func TestRoughEdges(t *testing.T) {
+	bad := t.TempDir() + "/bad.jsonl"
+	if err := os.WriteFile(bad, []byte("garbage\nnot json\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	said := capture(t, &os.Stderr, func() {
+		if got := run([]string{"replay", bad, "--output", "text", "--speed", "0"}); got != 1 {
+			t.Errorf("replay of malformed lines only: exit %d, want 1", got)
+		}
+		if got := run([]string{"replay", t.TempDir(), "--output", "text"}); got != 1 {
+			t.Errorf("replay of a directory: exit %d, want 1", got)
+		}
+	})
+	if strings.Contains(said, "replay: replay:") || !strings.Contains(said, "no line is a toolscope event") {
+		t.Errorf("stderr: %q", said)
+	}
+	for _, c := range [][3]string{{"tap", "tap tap: listen tcp: in use", "listen tcp: in use"},
+		{"replay", "replay: read x", "read x"}, {"tap", "tap tap2: x", "tap tap2: x"}} {
+		if got := errText(c[0], errors.New(c[1])); got != c[2] {
+			t.Errorf("errText(%q) = %q, want %q", c[1], got, c[2])
 		}
 	}
 }

@@ -25,11 +25,11 @@ import (
 // Options of a demo run.
 type Options struct {
 	// Speed scales the scenario clock: 1 (or 0) is real time, where the run
-	// takes about 22 s; at 10 it takes about 7 s. Platform rules that
-	// toolscope checks against wall time (the 0.5 s relay rate, token
-	// lifetimes) keep their real values; the instance timeout (10 s) scales
-	// but never goes below 5 s, so a busy machine does not time out calls
-	// that are meant to succeed.
+	// takes about 22 s; at 10 it takes about 7 s. It scales time, not
+	// outcomes: the platform's 0.5 s relay rule runs on the scenario clock,
+	// and the instance timeout (10 s) scales but never goes below 5 s (so a
+	// busy machine does not time out calls meant to succeed), with the
+	// export sized by the timeout in force. Token lifetimes keep real values.
 	Speed float64
 }
 
@@ -58,7 +58,8 @@ func Run(ctx context.Context, opts Options, sink model.Sink) error {
 		Timeout:    max(clk.d(instanceTimeout), minInstanceTimeout),
 		OtherID:    newUUID(),
 	}
-	server := startDemoServer(clk, inst.ID, secret, inst.Credential, inst.Timeout)
+	planned := newPlannedTimes()
+	server := startDemoServer(clk, inst.ID, secret, inst.Credential, inst.Timeout, planned)
 	defer server.Close()
 
 	sheetsTap, err := startTap(tap.Config{Name: sheetsTapName, Listen: "127.0.0.1:0", Upstream: server.URL(),
@@ -80,7 +81,7 @@ func Run(ctx context.Context, opts Options, sink model.Sink) error {
 	feeds := startFeedServer(apiKey)
 	defer feeds.Close(time.Second)
 
-	p := &platform{clk: clk, inst: inst, rpc: newRPCClient(), feeds: feeds}
+	p := &platform{clk: clk, inst: inst, rpc: newRPCClient(), feeds: feeds, planned: planned}
 	status := func(state, detail string) {
 		sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceDemo, SourceName: demoName,
 			Kind: model.KindSourceStatus, State: state, Detail: detail})

@@ -63,6 +63,8 @@ type platform struct {
 	rpc    *rpcClient
 	feeds  *feedServer
 	nextID atomic.Int64 // JSON-RPC ids, also the progress tokens
+	// planned: when each notification was planned (the relay rule's clock)
+	planned *plannedTimes
 }
 
 // attemptResult is how one attempt ended.
@@ -82,7 +84,7 @@ func (p *platform) execute(ctx context.Context, t *task, c toolCall) {
 		"tool_call_id": callID, "iteration": iteration, "arguments": c.Args})
 	started := time.Now()
 	// One relay per call: the 0.5 s rule spans the attempts of a call.
-	relay := &progressRelay{feeds: p.feeds, task: t, agentName: agentName, callID: callID}
+	relay := &progressRelay{feeds: p.feeds, task: t, agentName: agentName, callID: callID, clk: p.clk, planned: p.planned}
 	var res attemptResult
 	attempt := 1
 	for ; ; attempt++ {
@@ -230,13 +232,27 @@ type progressRelay struct {
 	agentName string
 	callID    string
 
-	mu  sync.Mutex
-	sim decoder.RelaySimulator
+	clk     pace
+	planned *plannedTimes
+	mu      sync.Mutex
+	// last relayed, in scenario time; started once one was
+	last    time.Duration
+	started bool
 }
 
+// onProgress applies the platform's rule, at most one per 0.5 s and the
+// completion always, on the scenario clock: the time the notification was
+// planned at, else (a notification the demo did not plan) when it came.
 func (r *progressRelay) onProgress(pr decoder.Progress) {
+	now, ok := r.planned.get(string(pr.Token), pr.Progress)
+	if !ok {
+		now = r.clk.scenario(time.Now())
+	}
 	r.mu.Lock()
-	relay := r.sim.Relay(time.Now(), pr)
+	relay := pr.Done() || !r.started || now-r.last >= decoder.RelayInterval
+	if relay {
+		r.started, r.last = true, now
+	}
 	r.mu.Unlock()
 	if !relay {
 		return

@@ -27,8 +27,12 @@ type demoServer struct {
 	idem       *idempotencyStore
 	drops      *dropPlan
 	http       *httptest.Server
-	// exportSteps sizes export_ledger to outlast the instance's timeout.
+	// exportSteps sizes export_ledger to outlast the instance's timeout by
+	// half; exportStep is its real pace, a tenth of the timeout in force, so
+	// the export gets as far at every speed (even when the timeout is floored).
 	exportSteps int
+	exportStep  time.Duration
+	planned     *plannedTimes
 }
 
 // connKey carries the request's net.Conn in its context, so a tool can drop
@@ -37,15 +41,17 @@ type connKey struct{}
 
 // startDemoServer starts the server for an instance whose calls time out
 // after timeout.
-func startDemoServer(clk pace, instanceID string, secret []byte, credential string, timeout time.Duration) *demoServer {
+func startDemoServer(clk pace, instanceID string, secret []byte, credential string, timeout time.Duration, planned *plannedTimes) *demoServer {
 	s := &demoServer{
+		planned:     planned,
 		clk:         clk,
 		instanceID:  instanceID,
 		secrets:     [][]byte{secret},
 		credential:  credential,
 		idem:        newIdempotencyStore(),
 		drops:       newDropPlan(toolPostLedgerEntry),
-		exportSteps: int(math.Ceil(1.5 * float64(timeout) / float64(clk.d(exportStepInterval)))),
+		exportSteps: int(math.Ceil(1.5 * float64(instanceTimeout) / float64(exportStepInterval))),
+		exportStep:  time.Duration(float64(timeout) * float64(exportStepInterval) / float64(instanceTimeout)),
 	}
 	sheets := mcp.NewServer(&mcp.Implementation{Name: "demo-sheets", Title: "Demo Sheets", Version: "1.0.0"}, nil)
 	s.addSheetTools(sheets)

@@ -18,7 +18,7 @@ import (
 func testServer(t *testing.T) (*demoServer, *task, []byte) {
 	t.Helper()
 	secret := newSecret()
-	s := startDemoServer(newPace(50), "3f0c9b7e-1111-4a2b-8c3d-000000000001", secret, "cred-123", 5*time.Second)
+	s := startDemoServer(newPace(50), "3f0c9b7e-1111-4a2b-8c3d-000000000001", secret, "cred-123", 5*time.Second, newPlannedTimes())
 	t.Cleanup(s.Close)
 	tk := newTask(taskPlan{Title: "test", EndUserID: "user-42", Metadata: map[string]any{"chatId": "c-9", "n": 2.0}})
 	return s, tk, secret

@@ -77,11 +77,14 @@ func (s *demoServer) addOrderTools(srv *mcp.Server) {
 }
 
 // notify sends one notifications/progress for the call; total 0 is unknown.
-func notify(ctx context.Context, req *mcp.CallToolRequest, progress, total float64, message string) {
+// notify sends one progress notification, planned at scenario time at
+// into the call (see plannedTimes).
+func (s *demoServer) notify(ctx context.Context, req *mcp.CallToolRequest, at time.Duration, progress, total float64, message string) {
 	tok := req.Params.GetProgressToken()
 	if tok == nil {
 		return
 	}
+	s.planned.set(fmt.Sprint(tok), progress, at)
 	_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 		ProgressToken: tok, Progress: progress, Total: total, Message: message})
 }
@@ -93,7 +96,7 @@ func (s *demoServer) readWorkbook(ctx context.Context, req *mcp.CallToolRequest)
 		if err := s.clk.sleep(ctx, sheetInterval); err != nil {
 			return nil, err
 		}
-		notify(ctx, req, float64(i), workbookSheets, fmt.Sprintf("Reading sheet %d of %d", i, workbookSheets))
+		s.notify(ctx, req, time.Duration(i)*sheetInterval, float64(i), workbookSheets, fmt.Sprintf("Reading sheet %d of %d", i, workbookSheets))
 	}
 	return &mcp.CallToolResult{
 		Content: []mcp.Content{text("Read 23 sheets of q3-close.xlsx: 4,812 rows; formula errors on Accruals, FX and Intercompany.")},
@@ -107,7 +110,7 @@ func (s *demoServer) scanArchive(ctx context.Context, req *mcp.CallToolRequest) 
 		if err := s.clk.sleep(ctx, archiveInterval); err != nil {
 			return nil, err
 		}
-		notify(ctx, req, float64(37*i), 0, fmt.Sprintf("Scanned %d files", 37*i))
+		s.notify(ctx, req, time.Duration(i)*archiveInterval, float64(37*i), 0, fmt.Sprintf("Scanned %d files", 37*i))
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{
 		text(fmt.Sprintf("Scanned %d files under invoices/2026/: 12 duplicates, 3 unreadable.", 37*archiveSteps))}}, nil
@@ -118,7 +121,7 @@ func (s *demoServer) renderCharts(ctx context.Context, req *mcp.CallToolRequest)
 		if err := s.clk.sleep(ctx, chartInterval); err != nil {
 			return nil, err
 		}
-		notify(ctx, req, float64(i), 2, fmt.Sprintf("Rendering chart %d of 2", i))
+		s.notify(ctx, req, time.Duration(i)*chartInterval, float64(i), 2, fmt.Sprintf("Rendering chart %d of 2", i))
 	}
 	revenue := barChartPNG([]float64{0.42, 0.55, 0.61, 0.58, 0.72, 0.8, 0.77, 0.9, 0.95}, color.RGBA{46, 134, 193, 255})
 	costs := splitPNG([]float64{0.46, 0.31, 0.23}, []color.RGBA{{231, 76, 60, 255}, {243, 156, 18, 255}, {39, 174, 96, 255}})
@@ -134,7 +137,7 @@ func (s *demoServer) buildReport(ctx context.Context, req *mcp.CallToolRequest) 
 		if err := s.clk.sleep(ctx, reportInterval); err != nil {
 			return nil, err
 		}
-		notify(ctx, req, float64(i), 3, fmt.Sprintf("Aggregating ledger (%d/3)", i))
+		s.notify(ctx, req, time.Duration(i)*reportInterval, float64(i), 3, fmt.Sprintf("Aggregating ledger (%d/3)", i))
 	}
 	report, lines := ledgerReport(200)
 	return &mcp.CallToolResult{
@@ -175,7 +178,7 @@ func (s *demoServer) postLedgerEntry(ctx context.Context, req *mcp.CallToolReque
 		if err := s.clk.sleep(ctx, ledgerInterval); err != nil {
 			return nil, err
 		}
-		notify(ctx, req, float64(i), ledgerSteps, []string{"Checking period lock", "Posting entry", "Updating balances"}[i-1])
+		s.notify(ctx, req, time.Duration(i)*ledgerInterval, float64(i), ledgerSteps, []string{"Checking period lock", "Posting entry", "Updating balances"}[i-1])
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{text("Posted ledger entry LE-5521: account 4000, 36.00 (INV-2291 correction).")}}, nil
 }
@@ -183,12 +186,18 @@ func (s *demoServer) postLedgerEntry(ctx context.Context, req *mcp.CallToolReque
 func (s *demoServer) exportLedger(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	// A job half as long again as the instance allows: the platform gives up
 	// two thirds of the way (the bar shows how far it got) and cancels.
+	// Steps fall half a step off the timeout's beat: which step the
+	// timeout cuts is then the same on every run.
 	total := s.exportSteps * exportRowsPerStep
-	for rows := exportRowsPerStep; rows <= total; rows += exportRowsPerStep {
-		if err := s.clk.sleep(ctx, exportStepInterval); err != nil {
+	// On an absolute schedule: a late wake-up on a loaded machine does not
+	// push every later step past the timeout.
+	start := time.Now()
+	for step, rows := 1, exportRowsPerStep; rows <= total; step, rows = step+1, rows+exportRowsPerStep {
+		due := start.Add(time.Duration(step)*s.exportStep - s.exportStep/2)
+		if err := sleepFor(ctx, time.Until(due)); err != nil {
 			return nil, err
 		}
-		notify(ctx, req, float64(rows), float64(total), fmt.Sprintf("Exported %d of %d rows", rows, total))
+		s.notify(ctx, req, time.Duration(step)*exportStepInterval-exportStepInterval/2, float64(rows), float64(total), fmt.Sprintf("Exported %d of %d rows", rows, total))
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{text(fmt.Sprintf("Exported %d rows to ledger-2026-q3.csv.", total))}}, nil
 }

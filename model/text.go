@@ -13,7 +13,7 @@ func TextLine(e Event) string {
 	var b strings.Builder
 	b.WriteString(e.Time.UTC().Format("15:04:05.000"))
 	b.WriteByte(' ')
-	fmt.Fprintf(&b, "%-5s %-16s ", e.Source, Sanitize(e.SourceName))
+	fmt.Fprintf(&b, "%-6s %-20s ", e.Source, Sanitize(e.SourceName))
 	b.WriteString(string(e.Kind))
 	if id := callLabel(&e); id != "" {
 		b.WriteString(" [" + Sanitize(id) + "]")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Makes screenshots/calls.png and screenshots/detail.png from the real
-# program: builds toolscope, replays a recorded session with the screen in a
-# detached tmux pane of 120x40, captures the pane with its colours and renders
-# each capture with freeze.
+# Makes screenshots/calls.png, screenshots/detail.png (160x45) and
+# screenshots/calls-80x24.png from the real program: builds toolscope, replays
+# a recorded session with the screen in a detached tmux pane of that size,
+# captures the pane with its colours and renders each capture with freeze.
 #
 #   screenshots/make.sh                  # testdata/session.jsonl
 #   SESSION=x.jsonl CALL=call_x screenshots/make.sh
@@ -18,8 +18,6 @@ CALL=${CALL:-$(grep '"kind":"tool.progress"' "$SESSION" | grep -o '"tool_call_id
 	sort | uniq -c | sort -rn | head -n 1 | sed 's/.*"tool_call_id":"\([^"]*\)"/\1/')}
 [ -n "$CALL" ] || { echo "make.sh: no call with progress in $SESSION; set CALL" >&2; exit 1; }
 FREEZE=${FREEZE:-go run github.com/charmbracelet/freeze@v0.2.2}
-WIDTH=120
-HEIGHT=40
 SETTLE=${SETTLE:-2}   # seconds for the replay to land and a frame to draw
 
 command -v tmux >/dev/null || { echo "make.sh: tmux is required" >&2; exit 1; }
@@ -34,14 +32,15 @@ trap cleanup EXIT
 
 go build -o "$tmp/toolscope" .
 
-# shot OUT [toolscope args...]: run the screen, let it settle, capture, render.
+# shot OUT WIDTHxHEIGHT [toolscope args...]: run the screen, let it settle,
+# capture, render.
 shot() {
-	local out=$1
-	shift
+	local out=$1 width=${2%x*} height=${2#*x}
+	shift 2
 	# COLORTERM: the program inside tmux picks true colour; tmux keeps it in
 	# the capture. `; sleep` keeps the pane alive if the program exits early,
 	# so its error is captured instead of lost.
-	tmux new-session -d -s "$name" -x "$WIDTH" -y "$HEIGHT" \
+	tmux new-session -d -s "$name" -x "$width" -y "$height" \
 		"COLORTERM=truecolor TERM=xterm-256color $(printf '%q ' "$tmp/toolscope" "$@"); sleep 30"
 	sleep "$SETTLE"
 	tmux capture-pane -t "$name" -p -e >"$tmp/$out.ansi"
@@ -62,5 +61,6 @@ shot() {
 	echo "wrote screenshots/$out.png"
 }
 
-shot calls replay "$SESSION" --speed 0 --output tui
-shot detail replay "$SESSION" --speed 0 --output tui --call "$CALL"
+shot calls 160x45 replay "$SESSION" --speed 0 --output tui
+shot detail 160x45 replay "$SESSION" --speed 0 --output tui --call "$CALL"
+shot calls-80x24 80x24 replay "$SESSION" --speed 0 --output tui

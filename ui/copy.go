@@ -2,13 +2,16 @@ package ui
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/aymanbagabas/go-osc52/v2"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"toolscope/model"
@@ -171,18 +174,38 @@ func escapeInert(b []byte) []byte {
 	return out.Bytes()
 }
 
-// osc52 is the "set clipboard" sequence for a payload.
-func osc52(payload []byte) []byte {
-	return []byte("\x1b]52;c;" + base64.StdEncoding.EncodeToString(payload) + "\a")
+// clipboardSequence is the OSC 52 "set clipboard" sequence for payload,
+// wrapped for tmux or screen when the screen runs inside one (they pass a
+// bare OSC 52 on only when configured to).
+func clipboardSequence(payload []byte, mode string) []byte {
+	seq := osc52.New(string(payload))
+	switch mode {
+	case ClipboardTmux:
+		// A bare copy reaches the clipboard with tmux's set-clipboard on;
+		// the wrapped one with allow-passthrough on. Either may be off.
+		return []byte(seq.String() + seq.Tmux().String())
+	case ClipboardScreen:
+		return []byte(seq.Screen().String())
+	}
+	return []byte(seq.String())
 }
+
+// Clipboard modes (Options.ClipboardMode).
+const (
+	ClipboardTmux   = "tmux"
+	ClipboardScreen = "screen"
+)
 
 type copiedMsg struct {
 	id    string
 	bytes int
+	path  string // where the JSON was saved ("" when not)
 	err   error
 }
 
-// copySelected copies the call under the cursor (or the open one).
+// copySelected copies the call under the cursor (or the open one): to the
+// terminal's clipboard with OSC 52, which a terminal may drop without a word,
+// and to a file whose path the footer shows, so the copy is never lost.
 func (m *Model) copySelected() tea.Cmd {
 	c := m.selected()
 	switch m.mode {
@@ -194,7 +217,7 @@ func (m *Model) copySelected() tea.Cmd {
 	if c == nil {
 		return nil
 	}
-	if m.opts.Clipboard == nil {
+	if m.opts.Clipboard == nil && m.opts.CopyDir == "" {
 		m.setFlash("no clipboard: not a terminal")
 		return nil
 	}
@@ -203,11 +226,54 @@ func (m *Model) copySelected() tea.Cmd {
 		m.setFlash("copy failed: " + err.Error())
 		return nil
 	}
-	w, id := m.opts.Clipboard, c.ID
-	return func() tea.Msg {
-		_, err := w.Write(osc52(b))
-		return copiedMsg{id: id, bytes: len(b), err: err}
+	w, dir, mode, id := m.opts.Clipboard, m.opts.CopyDir, m.opts.ClipboardMode, c.ID
+	name := c.ToolCallID // short, and what a user searches for
+	if name == "" {
+		name = c.ID
 	}
+	return func() tea.Msg {
+		msg := copiedMsg{id: id, bytes: len(b)}
+		if dir != "" {
+			msg.path, msg.err = saveCopy(dir, name, b)
+		}
+		if w != nil {
+			if _, err := w.Write(clipboardSequence(b, mode)); err != nil && msg.err == nil {
+				msg.err = err
+			}
+		}
+		return msg
+	}
+}
+
+// saveCopy writes a copied call to dir/<id>.json, readable by the user only.
+func saveCopy(dir, id string, b []byte) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, fileSafe(id)+".json")
+	return path, os.WriteFile(path, b, 0o600)
+}
+
+// fileSafe turns a call id into a file name: letters, digits, . _ - only.
+func fileSafe(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		switch {
+		case r < utf8.RuneSelf && (r == '.' || r == '_' || r == '-' ||
+			('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')):
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+		if b.Len() >= 80 {
+			break
+		}
+	}
+	name := strings.TrimLeft(b.String(), ".")
+	if name == "" {
+		name = "call"
+	}
+	return name
 }
 
 func (m *Model) onCopied(msg copiedMsg) {
@@ -215,7 +281,13 @@ func (m *Model) onCopied(msg copiedMsg) {
 		m.setFlash("copy failed: " + msg.err.Error())
 		return
 	}
-	m.setFlash("copied " + model.Sanitize(cut(msg.id, 30)) + " as JSON (" + formatBytes(msg.bytes) + ")")
+	// The terminal never says whether it took the OSC 52 copy: the file is
+	// the copy that is sure.
+	what := "sent " + formatBytes(msg.bytes) + " JSON to the clipboard (OSC 52)"
+	if msg.path != "" {
+		what = "sent to the clipboard, saved " + model.Sanitize(msg.path)
+	}
+	m.setFlash(what)
 }
 
 var _ io.Writer = (*lockedFile)(nil)

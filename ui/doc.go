@@ -42,6 +42,12 @@ func (d *doc) kv(label, value string) {
 	d.b.WriteString("   ")
 	d.b.WriteString(d.st.label.on(fit(label, labelWidth)))
 	d.b.WriteByte(' ')
+	// A long value wraps under itself: counts, ids and reasons are read
+	// whole, not cut at the edge.
+	indent := 3 + labelWidth + 1
+	if avail := d.width - indent - 1; avail >= 16 && ansi.StringWidth(value) > avail {
+		value = strings.ReplaceAll(ansi.Wrap(value, avail, " /,"), "\n", "\n"+strings.Repeat(" ", indent))
+	}
 	d.b.WriteString(value)
 	d.b.WriteByte('\n')
 }

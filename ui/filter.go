@@ -18,6 +18,9 @@ type filterTerm struct {
 type filterQuery struct {
 	text  string
 	terms []filterTerm
+	// problems say what in the query names no field, status or flag: shown
+	// in the filter line, so "0 of 11" is never a silent typo.
+	problems []string
 }
 
 var filterFields = map[string]bool{"tool": true, "task": true, "status": true, "source": true, "flag": true}
@@ -33,14 +36,67 @@ func parseFilter(s string) filterQuery {
 		}
 		if f, v, ok := strings.Cut(tok, ":"); ok && filterFields[strings.ToLower(f)] {
 			t.field, tok = strings.ToLower(f), v
+		} else if ok && looksLikeField(f, v) {
+			q.problems = append(q.problems, "no field "+f+": (tool task status source flag)")
 		}
 		t.value = strings.ToLower(tok)
 		if t.value == "" {
 			continue // "tool:" while typing matches everything
 		}
+		q.problems = append(q.problems, t.unknownValues()...)
 		q.terms = append(q.terms, t)
 	}
 	return q
+}
+
+// looksLikeField: "bogus:x" was meant as a field, "INV:2291" or a URL not.
+func looksLikeField(f, v string) bool {
+	if f == "" || strings.HasPrefix(v, "//") {
+		return false
+	}
+	for _, r := range f {
+		if (r < 'a' || r > 'z') && r != '_' && r != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+var filterStatuses = []string{"ok", "error", "running", "cancelled", "late"}
+
+// filterFlags are the names `flag:` knows (hasFlag), aliases included.
+var filterFlags = map[string]bool{
+	"attempt": true, "retry": true, "retried": true, "replayed": true, "replay": true,
+	"img": true, "image": true, "images": true, "sc": true, "structured": true,
+	"dropped": true, "sc-dropped": true, "offloaded": true, "limit": true, "limits": true,
+	"rejected": true, "late": true, "pii": true, "warning": true, "warn": true, "warnings": true,
+	"valid": true, "unverified": true, "absent": true, "no-token": true, "notoken": true, "token": true,
+}
+
+// unknownValues names the values of a status: or flag: term that match
+// nothing ever.
+func (t *filterTerm) unknownValues() []string {
+	var bad []string
+	for _, v := range strings.Split(t.value, ",") {
+		if v == "" {
+			continue
+		}
+		switch t.field {
+		case "status":
+			known := false
+			for _, s := range filterStatuses {
+				known = known || strings.HasPrefix(s, v)
+			}
+			if !known {
+				bad = append(bad, "no status "+v+" ("+strings.Join(filterStatuses, " ")+")")
+			}
+		case "flag":
+			if !filterFlags[v] {
+				bad = append(bad, "no flag "+v+" (see ?)")
+			}
+		}
+	}
+	return bad
 }
 
 func (q *filterQuery) empty() bool { return len(q.terms) == 0 }
@@ -91,7 +147,36 @@ func (t *filterTerm) matches(c *model.Call) bool {
 	}
 	return containsFold(c.ID, t.value) || containsFold(c.Tool, t.value) ||
 		containsFold(c.AgentName, t.value) || containsFold(c.Progress.Message, t.value) ||
-		strings.HasPrefix(string(c.Status), t.value) || containsFold(c.IdempotencyKey, t.value)
+		strings.HasPrefix(string(c.Status), t.value) || containsFold(c.IdempotencyKey, t.value) ||
+		containsFold(c.TaskID, t.value) || matchesShownText(c, t.value)
+}
+
+// maxSearchedArgs bounds the argument bytes plain text searches (a filter
+// is re-run on every change; a huge argument must not stall the screen).
+const maxSearchedArgs = 4096
+
+// matchesShownText: plain text also finds what the table and detail show
+// of a call: its arguments, result and error text, cancel reason, warnings.
+func matchesShownText(c *model.Call, v string) bool {
+	args := c.Arguments
+	if len(args) > maxSearchedArgs {
+		args = args[:maxSearchedArgs]
+	}
+	if containsFold(string(args), v) {
+		return true
+	}
+	for i := range c.Attempts {
+		a := &c.Attempts[i]
+		if containsFold(a.Result.Error, v) || containsFold(a.Result.TextPreview, v) || containsFold(a.Cancelled, v) {
+			return true
+		}
+	}
+	for i := range c.Warnings {
+		if containsFold(c.Warnings[i].Message, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // sourceKinds lists the kinds of source (tap, feed, ...) that saw the call.

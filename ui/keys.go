@@ -1,6 +1,9 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/x/ansi"
+)
 
 // keyMap holds every binding; help renders it, Update matches against it.
 type keyMap struct {
@@ -37,6 +40,25 @@ func (k keyMap) ShortHelp() []key.Binding {
 		return []key.Binding{k.Back, k.Down, k.Up, k.Copy, k.Pause, k.Help, k.Quit}
 	}
 	return []key.Binding{k.Open, k.Filter, k.Follow, k.Pause, k.Copy, k.Log, k.Help, k.Quit}
+}
+
+// shortHelpFitting is the footer's bindings for width cells: the least used
+// give way first; `? help` always stays (it lists the rest).
+func (k keyMap) shortHelpFitting(width int, view func([]key.Binding) string) []key.Binding {
+	keys := k.ShortHelp()
+	giveWay := []key.Binding{k.Log, k.Copy, k.Pause, k.Follow, k.Up, k.Down, k.Filter, k.Quit, k.Open, k.Back}
+	for _, g := range giveWay {
+		if ansi.StringWidth(view(keys)) <= width {
+			break
+		}
+		for i, b := range keys {
+			if b.Help() == g.Help() {
+				keys = append(keys[:i:i], keys[i+1:]...)
+				break
+			}
+		}
+	}
+	return keys
 }
 
 // FullHelp is the `?` view, in columns.

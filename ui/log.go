@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"toolscope/model"
 )
@@ -29,23 +32,27 @@ func (m *Model) buildLog() {
 	if len(other) == 0 {
 		b.WriteString(" " + st.muted.on("no task, source or warning event yet"))
 	}
-	for i := range other {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		e := &other[i]
-		line := " " + model.TextLine(*e) // redacted and sanitized
+	first := true
+	for _, e := range inTimeOrder(other) {
+		paint := st.text
 		switch e.Kind {
 		case model.KindWarning:
-			line = st.warn.on(line)
+			paint = st.warn
 		case model.KindSourceStatus:
+			paint = st.muted
 			if e.State == model.StateFailed {
-				line = st.err.on(line)
-			} else {
-				line = st.muted.on(line)
+				paint = st.err
 			}
 		}
-		b.WriteString(line)
+		// Whole, wrapped under its time: a status line's reason is the
+		// part that matters, and it is at the end.
+		for _, l := range hangWrap(model.TextLine(*e), m.width-1, logIndent) { // redacted and sanitized
+			if !first {
+				b.WriteByte('\n')
+			}
+			first = false
+			b.WriteString(paint.on(" " + l))
+		}
 	}
 	m.viewport.SetContent(b.String())
 	m.detailSet = false
@@ -60,4 +67,36 @@ func (m *Model) renderLogLine(b *strings.Builder) {
 		m.st.muted.on("task, source and warning events that belong to no call, newest last")
 	right := m.st.muted.on(strconv.Itoa(n)+" kept") + " "
 	m.joinEnds(b, left, right)
+}
+
+// logIndent lines continuation lines up after the time stamp.
+const logIndent = len("15:04:05.000 ")
+
+// inTimeOrder is the log's events oldest first: sources report from their
+// own goroutines, so arrival order is not quite time order.
+func inTimeOrder(events []model.Event) []*model.Event {
+	out := make([]*model.Event, len(events))
+	for i := range events {
+		out[i] = &events[i]
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out
+}
+
+// hangWrap wraps plain text to width cells, continuation lines indented.
+func hangWrap(text string, width, indent int) []string {
+	if ansi.StringWidth(text) <= width || width < indent+16 {
+		return []string{cut(text, max(width, 1))}
+	}
+	lines := wrapText(text, width)
+	rest, ok := strings.CutPrefix(text, lines[0])
+	if !ok {
+		return lines
+	}
+	out := []string{lines[0]}
+	pad := strings.Repeat(" ", indent)
+	for _, l := range wrapText(strings.TrimLeft(rest, " "), width-indent) {
+		out = append(out, pad+l)
+	}
+	return out
 }

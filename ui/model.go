@@ -37,8 +37,14 @@ type Options struct {
 	// FPS is the frame rate, at most 30 (the default).
 	FPS int
 	// Clipboard receives the OSC 52 sequence `y` writes. Run points it at
-	// the program's own output; nil disables copying.
+	// the program's own output; nil disables it.
 	Clipboard io.Writer
+	// ClipboardMode wraps the sequence for a multiplexer: "tmux", "screen"
+	// or "" (Run sets it from $TMUX and $TERM).
+	ClipboardMode string
+	// CopyDir is where `y` also saves the call's JSON (its path is shown);
+	// "" saves nothing. Run sets a directory under the system's temp dir.
+	CopyDir string
 }
 
 const maxFPS = 30
@@ -85,6 +91,8 @@ type Model struct {
 	offset     int
 	selectedID string
 	running    int
+	// compactFlags: the table is narrow, a valid token is flagged ✓
+	compactFlags bool
 
 	// the detail view
 	mode        viewMode

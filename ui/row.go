@@ -74,7 +74,7 @@ func (m *Model) cell(c *model.Call, col column) string {
 	case colElapsed:
 		return m.elapsedCell(c, w)
 	case colFlags:
-		return fitColored(m.flagsCell(c), w)
+		return fitColored(m.flagsCell(c, m.compactFlags), w)
 	case colRelay:
 		sent, rel := c.SentCount(), c.RelayedCount()
 		if sent == 0 && rel == 0 {
@@ -86,6 +86,9 @@ func (m *Model) cell(c *model.Call, col column) string {
 		}
 		return fitRight(s, w)
 	case colStatus:
+		if w < len("cancelled") && w < ansi.StringWidth(string(c.Status)) {
+			return st.status(c.Status).on(fit(statusGlyph(c.Status, m.wallNow), w))
+		}
 		return st.status(c.Status).on(fit(string(c.Status), w))
 	}
 	return strings.Repeat(" ", w)
@@ -202,15 +205,18 @@ func (m *Model) outcomeCell(c *model.Call, w int) string {
 	return st.muted.on(fit("—", w))
 }
 
-func (m *Model) elapsedCell(c *model.Call, w int) string {
-	d := c.Elapsed(m.now)
-	s := formatDuration(d)
-	over := false
+// elapsedText is "3.6s/300s": elapsed, and the timeout when known.
+func (m *Model) elapsedText(c *model.Call) string {
+	s := formatDuration(c.Elapsed(m.now))
 	if c.TimeoutMS > 0 {
 		s += "/" + formatTimeout(c.TimeoutMS)
-		over = d > time.Duration(c.TimeoutMS)*time.Millisecond
 	}
-	s = fitRight(s, w)
+	return s
+}
+
+func (m *Model) elapsedCell(c *model.Call, w int) string {
+	over := c.TimeoutMS > 0 && c.Elapsed(m.now) > time.Duration(c.TimeoutMS)*time.Millisecond
+	s := fitRight(m.elapsedText(c), w)
 	switch {
 	case over:
 		return m.st.late.on(s)
@@ -220,9 +226,28 @@ func (m *Model) elapsedCell(c *model.Call, w int) string {
 	return m.st.muted.on(s)
 }
 
+// statusGlyph is a status in one cell, for narrow terminals (the `?` help
+// explains them).
+func statusGlyph(s model.Status, now time.Time) string {
+	switch s {
+	case model.StatusOK:
+		return "✓"
+	case model.StatusError:
+		return "✕"
+	case model.StatusCancelled:
+		return "⊘"
+	case model.StatusLate:
+		return "!"
+	case model.StatusRunning:
+		return spinnerFrame(now)
+	}
+	return "?"
+}
+
 // flagsCell lists, most telling first: attempt, replay, token verdict,
-// images, structured content, offload, limits, PII, other warnings.
-func (m *Model) flagsCell(c *model.Call) string {
+// images, structured content, offload, limits, PII, other warnings. compact
+// flags a valid token as ✓ (narrow terminals).
+func (m *Model) flagsCell(c *model.Call, compact bool) string {
 	st := &m.st
 	var parts []string
 	add := func(p paint, s string) { parts = append(parts, p.on(s)) }
@@ -235,7 +260,11 @@ func (m *Model) flagsCell(c *model.Call) string {
 	if ctx := c.Context; ctx != nil {
 		switch ctx.Verdict {
 		case model.VerdictValid:
-			add(st.ok, "valid")
+			if compact {
+				add(st.ok, "✓")
+			} else {
+				add(st.ok, "valid")
+			}
 		case model.VerdictRejected:
 			s := "rejected"
 			if ctx.HTTPStatus != 0 {

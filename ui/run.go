@@ -3,6 +3,9 @@ package ui
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -31,6 +34,12 @@ func Run(ctx context.Context, store *model.Store, opts Options) error {
 	if opts.Clipboard == nil {
 		opts.Clipboard = out
 	}
+	if opts.ClipboardMode == "" {
+		opts.ClipboardMode = clipboardModeFromEnv(os.Getenv("TMUX"), os.Getenv("TERM"))
+	}
+	if opts.CopyDir == "" {
+		opts.CopyDir = filepath.Join(os.TempDir(), "toolscope-"+strconv.Itoa(os.Getuid()))
+	}
 	p := tea.NewProgram(newModel(store, opts),
 		tea.WithContext(ctx),
 		tea.WithOutput(out),
@@ -41,4 +50,16 @@ func Run(ctx context.Context, store *model.Store, opts Options) error {
 		return err
 	}
 	return nil
+}
+
+// clipboardModeFromEnv: inside tmux ($TMUX set) or GNU screen ($TERM
+// screen*, outside tmux) the OSC 52 copy is wrapped to pass through.
+func clipboardModeFromEnv(tmux, term string) string {
+	switch {
+	case tmux != "":
+		return ClipboardTmux
+	case strings.HasPrefix(term, "screen"):
+		return ClipboardScreen
+	}
+	return ""
 }

@@ -24,7 +24,8 @@ func (m *Model) footerLines() int {
 var filterHelp = []string{
 	"filter  tool:NAME task:ID source:tap|feed|NAME status:ok,error,running,cancelled,late",
 	"flag:attempt,replayed,valid,rejected,unverified,no-token,img,sc,dropped,offloaded,limit,pii,warning",
-	"-TERM negates; plain text matches ids, tools and messages; every term must match",
+	"-TERM negates; plain text matches ids, task, tool, progress message, arguments, result and error text, cancel reason and warnings; every term must match",
+	"narrow screens: status ✓ ok ✕ error ⊘ cancelled ! late; flag ✓ valid token; S→R progress sent→relayed",
 }
 
 // fullHelpLines is the `?` view: the key columns, then the filter syntax.
@@ -39,12 +40,28 @@ func (m *Model) fullHelpLines() []string {
 			lines = append(lines, " "+m.st.muted.on(l))
 		}
 	}
-	// Keep at least one line of the table or the detail above it.
+	// Keep at least one line of the table or the detail above it; help
+	// that needs more takes the screen instead (helpTakesScreen).
 	room := max(1, m.height-tableTop-1)
-	if len(lines) > room {
+	if len(lines) > room && !m.helpTakesScreen() {
 		lines = lines[:room]
 	}
 	return lines
+}
+
+// helpTakesScreen: the full help does not fit under the table, so it is
+// drawn alone under the title, whole as far as the terminal allows.
+func (m *Model) helpTakesScreen() bool {
+	return m.help.ShowAll && !m.filtering && m.height > 4 && m.helpLineCount() > m.height-tableTop-1
+}
+
+// helpLineCount is how many lines the full help has at this width.
+func (m *Model) helpLineCount() int {
+	n := len(strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")) + 1
+	for _, p := range filterHelp {
+		n += len(wrapWords(p, max(20, m.width-2)))
+	}
+	return n
 }
 
 // wrapWords breaks text at spaces (and commas in long runs) to width cells.
@@ -99,6 +116,22 @@ func (m *Model) View() string {
 	b.Grow(m.width * (m.height + 1) * 2)
 	m.renderTitle(&b)
 	b.WriteByte('\n')
+	if m.helpTakesScreen() {
+		lines := m.fullHelpLines()
+		room := m.height - 1
+		if len(lines) > room {
+			lines = append(lines[:room-1], " "+m.st.muted.on("… a taller terminal shows the rest (? closes)"))
+		}
+		for i := 0; i < room; i++ {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			if i < len(lines) {
+				b.WriteString(fitColored(lines[i], m.width))
+			}
+		}
+		return b.String()
+	}
 	if m.mode != modeTable {
 		if m.mode == modeLog {
 			m.renderLogLine(&b)
@@ -187,18 +220,63 @@ func (m *Model) renderSources(b *strings.Builder) {
 		b.WriteString(fit(st.muted.on(" no source has reported yet"), m.width))
 		return
 	}
-	// Full labels when they fit, else fewer counts, else cut.
+	// Full labels when they fit, else fewer counts, else a summary by kind
+	// and state ("2 taps ended   3 feeds connected"), cut only if even that
+	// does not fit.
 	for detail := 2; detail >= 0; detail-- {
 		parts := make([]string, 0, len(m.snap.Sources))
 		for _, s := range m.snap.Sources {
 			parts = append(parts, m.sourceLabel(s, detail))
 		}
 		line := " " + strings.Join(parts, st.muted.on("   "))
-		if detail == 0 || ansi.StringWidth(line) <= m.width {
+		if ansi.StringWidth(line) <= m.width {
 			b.WriteString(fitColored(line, m.width))
 			return
 		}
 	}
+	b.WriteString(fitColored(" "+strings.Join(m.sourceSummary(), st.muted.on("   ")), m.width))
+}
+
+// sourceSummary counts the sources by kind and state, problems first.
+func (m *Model) sourceSummary() []string {
+	type group struct {
+		kind, state string
+		n           int
+		first       model.SourceState
+	}
+	var groups []*group
+	find := func(kind, state string) *group {
+		for _, g := range groups {
+			if g.kind == kind && g.state == state {
+				return g
+			}
+		}
+		g := &group{kind: kind, state: state}
+		groups = append(groups, g)
+		return g
+	}
+	for _, s := range m.snap.Sources {
+		g := find(s.Source, s.State)
+		if g.n == 0 {
+			g.first = s
+		}
+		g.n++
+	}
+	var problems, rest []string
+	for _, g := range groups {
+		label := m.sourceLabel(g.first, 0)
+		if g.n > 1 {
+			s := g.first
+			s.Source, s.Name = "", strconv.Itoa(g.n)+" "+model.Sanitize(g.kind)+"s"
+			label = m.sourceLabel(s, 0)
+		}
+		if g.state == model.StateFailed || g.state == model.StateReconnecting {
+			problems = append(problems, label)
+		} else {
+			rest = append(rest, label)
+		}
+	}
+	return append(problems, rest...)
 }
 
 // sourceLabel: detail 2 has event and call counts, 1 events only, 0 none.
@@ -243,10 +321,12 @@ func (m *Model) sourceLabel(s model.SourceState, detail int) string {
 }
 
 func (m *Model) renderTable(b *strings.Builder) {
-	cols := layoutColumns(m.width)
+	h := m.tableRows()
+	m.compactFlags = m.width < compactFlagsWidth
+	cols := layoutColumns(m.width, m.contentWidths(h))
 	st := &m.st
 	var hdr strings.Builder
-	hdr.WriteString("  ")
+	hdr.WriteString(strings.Repeat(" ", markerWidth))
 	for i, c := range cols {
 		if i > 0 {
 			hdr.WriteByte(' ')
@@ -260,31 +340,29 @@ func (m *Model) renderTable(b *strings.Builder) {
 	b.WriteString(st.colHeader.on(fit(hdr.String(), m.width)))
 	b.WriteByte('\n')
 
-	h := m.tableRows()
 	if len(m.rows) == 0 {
-		msg := "waiting for tool calls…"
-		if !m.filter.empty() {
-			msg = "no call matches the filter (esc clears it)"
-		}
-		for i := 0; i < h; i++ {
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			if i == h/2-1 {
-				pad := max(0, (m.width-ansi.StringWidth(msg))/2)
-				b.WriteString(st.muted.on(fit(strings.Repeat(" ", pad)+msg, m.width)))
-			}
-		}
+		m.renderEmptyTable(b, h)
 		return
 	}
-	// Virtualised: only the rows in the window are rendered.
+	// Virtualised: only the rows in the window are rendered. Lines the
+	// calls leave free say why a source failed, if one did.
 	end := min(len(m.rows), m.offset+h)
+	var below []string
+	if free := h - (end - m.offset) - 1; free > 0 {
+		below = m.sourceProblems(m.width)
+		if len(below) > free {
+			below = below[:free]
+		}
+	}
 	for i := m.offset; i < m.offset+h; i++ {
 		if i > m.offset {
 			b.WriteByte('\n')
 		}
-		if i < end {
+		switch {
+		case i < end:
 			m.renderRow(b, m.rows[i], cols, i == m.cursor)
+		case i > end && i-end-1 < len(below) && below[i-end-1] != "":
+			b.WriteString(fitColored(below[i-end-1], m.width))
 		}
 	}
 }
@@ -295,6 +373,9 @@ func (m *Model) renderFooter(b *strings.Builder) {
 	st := &m.st
 	if m.filtering {
 		count := st.muted.on(strconv.Itoa(len(m.rows))+" of "+strconv.Itoa(len(m.snap.Calls))) + " "
+		if p := m.filterProblem(); p != "" {
+			count = p + "  " + count
+		}
 		m.joinEnds(b, " "+m.input.View(), count)
 		return
 	}
@@ -310,11 +391,19 @@ func (m *Model) renderFooter(b *strings.Builder) {
 	}
 	var right []string
 	if m.flash != "" && !m.opts.Now().After(m.flashUntil) {
-		right = append(right, st.accent.on(m.flash))
+		// Room for " ? help" stays; a long message (a path) keeps its end.
+		flash := model.Sanitize(m.flash)
+		if limit := m.width - 10; ansi.StringWidth(flash) > limit && limit > 1 {
+			flash = ansi.TruncateLeft(flash, ansi.StringWidth(flash)-limit+1, "…")
+		}
+		right = append(right, st.accent.on(flash))
 	}
 	if m.mode == modeTable {
 		if !m.filter.empty() {
 			right = append(right, st.warn.on("/"+model.Sanitize(m.filter.text)))
+		}
+		if p := m.filterProblem(); p != "" {
+			right = append(right, p)
 		}
 		pos := "0/0"
 		if len(m.rows) > 0 {
@@ -324,7 +413,37 @@ func (m *Model) renderFooter(b *strings.Builder) {
 	} else {
 		right = append(right, st.muted.on(strconv.Itoa(int(m.viewport.ScrollPercent()*100))+"%"))
 	}
-	m.help.Width = max(10, m.width-ansi.StringWidth(strings.Join(right, "  "))-4)
-	left := " " + m.help.ShortHelpView(m.keys.ShortHelp())
+	if len(right) > 1 && m.flash != "" && ansi.StringWidth(strings.Join(right, "  "))+10 > m.width {
+		right = right[:1] // a message (a saved file's path) before the position
+	}
+	m.help.Width = 0 // the bindings are chosen to fit; help must not cut "? help"
+	room := max(6, m.width-ansi.StringWidth(strings.Join(right, "  "))-3)
+	left := " " + m.help.ShortHelpView(m.keys.shortHelpFitting(room, m.help.ShortHelpView))
 	m.joinEnds(b, left, strings.Join(right, "  ")+" ")
+}
+
+// contentWidths measures the rows in the window: the table is laid out for
+// what is on screen.
+func (m *Model) contentWidths(h int) contentWidths {
+	var w contentWidths
+	end := min(len(m.rows), m.offset+h)
+	for _, c := range m.rows[min(m.offset, end):end] {
+		tool, _ := displayTool(c)
+		w.tool = max(w.tool, ansi.StringWidth(model.Sanitize(tool)))
+		w.flags = max(w.flags, ansi.StringWidth(m.flagsCell(c, m.compactFlags)))
+		if sent, rel := c.SentCount(), c.RelayedCount(); sent > 0 || rel > 0 {
+			w.relay = max(w.relay, len(strconv.Itoa(sent))+1+len(strconv.Itoa(rel)))
+		}
+		w.status = max(w.status, len(c.Status))
+		w.elapsed = max(w.elapsed, ansi.StringWidth(m.elapsedText(c)))
+	}
+	return w
+}
+
+// filterProblem is the first thing the filter names that does not exist.
+func (m *Model) filterProblem() string {
+	if len(m.filter.problems) == 0 {
+		return ""
+	}
+	return m.st.warn.on("⚠ " + model.Sanitize(m.filter.problems[0]))
 }

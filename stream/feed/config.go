@@ -33,6 +33,10 @@ type Config struct {
 	Backfill bool
 	// MaxBackoff caps the wait between reconnects (default 30 s).
 	MaxBackoff time.Duration
+	// GiveUpAfter ends the feed with an error once it has failed to
+	// connect (or connected without receiving anything) for this long;
+	// zero retries forever. Scripts need an end; a screen can wait.
+	GiveUpAfter time.Duration
 	// HTTPClient makes the requests (default: a client with no timeout;
 	// a Timeout set here is ignored for the stream, which is long-lived).
 	HTTPClient *http.Client
@@ -82,6 +86,13 @@ type target struct {
 	display string // the URL for messages (credentials in it redacted)
 	taskID  string
 	name    string
+}
+
+// CheckURL says why rawURL cannot be a feed's URL (nil when it can), so a
+// command can refuse it at start as a usage error.
+func CheckURL(rawURL string) error {
+	_, err := resolve(Config{URL: rawURL})
+	return err
 }
 
 func resolve(cfg Config) (target, error) {

@@ -88,12 +88,22 @@ func (f *feed) run(ctx context.Context) error {
 	}
 	failures := 0
 	var lastErr error
+	failingSince := time.Now()
 	for {
 		if failures > 0 {
 			d := backoffDelay(failures, f.cfg.MaxBackoff)
 			var se *StatusError
 			if errors.As(lastErr, &se) && se.RetryAfter > d {
 				d = min(se.RetryAfter, maxRetryAfter) // the server asked for a pause
+			}
+			if limit := f.cfg.GiveUpAfter; limit > 0 {
+				left := limit - time.Since(failingSince)
+				if left <= 0 {
+					err := fmt.Errorf("feed %s: gave up after %s of failing to connect: %w", f.t.display, limit, lastErr)
+					f.status(model.StateFailed, err.Error())
+					return err
+				}
+				d = min(d, left) // one last attempt at the limit
 			}
 			f.status(model.StateReconnecting, fmt.Sprintf("attempt %d in %s: %v", failures, d.Round(time.Millisecond), lastErr))
 			if sleep(ctx, d) != nil {
@@ -123,6 +133,7 @@ func (f *feed) run(ctx context.Context) error {
 		}
 		if res.progressed {
 			failures = 0
+			failingSince = time.Now()
 		}
 		failures++
 		lastErr = res.reason()

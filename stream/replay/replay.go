@@ -86,6 +86,12 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 		status(model.StateFailed, err.Error())
 		return fmt.Errorf("replay: %w", err)
 	}
+	if played == 0 && bad > 0 {
+		// Not a recording at all (a log, the wrong file): say so, exit 1.
+		err := fmt.Errorf("no line is a toolscope event (%d malformed lines)", bad)
+		status(model.StateFailed, err.Error())
+		return fmt.Errorf("replay: %w", err)
+	}
 	status(model.StateEnded, fmt.Sprintf("%d events, %d malformed lines", played, bad))
 	return nil
 }

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"regexp"
+	"runtime/debug"
+	"strings"
+)
+
+// A command's --help is its hand-written text (usage, what it does,
+// examples) with the flags section made from its FlagSet, so a flag cannot
+// be accepted and left out of the help, or described and not accepted.
+
+// flagsMarker in a usage text is where the generated flags section goes.
+const flagsMarker = "{{flags}}\n"
+
+// flagGroups order the flags section: a command's own flags first, then
+// the groups shared between commands.
+var flagGroups = []struct {
+	title string
+	names []string
+}{
+	{"Output:", []string{"output", "record", "max-calls"}},
+	{"Feeds:", []string{"feed", "include-chunks", "backfill", "max-event-bytes", "max-backoff", "give-up-after"}},
+	{"Taps and token verification:", []string{"tap", "instance-id", "instance-name", "credential-header", "secret-file", "timeout", "enforce", "max-parse-bytes"}},
+}
+
+// commandHelp renders usageText with its flags section.
+func commandHelp(fs *flag.FlagSet, usageText string) string {
+	return strings.Replace(usageText, flagsMarker, flagsSection(fs), 1)
+}
+
+func flagsSection(fs *flag.FlagSet) string {
+	grouped := map[string]bool{}
+	for _, g := range flagGroups {
+		for _, n := range g.names {
+			grouped[n] = true
+		}
+	}
+	var own []*flag.Flag
+	fs.VisitAll(func(f *flag.Flag) {
+		if !grouped[f.Name] {
+			own = append(own, f)
+		}
+	})
+	var b strings.Builder
+	b.WriteString("Flags:\n")
+	writeFlags(&b, own)
+	for _, g := range flagGroups {
+		var fl []*flag.Flag
+		for _, n := range g.names {
+			if f := fs.Lookup(n); f != nil {
+				fl = append(fl, f)
+			}
+		}
+		if len(fl) > 0 {
+			b.WriteString("\n" + g.title + "\n")
+			writeFlags(&b, fl)
+		}
+	}
+	return b.String() + "\n"
+}
+
+// wrapAt breaks text at spaces into lines of at most width bytes (a longer
+// word stays whole).
+func wrapAt(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = w
+		case len(line)+1+len(w) <= width:
+			line += " " + w
+		default:
+			lines, line = append(lines, line), w
+		}
+	}
+	return append(lines, line)
+}
+
+// writeFlags writes "  --name ARG   usage (default X)", usage aligned.
+func writeFlags(b *strings.Builder, flags []*flag.Flag) {
+	heads := make([]string, len(flags))
+	width := 0
+	for i, f := range flags {
+		arg, _ := flag.UnquoteUsage(f)
+		heads[i] = "  --" + f.Name
+		if arg != "" {
+			heads[i] += " " + strings.ToUpper(arg)
+		}
+		width = max(width, len(heads[i]))
+	}
+	for i, f := range flags {
+		_, usage := flag.UnquoteUsage(f)
+		if showDefault(f) {
+			usage += " (default " + f.DefValue + ")"
+		}
+		// Wrapped at 80 columns, under the usage column (or under the
+		// flag when the names are long).
+		indent := min(width+2, 30)
+		lines := wrapAt(usage, max(30, 79-indent))
+		if len(heads[i])+2 > indent {
+			b.WriteString(heads[i] + "\n")
+		} else {
+			lines[0] = fmt.Sprintf("%-*s", indent, heads[i]) + lines[0]
+			b.WriteString(lines[0] + "\n")
+			lines = lines[1:]
+		}
+		for _, l := range lines {
+			b.WriteString(strings.Repeat(" ", indent) + l + "\n")
+		}
+	}
+}
+
+// showDefault: a default worth saying (not empty, zero or false).
+func showDefault(f *flag.Flag) bool {
+	switch f.DefValue {
+	case "", "0", "0s", "false", "[]":
+		return false
+	}
+	return !strings.Contains(f.Usage, "(default")
+}
+
+// singleDash finds Go's -name spelling in the flag package's messages.
+var singleDash = regexp.MustCompile(`(^|[ :])-([A-Za-z][A-Za-z0-9-]*)`)
+
+// dashDash spells flags in a flag package error as the help does: --name.
+func dashDash(err error) string {
+	return singleDash.ReplaceAllString(err.Error(), "$1--$2")
+}
+
+// version is "toolscope VERSION (commit, time, go)" from the build info.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "toolscope (no build info)"
+	}
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var details []string
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if settings["vcs.modified"] == "true" {
+			rev += "+modified"
+		}
+		details = append(details, "commit "+rev)
+	}
+	if t := settings["vcs.time"]; t != "" {
+		details = append(details, t)
+	}
+	details = append(details, info.GoVersion)
+	return "toolscope " + v + " (" + strings.Join(details, ", ") + ")"
+}

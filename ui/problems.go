@@ -1,0 +1,93 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"toolscope/model"
+)
+
+// A source that failed or keeps reconnecting says why where the calls would
+// be: its state, then its detail (HTTP status, URL, what to check), wrapped
+// whole. The event log has the history; this is what a user sees first.
+
+// sourceProblems are the lines for every failed or reconnecting source, at
+// most width cells each.
+func (m *Model) sourceProblems(width int) []string {
+	st := &m.st
+	var lines []string
+	for _, s := range m.snap.Sources {
+		var head string
+		switch s.State {
+		case model.StateFailed:
+			head = st.err.on("✕ " + sourceTitle(s) + " failed")
+		case model.StateReconnecting:
+			head = st.warn.on("● " + sourceTitle(s) + " reconnecting (attempt " + strconv.Itoa(s.Attempts) + ")")
+		default:
+			continue
+		}
+		if len(lines) > 0 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, " "+fitColored(head, width-1))
+		detail := model.Sanitize(s.Detail)
+		if detail == "" {
+			detail = "no reason was given"
+		}
+		for _, l := range wrapText(detail, width-3) {
+			lines = append(lines, "   "+l)
+		}
+	}
+	return lines
+}
+
+// sourceTitle is "feed NAME" (or just the name when it says its kind).
+func sourceTitle(s model.SourceState) string {
+	name := model.Sanitize(s.Name)
+	if name == "" {
+		return model.Sanitize(s.Source)
+	}
+	if s.Source == "" || strings.HasPrefix(name, s.Source) {
+		return name
+	}
+	return model.Sanitize(s.Source) + " " + name
+}
+
+// wrapText breaks plain text into lines of width cells: at spaces where it
+// can, inside a long word (a URL) where it must. Nothing is cut off.
+func wrapText(text string, width int) []string {
+	width = max(width, 8)
+	return strings.Split(ansi.Wrap(text, width, "/&?"), "\n")
+}
+
+// renderEmptyTable fills h lines when no call is shown: why sources are not
+// delivering, else a waiting (or no-match) message in the middle.
+func (m *Model) renderEmptyTable(b *strings.Builder, h int) {
+	st := &m.st
+	var lines []string
+	if m.filter.empty() {
+		lines = m.sourceProblems(m.width)
+		if len(lines) > 0 {
+			lines = append([]string{""}, lines...)
+		}
+	}
+	if len(lines) == 0 {
+		msg := "waiting for tool calls…"
+		if !m.filter.empty() {
+			msg = "no call matches the filter (esc clears it)"
+		}
+		pad := max(0, (m.width-ansi.StringWidth(msg))/2)
+		lines = make([]string, max(0, h/2-1)+1)
+		lines[len(lines)-1] = st.muted.on(fit(strings.Repeat(" ", pad)+msg, m.width))
+	}
+	for i := 0; i < h; i++ {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if i < len(lines) && lines[i] != "" {
+			b.WriteString(fitColored(lines[i], m.width))
+		}
+	}
+}
