@@ -94,7 +94,7 @@ type Store struct {
 	finHead  int
 	nFin     int // live finished calls
 
-	seen seenSet
+	seen *SeenIDs
 
 	sources     map[sourceKey]*SourceState
 	sourceOrder []sourceKey
@@ -121,7 +121,7 @@ func NewStore(o Options) *Store {
 	return &Store{
 		opts:    o,
 		calls:   make(map[callKey]*entry),
-		seen:    newSeenSet(o.MaxSeenEventIDs),
+		seen:    NewSeenIDs(o.MaxSeenEventIDs),
 		sources: make(map[sourceKey]*SourceState),
 		gen:     1,
 	}
@@ -173,11 +173,10 @@ func (s *Store) Apply(ev Event) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ev.EventID != "" {
-		if s.seen.has(ev.EventID) {
+		if !s.seen.Add(ev.EventID) {
 			s.duplicates++
 			return false
 		}
-		s.seen.add(ev.EventID)
 	}
 	s.version++
 	s.events++

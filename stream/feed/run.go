@@ -42,7 +42,7 @@ type feed struct {
 	client *http.Client // for the stream: no timeout, frames guarded
 	plain  *http.Client // for the history endpoint
 	opts   decoder.FeedOptions
-	seen   *seenIDs
+	seen   *model.SeenIDs
 	lastID string // sent as Last-Event-ID on reconnect
 
 	ended   bool
@@ -53,13 +53,17 @@ func newFeed(cfg Config, t target, sink model.Sink) *feed {
 	if cfg.MaxEventBytes <= 0 {
 		cfg.MaxEventBytes = DefaultMaxEventBytes
 	}
+	if cfg.MaxHistoryPages <= 0 {
+		cfg.MaxHistoryPages = DefaultMaxHistoryPages
+	}
 	if cfg.MaxBackoff <= 0 {
 		cfg.MaxBackoff = DefaultMaxBackoff
 	}
-	plain := cfg.HTTPClient
-	if plain == nil {
-		plain = &http.Client{}
+	given := cfg.HTTPClient
+	if given == nil {
+		given = &http.Client{}
 	}
+	plain := withRedirectRule(given, cfg.APIKey != "")
 	stream := *plain
 	stream.Timeout = 0 // the stream is long-lived; connectTimeout bounds the answer
 	base := stream.Transport
@@ -70,12 +74,12 @@ func newFeed(cfg Config, t target, sink model.Sink) *feed {
 	return &feed{
 		cfg: cfg, t: t, sink: sink, client: &stream, plain: plain,
 		opts: decoder.FeedOptions{SourceName: t.name, TaskID: t.taskID},
-		seen: newSeenIDs(maxSeenIDs),
+		seen: model.NewSeenIDs(maxSeenIDs),
 	}
 }
 
 func (f *feed) run(ctx context.Context) error {
-	f.status(model.StateConnecting, f.t.display)
+	f.status(model.StateConnecting, fmt.Sprintf("%s (waiting up to %s for an answer)", f.t.display, connectTimeout))
 	if f.cfg.Backfill {
 		if err := f.backfill(ctx); err != nil && ctx.Err() == nil {
 			f.warn("backfill_failed", fmt.Sprintf("history of %s not read: %v (going live)", f.t.display, err))
@@ -136,6 +140,9 @@ func fatal(err error, maxEventBytes int) error {
 	if errors.As(err, &se) && se.Fatal() {
 		return se
 	}
+	if re, ok := asRedirectError(err); ok {
+		return re // the same redirect would come again
+	}
 	if errors.Is(err, bufio.ErrTooLong) {
 		// Retrying would replay the same event and fail on it again.
 		return fmt.Errorf("an event is larger than the %d-byte limit (raise --max-event-bytes): %w", maxEventBytes, err)
@@ -155,7 +162,7 @@ func (f *feed) deliver(fr decoder.FeedFrame, live bool) (fresh bool) {
 		return false
 	}
 	if ev.EventID != "" {
-		if !f.seen.add(ev.EventID) {
+		if !f.seen.Add(ev.EventID) {
 			return false
 		}
 		if live && validHeaderValue(ev.EventID) && len(ev.EventID) <= maxLastEventID {
