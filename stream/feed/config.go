@@ -41,8 +41,8 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultMaxEventBytes = 16 << 20
-	DefaultMaxBackoff    = 30 * time.Second
+	DefaultMaxEventBytes   = 16 << 20
+	DefaultMaxBackoff      = 30 * time.Second
 	DefaultMaxHistoryPages = 1000
 	// connectTimeout bounds the wait for response headers: a server that
 	// accepts a connection and never answers is retried, not waited on
@@ -84,9 +84,9 @@ type target struct {
 	history string // the history endpoint ("" when it cannot be derived)
 	// historyDisplay is the history URL for messages (credentials redacted)
 	historyDisplay string
-	display string // the URL for messages (credentials in it redacted)
-	taskID  string
-	name    string
+	display        string // the URL for messages (credentials in it redacted)
+	taskID         string
+	name           string
 }
 
 func resolve(cfg Config) (target, error) {
