@@ -18,7 +18,7 @@ import (
 // historyHoldBytes bounds the history held back to be shown in time order
 // (pages may come newest first). Past it, what is held is shown and the
 // rest follows page by page as it arrives.
-const historyHoldBytes = 32 << 20
+var historyHoldBytes int64 = 32 << 20 // a variable for tests
 
 // history is the backfill's state: frames held for ordering, and the ids
 // they carry (for telling whether a page brought anything new).

@@ -3,10 +3,14 @@ package feed
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"toolscope/decoder"
 	"toolscope/model"
@@ -168,6 +172,7 @@ func (f *feed) deliver(fr decoder.FeedFrame, live bool) (fresh bool) {
 		if live && validHeaderValue(ev.EventID) && len(ev.EventID) <= maxLastEventID {
 			f.lastID = ev.EventID
 		}
+		ev.EventID = shortEventID(ev.EventID)
 	}
 	if ev.Kind != "" {
 		f.sink.Emit(*ev)
@@ -201,4 +206,20 @@ func validHeaderValue(s string) bool {
 		}
 	}
 	return true
+}
+
+// shortEventID is the id an event keeps once de-duplicated: a hostile
+// feed's megabyte-long id would otherwise stay in memory with every event
+// kept (the store's recent events, a call's timeline). A long id is cut,
+// its length and a digest of it kept, so two long ids stay apart.
+func shortEventID(id string) string {
+	if len(id) <= maxLastEventID {
+		return id
+	}
+	cut := 64
+	for cut > 0 && !utf8.RuneStart(id[cut]) {
+		cut--
+	}
+	sum := sha256.Sum256([]byte(id))
+	return id[:cut] + "…[" + strconv.Itoa(len(id)) + " bytes, sha256 " + hex.EncodeToString(sum[:8]) + "]"
 }
