@@ -118,15 +118,17 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 // outputFlags are the flags every command that shows events shares.
 type outputFlags struct {
-	output   string
-	record   string
-	maxCalls int
+	output          string
+	record          string
+	maxCalls        int
+	maxRunningCalls int
 }
 
 func (o *outputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.output, "output", "", "tui, json or text (default: tui on a terminal, json otherwise)")
 	fs.StringVar(&o.record, "record", "", "also write every event as JSON lines to `FILE` (secrets redacted)")
 	fs.IntVar(&o.maxCalls, "max-calls", model.DefaultOptions().MaxFinishedCalls, "finished calls kept in memory (oldest evicted first)")
+	fs.IntVar(&o.maxRunningCalls, "max-running-calls", model.DefaultMaxRunningCalls, "running calls kept in memory (past it the oldest is ended, see README: Memory ceiling)")
 }
 
 func (o *outputFlags) resolve(cmd string) (string, bool) {
@@ -164,6 +166,9 @@ func newPipeline(o outputFlags, output string) (*pipeline, error) {
 	opts := model.DefaultOptions()
 	if o.maxCalls > 0 {
 		opts.MaxFinishedCalls = o.maxCalls
+	}
+	if o.maxRunningCalls > 0 {
+		opts.MaxRunningCalls = o.maxRunningCalls
 	}
 	p := &pipeline{store: model.NewStore(opts), output: output}
 	p.hub = model.NewHub(p.store)
@@ -293,6 +298,7 @@ type liveFlags struct {
 	includeChunks bool
 	backfill      bool
 	maxEventBytes int
+	maxPages      int
 	maxBackoff    time.Duration
 
 	instanceID, instanceName, credentialHeader string
@@ -300,6 +306,7 @@ type liveFlags struct {
 	timeout                                    time.Duration
 	enforce                                    bool
 	maxParseBytes                              int64
+	maxBufferedBytes                           int64
 }
 
 func (l *liveFlags) register(fs *flag.FlagSet) {
@@ -307,7 +314,8 @@ func (l *liveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&l.taps, "tap", "also run a tap `LISTEN=UPSTREAM` (repeatable)")
 	fs.BoolVar(&l.includeChunks, "include-chunks", false, "ask feeds for llm.call.chunk events")
 	fs.BoolVar(&l.backfill, "backfill", true, "load each feed's history before going live")
-	fs.IntVar(&l.maxEventBytes, "max-event-bytes", 16<<20, "largest feed event accepted")
+	fs.IntVar(&l.maxEventBytes, "max-event-bytes", 16<<20, "largest feed event accepted (history items too)")
+	fs.IntVar(&l.maxPages, "max-history-pages", feed.DefaultMaxHistoryPages, "most history pages read per feed by --backfill")
 	fs.DurationVar(&l.maxBackoff, "max-backoff", 30*time.Second, "longest wait between feed reconnects")
 	fs.StringVar(&l.instanceID, "instance-id", "", "the MCP server instance id a token's aud must name")
 	fs.StringVar(&l.instanceName, "instance-name", "", "the instance's name, for agent-facing tool names")
@@ -316,6 +324,7 @@ func (l *liveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&l.timeout, "timeout", 300*time.Second, "the instance's tool timeout (1s to 1800s)")
 	fs.BoolVar(&l.enforce, "enforce", false, "answer failed verifications as the contract says, without forwarding")
 	fs.Int64Var(&l.maxParseBytes, "max-parse-bytes", 8<<20, "most bytes of one body parsed on the side")
+	fs.Int64Var(&l.maxBufferedBytes, "max-buffered-bytes", tap.DefaultMaxBufferedBytes, "most request-body bytes a tap holds at once, over all requests")
 }
 
 // sources are the started taps and the feeds to run.
@@ -352,6 +361,7 @@ func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (
 	for _, c := range cfgs {
 		c.InstanceID, c.InstanceName, c.Secrets = l.instanceID, l.instanceName, secrets
 		c.Timeout, c.Enforce, c.MaxParseBytes = l.timeout, l.enforce, l.maxParseBytes
+		c.MaxBufferedBytes = max(l.maxBufferedBytes, l.maxParseBytes) // a larger --max-parse-bytes alone still works
 		c.SoatPrefix, c.CredentialHeader = prefix, l.credentialHeader
 		t, err := tap.New(c, sink)
 		if err != nil {
@@ -368,7 +378,7 @@ func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (
 
 func (l *liveFlags) feedConfig(url string) feed.Config {
 	return feed.Config{URL: url, APIKey: os.Getenv("AGENTAREA_API_KEY"), IncludeChunks: l.includeChunks,
-		MaxEventBytes: l.maxEventBytes, Backfill: l.backfill, MaxBackoff: l.maxBackoff}
+		MaxEventBytes: l.maxEventBytes, Backfill: l.backfill, MaxBackoff: l.maxBackoff, MaxHistoryPages: l.maxPages}
 }
 
 // start starts every tap; on failure the started ones are shut down.
@@ -435,7 +445,8 @@ Flags:
   --task T              task id (repeatable)
   --include-chunks      also receive llm.call.chunk events (off: include_chunks=false)
   --backfill            load each task's history first (default true; --backfill=false to skip)
-  --max-event-bytes N   largest event accepted (default 16 MiB)
+  --max-event-bytes N   largest event accepted, live or in the history (default 16 MiB)
+  --max-history-pages N most history pages read by --backfill (default 1000)
   --feed URL            add a feed URL (repeatable)
   --tap LISTEN=UPSTREAM add a tap proxy (repeatable; see 'toolscope tap --help')
   --output MODE         tui, json or text (default: tui on a terminal, json otherwise)
@@ -524,6 +535,7 @@ Flags:
   --timeout D             the instance's tool timeout, 1s to 1800s (default 300s)
   --enforce               answer failed verifications as the contract says, do not forward
   --max-parse-bytes N     most bytes of one body parsed on the side (default 8 MiB)
+  --max-buffered-bytes N  most request-body bytes the tap holds at once (default 64 MiB)
   --feed URL              also watch a task feed (repeatable)
   --output MODE           tui, json or text (default: tui on a terminal, json otherwise)
   --record FILE           also write every event as JSON lines (secrets redacted)
@@ -676,6 +688,23 @@ Examples:
   pbpaste | toolscope decode - --output json
 `
 
+// maxTokenInput bounds a token read from standard input (a context token
+// is a few KiB).
+const maxTokenInput = 1 << 20
+
+// readToken reads a token from r; a longer input is refused as cut rather
+// than decoded from its first megabyte.
+func readToken(r io.Reader) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxTokenInput+1))
+	if err != nil {
+		return "", fmt.Errorf("reading the token: %v", err)
+	}
+	if len(b) > maxTokenInput {
+		return "", fmt.Errorf("standard input is over %d bytes: cut there, so not decoded (a context token is a few KiB)", maxTokenInput)
+	}
+	return string(b), nil
+}
+
 func runDecode(args []string) int {
 	fs := flag.NewFlagSet("decode", flag.ContinueOnError)
 	var secretFiles multiFlag
@@ -698,12 +727,11 @@ func runDecode(args []string) int {
 		token = pos[0]
 	}
 	if token == "-" {
-		b, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "toolscope decode: reading the token: %v\n", err)
+		var err error
+		if token, err = readToken(os.Stdin); err != nil {
+			fmt.Fprintf(os.Stderr, "toolscope decode: %v\n", err)
 			return 2
 		}
-		token = string(b)
 	}
 	token = strings.TrimSpace(token)
 	if token == "" {
