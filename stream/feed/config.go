@@ -44,10 +44,6 @@ const (
 	DefaultMaxEventBytes   = 16 << 20
 	DefaultMaxBackoff      = 30 * time.Second
 	DefaultMaxHistoryPages = 1000
-	// connectTimeout bounds the wait for response headers: a server that
-	// accepts a connection and never answers is retried, not waited on
-	// (a feed server answers its headers at once; the status says so).
-	connectTimeout = 10 * time.Second
 	// historyPageWait bounds the reading of one history page's body.
 	historyPageWait = 2 * time.Minute
 	// frameSlack is room in r3labs/sse's buffer beyond MaxEventBytes for the
@@ -64,6 +60,12 @@ const (
 	// de-duplication absorbs, is better than a request a server refuses).
 	maxLastEventID = 1024
 )
+
+// connectTimeout bounds the wait for response headers: a server that
+// accepts a connection and never answers is retried, not waited on (a feed
+// server answers its headers at once; the status says so). A variable for
+// tests.
+var connectTimeout = 10 * time.Second
 
 // FeedURL builds the live feed URL of one task. workspace may be empty for
 // older servers, which take the workspace from the credential. api is the

@@ -1,12 +1,15 @@
 package feed
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"toolscope/model"
 )
@@ -130,5 +133,61 @@ func TestRedirectSameOriginFollowed(t *testing.T) {
 	}
 	if len(c.eventIDs()) != len(evs) {
 		t.Fatalf("ids %v", c.eventIDs())
+	}
+}
+
+// TestSilentServer: a server that accepts and never answers holds the
+// feed for the header wait (said in the connecting status), not a minute;
+// the history's error names the history URL, the stream's the stream URL.
+func TestSilentServer(t *testing.T) {
+	defer func(d time.Duration) { connectTimeout = d }(connectTimeout)
+	connectTimeout = 300 * time.Millisecond
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	feedURL := FeedURL(srv.URL, "ws", "agent-1", "task-silent")
+	cfg := testConfig(feedURL)
+	cfg.Backfill = true
+	c := newCollector()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- Run(ctx, cfg, c) }()
+	for time.Since(start) < 5*time.Second {
+		if slices.Contains(c.states(), model.StateReconnecting) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	evs := c.kind(model.KindSourceStatus)
+	if evs[0].State != model.StateConnecting || !strings.Contains(evs[0].Detail, "waiting up to 300ms for an answer") {
+		t.Fatalf("first status %+v", evs[0])
+	}
+	w := c.kind(model.KindWarning)
+	historyURL := strings.TrimSuffix(feedURL, "/stream")
+	if len(w) != 1 || !strings.Contains(w[0].Message, historyURL+" (history page 1)") || strings.Contains(w[0].Message, "/stream") ||
+		!strings.Contains(w[0].Message, "no answer within 300ms") {
+		t.Fatalf("history warning %+v", w)
+	}
+	var reconnecting string
+	for _, e := range evs {
+		if e.State == model.StateReconnecting {
+			reconnecting = e.Detail
+			break
+		}
+	}
+	if !strings.Contains(reconnecting, "no answer within 300ms") {
+		t.Fatalf("reconnecting %q (states %v)", reconnecting, c.states())
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("took %v", d)
 	}
 }

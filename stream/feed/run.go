@@ -86,7 +86,7 @@ func (f *feed) run(ctx context.Context) error {
 	f.status(model.StateConnecting, fmt.Sprintf("%s (waiting up to %s for an answer)", f.t.display, connectTimeout))
 	if f.cfg.Backfill {
 		if err := f.backfill(ctx); err != nil && ctx.Err() == nil {
-			f.warn("backfill_failed", fmt.Sprintf("history of %s not read: %v (going live)", f.t.display, err))
+			f.warn("backfill_failed", fmt.Sprintf("history not read: %v (going live)", err))
 		}
 		if f.ended {
 			f.status(model.StateEnded, "task ended: "+f.endType)
