@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -127,5 +128,25 @@ func TestReplaySkipsOverlongLine(t *testing.T) {
 	}
 	if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "line_too_long: line 2: ") {
 		t.Fatalf("warnings %v", warnings)
+	}
+}
+
+// TestReplayOfOpenCallsBounded: a recording of calls that never finish
+// (the issue: 10^6 tool.call lines took 8.3 GiB) keeps no more calls than
+// the store's limits, running ones included. Scaled: 30,000 lines, limits
+// of 500.
+func TestReplayOfOpenCallsBounded(t *testing.T) {
+	const lines = 30000
+	var b strings.Builder
+	for i := range lines {
+		fmt.Fprintf(&b, `{"time":"2026-07-29T10:00:%02d.%03dZ","source":"feed","source_name":"f","kind":"tool.call","task_id":"T","tool_call_id":"c%d","tool":"work"}`+"\n", i/1000%60, i%1000, i)
+	}
+	store := model.NewStore(model.Options{MaxRunningCalls: 500, MaxFinishedCalls: 500})
+	if err := Play(context.Background(), strings.NewReader(b.String()), Options{Speed: 0, Name: "x"}, model.NewHub(store)); err != nil {
+		t.Fatal(err)
+	}
+	snap := store.Snapshot()
+	if len(snap.Calls) != 1000 || snap.Evicted != lines-1000 || snap.Calls[len(snap.Calls)-1].ToolCallID != fmt.Sprintf("c%d", lines-1) {
+		t.Fatalf("%d calls kept, %d evicted", len(snap.Calls), snap.Evicted)
 	}
 }

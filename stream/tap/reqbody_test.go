@@ -1,6 +1,7 @@
 package tap
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -246,5 +247,49 @@ func TestTeeCopyDeadline(t *testing.T) {
 		if e.Code == "parse_skipped" && !strings.Contains(e.Message, "not received within 200ms") {
 			t.Fatalf("parse_skipped: %s", e.Message)
 		}
+	}
+}
+
+// TestOpenCallsBounded: tap calls whose stream ended without a result stay
+// open for a resumed stream, but not in unbounded number (the issue: 20,000
+// of them, with --timeout 1s, held ~380 MiB for good): past the running
+// limit the oldest are ended (call_abandoned) and then evicted like
+// finished calls. Scaled down: 600 calls, limits of 100.
+func TestOpenCallsBounded(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200) // and the stream ends without a result
+	}))
+	t.Cleanup(upstream.Close)
+	store := model.NewStore(model.Options{MaxRunningCalls: 100, MaxFinishedCalls: 100})
+	tp, err := New(Config{Name: "open", Listen: "127.0.0.1:0", Upstream: upstream.URL, Timeout: time.Second}, model.NewHub(store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tp.Start(); err != nil {
+		t.Fatal(err)
+	}
+	const calls = 600
+	for i := range calls {
+		post(t, "http://"+tp.Addr(), callBody(t, i, fmt.Sprintf("open_%d", i), map[string]any{}, nil), nil)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	tp.Shutdown(ctx)
+	snap := store.Snapshot()
+	running, abandoned := 0, 0
+	for _, c := range snap.Calls {
+		if c.Status == model.StatusRunning {
+			running++
+		}
+	}
+	for _, e := range allEvents(snap) {
+		if e.Code == "call_abandoned" {
+			abandoned++
+		}
+	}
+	if running > 100 || len(snap.Calls) > 200 || snap.Evicted < calls-200 || abandoned == 0 {
+		t.Fatalf("%d calls kept, %d running, %d evicted, %d call_abandoned", len(snap.Calls), running, snap.Evicted, abandoned)
 	}
 }
