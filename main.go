@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -52,8 +53,18 @@ func commands() []command {
 }
 
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A soft limit makes the collector work harder near it, so the
+		// process stays close to what it holds (see README: Memory ceiling).
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
 	os.Exit(run(os.Args[1:]))
 }
+
+// softMemoryLimit is the Go heap size the collector keeps under when it
+// can; the documented ceiling (512 MiB) leaves room above it for stacks and
+// the runtime.
+const softMemoryLimit = 384 << 20
 
 func run(args []string) int {
 	cmds := commands()

@@ -20,7 +20,7 @@ import (
 
 const (
 	// DefaultMaxRunningCalls bounds running calls.
-	DefaultMaxRunningCalls = 10000
+	DefaultMaxRunningCalls = 5000
 	// DefaultIdleRunningCalls ends a running call that has had no event
 	// for this long (twice the longest timeout the contract allows).
 	DefaultIdleRunningCalls = time.Hour
