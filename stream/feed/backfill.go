@@ -20,6 +20,10 @@ import (
 // rest follows page by page as it arrives.
 var historyHoldBytes int64 = 32 << 20 // a variable for tests
 
+// maxHeldIDs bounds the ids remembered of held frames (they only tell
+// whether a page brought anything new).
+const maxHeldIDs = 1 << 14
+
 // history is the backfill's state: frames held for ordering, and the ids
 // they carry (for telling whether a page brought anything new).
 type history struct {
@@ -36,7 +40,7 @@ func (f *feed) backfill(ctx context.Context) error {
 	if f.t.history == "" {
 		return fmt.Errorf("the history URL cannot be derived from %s (it does not end in /stream)", f.t.display)
 	}
-	h := &history{heldIDs: model.NewSeenIDs(maxSeenIDs)}
+	h := &history{heldIDs: model.NewSeenIDs(maxHeldIDs)}
 	defer f.showHistory(h)
 	for page := 1; ; page++ {
 		if page > f.cfg.MaxHistoryPages {
@@ -78,8 +82,10 @@ func (f *feed) showHistory(h *history) {
 	for _, fr := range frames {
 		f.deliver(fr, false)
 	}
+	if len(h.held) > 0 {
+		h.heldIDs = model.NewSeenIDs(maxHeldIDs)
+	}
 	h.held, h.heldBytes = nil, 0
-	h.heldIDs = model.NewSeenIDs(maxSeenIDs)
 }
 
 // historyPage reads one page, holding its new events; fresh counts them.
