@@ -119,14 +119,22 @@ func TestRedirectSameOriginFollowed(t *testing.T) {
 		}
 	})
 	c := newCollector()
-	if err := runFeed(t, testConfig(srv.url("task-redirect-3")), c); err != nil {
+	cfg := testConfig(srv.url("task-redirect-3"))
+	cfg.Backfill = true
+	if err := runFeed(t, cfg, c); err != nil {
 		t.Fatal(err)
 	}
-	var detail string
+	var detail, history string
 	for _, e := range c.kind(model.KindSourceStatus) {
 		if e.State == model.StateConnected {
 			detail = e.Detail
 		}
+		if strings.HasPrefix(e.Detail, "history redirected to ") {
+			history = e.Detail
+		}
+	}
+	if !strings.Contains(history, srv.URL+"/moved/") {
+		t.Fatalf("no status for the history's redirect: %v", c.kind(model.KindSourceStatus))
 	}
 	if !strings.Contains(detail, "redirected to "+srv.URL+"/moved/") {
 		t.Fatalf("connected status %q", detail)
