@@ -98,13 +98,17 @@ type requestTee struct {
 
 func newRequestTee(rc io.ReadCloser, size, limit int64, budget *byteBudget) *requestTee {
 	tee := &requestTee{rc: rc, limit: limit, budget: budget, done: make(chan struct{})}
+	tee.deadline = time.Now().Add(requestReadTimeout)
 	if size > limit {
 		tee.end(false, "request body over "+strconv.FormatInt(limit, 10)+" bytes")
+		return tee
 	}
-	tee.deadline = time.Now().Add(requestReadTimeout)
-	tee.timer = time.AfterFunc(requestReadTimeout, func() {
-		tee.end(false, "request body not received within "+requestReadTimeout.String())
+	wait := requestReadTimeout
+	tee.mu.Lock()
+	tee.timer = time.AfterFunc(wait, func() {
+		tee.end(false, "request body not received within "+wait.String())
 	})
+	tee.mu.Unlock()
 	return tee
 }
 
