@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -53,8 +54,18 @@ func commands() []command {
 }
 
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A soft limit makes the collector work harder near it, so the
+		// process stays close to what it holds (see README: Memory ceiling).
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
 	os.Exit(run(os.Args[1:]))
 }
+
+// softMemoryLimit is the Go heap size the collector keeps under when it
+// can; the documented ceiling (512 MiB) leaves room above it for stacks and
+// the runtime.
+const softMemoryLimit = 384 << 20
 
 func run(args []string) int {
 	cmds := commands()
@@ -129,15 +140,17 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 // outputFlags are the flags every command that shows events shares.
 type outputFlags struct {
-	output   string
-	record   string
-	maxCalls int
+	output          string
+	record          string
+	maxCalls        int
+	maxRunningCalls int
 }
 
 func (o *outputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.output, "output", "", "`MODE`: tui, json or text (default: tui on a terminal, json otherwise)")
 	fs.StringVar(&o.record, "record", "", "also write every event as JSON lines to `FILE` (secrets redacted)")
 	fs.IntVar(&o.maxCalls, "max-calls", model.DefaultOptions().MaxFinishedCalls, "keep `N` finished calls in memory (oldest evicted first)")
+	fs.IntVar(&o.maxRunningCalls, "max-running-calls", model.DefaultMaxRunningCalls, "keep at most `N` running calls in memory (past it the oldest is ended; see README: Memory ceiling)")
 }
 
 func (o *outputFlags) resolve(cmd string) (string, bool) {
@@ -181,6 +194,9 @@ func newPipeline(o outputFlags, output string) (*pipeline, error) {
 	opts := model.DefaultOptions()
 	if o.maxCalls > 0 {
 		opts.MaxFinishedCalls = o.maxCalls
+	}
+	if o.maxRunningCalls > 0 {
+		opts.MaxRunningCalls = o.maxRunningCalls
 	}
 	p := &pipeline{store: model.NewStore(opts), output: output}
 	p.hub = model.NewHub(p.store)
@@ -304,6 +320,7 @@ type liveFlags struct {
 	includeChunks bool
 	backfill      bool
 	maxEventBytes int
+	maxPages      int
 	maxBackoff    time.Duration
 	giveUpAfter   time.Duration
 	// retryForever: the screen shows a feed's retries, so it may keep
@@ -316,6 +333,7 @@ type liveFlags struct {
 	enforce                                    bool
 	maxParseBytes                              int64
 	rewriteHost                                bool
+	maxBufferedBytes                           int64
 }
 
 func (l *liveFlags) register(fs *flag.FlagSet) {
@@ -323,7 +341,8 @@ func (l *liveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&l.taps, "tap", "also run a tap `LISTEN=UPSTREAM` (repeatable)")
 	fs.BoolVar(&l.includeChunks, "include-chunks", false, "ask feeds for llm.call.chunk events")
 	fs.BoolVar(&l.backfill, "backfill", true, "load each feed's history before going live")
-	fs.IntVar(&l.maxEventBytes, "max-event-bytes", 16<<20, "largest feed event accepted, in bytes: `N` (default 16 MiB)")
+	fs.IntVar(&l.maxEventBytes, "max-event-bytes", 16<<20, "largest feed event accepted, live or in the history, in bytes: `N` (default 16 MiB)")
+	fs.IntVar(&l.maxPages, "max-history-pages", feed.DefaultMaxHistoryPages, "most history pages `N` read per feed by --backfill")
 	fs.DurationVar(&l.maxBackoff, "max-backoff", 30*time.Second, "longest wait `D` between feed reconnects")
 	fs.DurationVar(&l.giveUpAfter, "give-up-after", 60*time.Second, "with --output json|text, end a feed (exit 1) after failing to connect for `D`; 0: never (the TUI retries until this flag is given)")
 	fs.StringVar(&l.instanceID, "instance-id", "", "the MCP server instance `ID` a token's aud must name")
@@ -334,6 +353,7 @@ func (l *liveFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&l.enforce, "enforce", false, "answer failed verifications as the contract says, without forwarding; refuse what servers could read differently (needs a secret)")
 	fs.Int64Var(&l.maxParseBytes, "max-parse-bytes", 8<<20, "most bytes `N` of one body parsed on the side (default 8 MiB)")
 	fs.BoolVar(&l.rewriteHost, "rewrite-host", false, "send the upstream's host as Host (name-based upstreams); the tap then refuses a non-loopback Host on a loopback listener itself (403)")
+	fs.Int64Var(&l.maxBufferedBytes, "max-buffered-bytes", tap.DefaultMaxBufferedBytes, "most request-body bytes `N` a tap holds at once, over all requests (default 64 MiB)")
 }
 
 // sources are the started taps and the feeds to run.
@@ -373,6 +393,7 @@ func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (
 	for _, c := range cfgs {
 		c.InstanceID, c.InstanceName, c.Secrets = l.instanceID, l.instanceName, secrets
 		c.Timeout, c.Enforce, c.MaxParseBytes = l.timeout, l.enforce, l.maxParseBytes
+		c.MaxBufferedBytes = max(l.maxBufferedBytes, l.maxParseBytes) // a larger --max-parse-bytes alone still works
 		c.SoatPrefix, c.CredentialHeader = prefix, l.credentialHeader
 		c.RewriteHost = l.rewriteHost
 		t, err := tap.New(c, sink)
@@ -393,7 +414,8 @@ func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (
 
 func (l *liveFlags) feedConfig(url string) feed.Config {
 	return feed.Config{URL: url, APIKey: os.Getenv("AGENTAREA_API_KEY"), IncludeChunks: l.includeChunks,
-		MaxEventBytes: l.maxEventBytes, Backfill: l.backfill, MaxBackoff: l.maxBackoff, GiveUpAfter: l.giveUp()}
+		MaxEventBytes: l.maxEventBytes, Backfill: l.backfill, MaxBackoff: l.maxBackoff, GiveUpAfter: l.giveUp(),
+		MaxHistoryPages: l.maxPages}
 }
 
 func (l *liveFlags) giveUp() time.Duration {
@@ -703,6 +725,23 @@ Examples:
   pbpaste | toolscope decode - --output json
 `
 
+// maxTokenInput bounds a token read from standard input (a context token
+// is a few KiB).
+const maxTokenInput = 1 << 20
+
+// readToken reads a token from r; a longer input is refused as cut rather
+// than decoded from its first megabyte.
+func readToken(r io.Reader) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxTokenInput+1))
+	if err != nil {
+		return "", fmt.Errorf("reading the token: %v", err)
+	}
+	if len(b) > maxTokenInput {
+		return "", fmt.Errorf("standard input is over %d bytes: cut there, so not decoded (a context token is a few KiB)", maxTokenInput)
+	}
+	return string(b), nil
+}
+
 func runDecode(args []string) int {
 	fs := flag.NewFlagSet("decode", flag.ContinueOnError)
 	var secretFiles multiFlag
@@ -730,12 +769,11 @@ func runDecode(args []string) int {
 		return 2
 	}
 	if token == "-" {
-		b, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "toolscope decode: reading the token: %v\n", err)
+		var err error
+		if token, err = readToken(os.Stdin); err != nil {
+			fmt.Fprintf(os.Stderr, "toolscope decode: %v\n", err)
 			return 2
 		}
-		token = string(b)
 	}
 	token = strings.TrimSpace(token)
 	if token == "" {

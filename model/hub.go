@@ -116,6 +116,13 @@ func (h *Hub) Emit(e Event) {
 	if !h.Store.Apply(e) {
 		return
 	}
+	h.write(e)
+	for _, n := range h.Store.TakeNotes() {
+		h.write(n) // calls the store ended to stay bounded
+	}
+}
+
+func (h *Hub) write(e Event) {
 	for _, w := range h.writers {
 		if err := w.Write(e); err != nil {
 			if h.OnWriteError != nil {

@@ -10,11 +10,17 @@ type Options struct {
 	MaxFinishedCalls int // finished calls retained; the oldest are evicted first
 	MaxSeenEventIDs  int // feed event ids remembered for de-duplication
 	MaxOtherEvents   int // task, source and pass-through events retained
+	// MaxRunningCalls bounds calls still running; past it the oldest is
+	// ended and becomes a finished call (see stale.go).
+	MaxRunningCalls int
+	// IdleRunningCalls ends a running call with no event for this long.
+	IdleRunningCalls time.Duration
 }
 
 // DefaultOptions suits a long-running monitor.
 func DefaultOptions() Options {
-	return Options{MaxFinishedCalls: 10000, MaxSeenEventIDs: 200000, MaxOtherEvents: 1000}
+	return Options{MaxFinishedCalls: 10000, MaxSeenEventIDs: 200000, MaxOtherEvents: 1000,
+		MaxRunningCalls: DefaultMaxRunningCalls, IdleRunningCalls: DefaultIdleRunningCalls}
 }
 
 // SourceState is the latest known state of one source.
@@ -73,10 +79,11 @@ type callKey struct {
 // entry is the stable slot of a call: the store swaps entry.call when it
 // copies a call that a snapshot may hold.
 type entry struct {
-	call     *Call
-	dead     bool
-	queued   bool // in the finished queue
-	finished bool
+	call      *Call
+	dead      bool
+	queued    bool // in the finished queue
+	runQueued bool // in the running queue
+	finished  bool
 }
 
 type sourceKey struct{ source, name string }
@@ -92,9 +99,15 @@ type Store struct {
 	dead     int
 	finished []*entry // FIFO of entries that finished, oldest first
 	finHead  int
-	nFin     int // live finished calls
+	nFin     int      // live finished calls
+	runQueue []*entry // entries that were running when queued, oldest first
+	runHead  int
 
-	seen seenSet
+	clock      time.Time // the latest event time applied
+	sinceSweep int
+	notes      []Event // events the store made (calls it ended), for the hub
+
+	seen *SeenIDs
 
 	sources     map[sourceKey]*SourceState
 	sourceOrder []sourceKey
@@ -118,10 +131,16 @@ func NewStore(o Options) *Store {
 	if o.MaxOtherEvents <= 0 {
 		o.MaxOtherEvents = d.MaxOtherEvents
 	}
+	if o.MaxRunningCalls <= 0 {
+		o.MaxRunningCalls = d.MaxRunningCalls
+	}
+	if o.IdleRunningCalls <= 0 {
+		o.IdleRunningCalls = d.IdleRunningCalls
+	}
 	return &Store{
 		opts:    o,
 		calls:   make(map[callKey]*entry),
-		seen:    newSeenSet(o.MaxSeenEventIDs),
+		seen:    NewSeenIDs(o.MaxSeenEventIDs),
 		sources: make(map[sourceKey]*SourceState),
 		gen:     1,
 	}
@@ -173,16 +192,18 @@ func (s *Store) Apply(ev Event) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ev.EventID != "" {
-		if s.seen.has(ev.EventID) {
+		if !s.seen.Add(ev.EventID) {
 			s.duplicates++
 			return false
 		}
-		s.seen.add(ev.EventID)
 	}
 	s.version++
 	s.events++
 	src := s.source(ev.Source, ev.SourceName)
 	src.Events++
+	if ev.IsCallEvent() {
+		defer s.boundRunning(ev.Time)
+	}
 
 	switch ev.Kind {
 	case KindToolCall, KindToolProgress, KindToolResult, KindToolCancelled:
@@ -310,6 +331,7 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 		s.evict()
 	case !found.finished && wasFinished:
 		s.nFin--
+		s.queueRunning(found)
 	}
 }
 
@@ -329,6 +351,7 @@ func (s *Store) newCall(ev *Event) *entry {
 	}
 	e := &entry{call: c}
 	s.order = append(s.order, e)
+	s.queueRunning(e)
 	return e
 }
 

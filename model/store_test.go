@@ -286,3 +286,21 @@ func TestTapAttemptsNumberedByWireTime(t *testing.T) {
 		t.Errorf("status %s: the latest attempt (exchange 2) answered ok", c.Status)
 	}
 }
+
+// TestSeenIDsBounded: the ring forgets the oldest id past its limit (moved
+// here from the feed package: feed and store share one set).
+func TestSeenIDsBounded(t *testing.T) {
+	s := NewSeenIDs(3)
+	for _, id := range []string{"a", "b", "c"} {
+		if !s.Add(id) {
+			t.Fatalf("%s not new", id)
+		}
+	}
+	if s.Add("a") || s.Add("c") {
+		t.Fatal("repeat taken as new")
+	}
+	s.Add("d") // evicts a
+	if s.Len() != 3 || !s.Add("a") || s.Add("d") {
+		t.Fatalf("ring: %v", s.ids)
+	}
+}

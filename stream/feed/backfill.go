@@ -2,59 +2,79 @@ package feed
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"toolscope/decoder"
+	"toolscope/model"
 )
 
-// historyPage is one answer of the history endpoint.
-type historyPage struct {
-	Events   []json.RawMessage `json:"events"`
-	Total    int               `json:"total"`
-	Page     int               `json:"page"`
-	PageSize int               `json:"page_size"`
-	HasNext  bool              `json:"has_next"`
+// historyHoldBytes bounds the history held back to be shown in time order
+// (pages may come newest first). Past it, what is held is shown and the
+// rest follows page by page as it arrives.
+var historyHoldBytes int64 = 32 << 20 // a variable for tests
+
+// maxHeldIDs bounds the ids remembered of held frames (they only tell
+// whether a page brought anything new).
+const maxHeldIDs = 1 << 14
+
+// history is the backfill's state: frames held for ordering, and the ids
+// they carry (for telling whether a page brought anything new).
+type history struct {
+	held      []decoder.FeedFrame
+	heldBytes int64
+	heldIDs   *model.SeenIDs
 }
 
-// backfill pages through the task's history and emits what it holds, oldest
-// first, before the feed goes live.
+// backfill pages through the task's history and emits what it holds before
+// the feed goes live. Each page is read as a stream (see histscan.go), each
+// item up to MaxEventBytes (a larger one is skipped with a warning), and at
+// most MaxHistoryPages pages are read.
 func (f *feed) backfill(ctx context.Context) error {
 	if f.t.history == "" {
 		return fmt.Errorf("the history URL cannot be derived from %s (it does not end in /stream)", f.t.display)
 	}
-	var frames []decoder.FeedFrame
-	ids := make(map[string]struct{})
-	for page := 1; page <= maxHistoryPages; page++ {
-		p, err := f.historyPage(ctx, page)
+	h := &history{heldIDs: model.NewSeenIDs(maxHeldIDs)}
+	defer f.showHistory(h)
+	for page := 1; ; page++ {
+		if page > f.cfg.MaxHistoryPages {
+			f.warn("history_truncated", fmt.Sprintf("history of %s: stopped after %d pages (--max-history-pages); going live", f.t.historyDisplay, f.cfg.MaxHistoryPages))
+			return nil
+		}
+		hasNext, fresh, err := f.historyPage(ctx, page, h)
 		if err != nil {
 			return err
 		}
-		fresh := 0
-		for _, item := range p.Events {
-			fr := decoder.DecodeHistoryEvent(item, f.opts)
-			if id := fr.Event.EventID; id != "" {
-				if _, dup := ids[id]; dup {
-					continue
-				}
-				ids[id] = struct{}{}
-			}
-			fresh++
-			frames = append(frames, fr)
-		}
 		// A server that ignores page= would send page 1 forever.
-		if !p.HasNext || fresh == 0 {
-			break
+		if !hasNext || fresh == 0 || f.ended {
+			return nil
 		}
 	}
-	// Pages may come newest first; the screen wants the order things
-	// happened. Reversing first keeps events of equal timestamps in order.
+}
+
+// hold keeps one history frame until showHistory, showing what is held
+// first when it grows past historyHoldBytes.
+func (f *feed) hold(h *history, fr decoder.FeedFrame, size int) {
+	if h.heldBytes+int64(size) > historyHoldBytes {
+		f.showHistory(h)
+	}
+	h.held = append(h.held, fr)
+	h.heldBytes += int64(size)
+	if id := fr.Event.EventID; id != "" {
+		h.heldIDs.Add(id)
+	}
+}
+
+// showHistory emits the held frames in the order things happened.
+func (f *feed) showHistory(h *history) {
+	frames := h.held
+	// Reversing newest-first pages first keeps events of equal timestamps in order.
 	if n := len(frames); n > 1 && frames[0].Event.Time.After(frames[n-1].Event.Time) {
 		slices.Reverse(frames)
 	}
@@ -62,11 +82,14 @@ func (f *feed) backfill(ctx context.Context) error {
 	for _, fr := range frames {
 		f.deliver(fr, false)
 	}
-	return nil
+	if len(h.held) > 0 {
+		h.heldIDs = model.NewSeenIDs(maxHeldIDs)
+	}
+	h.held, h.heldBytes = nil, 0
 }
 
-func (f *feed) historyPage(ctx context.Context, page int) (historyPage, error) {
-	var p historyPage
+// historyPage reads one page, holding its new events; fresh counts them.
+func (f *feed) historyPage(ctx context.Context, page int, h *history) (hasNext bool, fresh int, err error) {
 	u := f.t.history
 	q := "page=" + strconv.Itoa(page) + "&page_size=" + strconv.Itoa(historyPageSize)
 	if strings.Contains(u, "?") {
@@ -74,11 +97,14 @@ func (f *feed) historyPage(ctx context.Context, page int) (historyPage, error) {
 	} else {
 		u += "?" + q
 	}
-	rctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	where := f.t.historyDisplay + " (history page " + strconv.Itoa(page) + ")"
+	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(connectTimeout, func() { timedOut.Store(true); cancel() })
 	req, err := http.NewRequestWithContext(rctx, http.MethodGet, u, nil)
 	if err != nil {
-		return p, err
+		return false, 0, err
 	}
 	req.Header.Set("Accept", "application/json")
 	if f.cfg.APIKey != "" {
@@ -86,15 +112,41 @@ func (f *feed) historyPage(ctx context.Context, page int) (historyPage, error) {
 	}
 	resp, err := f.plain.Do(req)
 	if err != nil {
-		return p, f.redactURLError(err)
+		if timedOut.Load() {
+			return false, 0, fmt.Errorf("%s: no answer within %s", where, connectTimeout)
+		}
+		return false, 0, f.redactURLErrorAs(err, f.t.historyDisplay)
 	}
+	timer.Stop()
+	// The whole page must arrive within historyPageWait: a server that
+	// trickles a page forever does not hold the feed back.
+	timer = time.AfterFunc(historyPageWait, func() { timedOut.Store(true); cancel() })
+	defer timer.Stop()
 	if resp.StatusCode != http.StatusOK {
-		return p, newStatusError(f.t.display+" (history page "+strconv.Itoa(page)+")", resp)
+		return false, 0, newStatusError(where, resp)
 	}
 	defer resp.Body.Close()
-	limit := int64(historyPageSize)*int64(f.cfg.MaxEventBytes) + 1<<20
-	if err := json.NewDecoder(io.LimitReader(resp.Body, limit)).Decode(&p); err != nil {
-		return p, fmt.Errorf("history page %d: %v", page, err)
+	if note := redirectNote(resp, u); note != "" && page == 1 {
+		f.status(model.StateConnecting, "history "+note)
 	}
-	return p, nil
+	hasNext, err = scanPage(resp.Body, f.cfg.MaxEventBytes, func(raw []byte, size int64) error {
+		if raw == nil {
+			f.warn("history_event_too_large", fmt.Sprintf("%s: an event of %d bytes is over the %d-byte limit (--max-event-bytes): skipped", where, size, f.cfg.MaxEventBytes))
+			return nil
+		}
+		fr := decoder.DecodeHistoryEvent(raw, f.opts)
+		if id := fr.Event.EventID; id != "" && (f.seen.Has(id) || h.heldIDs.Has(id)) {
+			return nil
+		}
+		fresh++
+		f.hold(h, fr, len(raw))
+		return nil
+	})
+	if err != nil {
+		if timedOut.Load() {
+			err = fmt.Errorf("not read within %s", historyPageWait)
+		}
+		return false, fresh, fmt.Errorf("history page %d: %v", page, err)
+	}
+	return hasNext, fresh, nil
 }

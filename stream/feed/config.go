@@ -31,6 +31,9 @@ type Config struct {
 	// Backfill pages through the task's history endpoint before going live,
 	// so a monitor started late still shows the calls already made.
 	Backfill bool
+	// MaxHistoryPages bounds the history pages read by Backfill (default
+	// 1000: 100,000 events).
+	MaxHistoryPages int
 	// MaxBackoff caps the wait between reconnects (default 30 s).
 	MaxBackoff time.Duration
 	// GiveUpAfter ends the feed with an error once it has failed to
@@ -44,11 +47,11 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultMaxEventBytes = 16 << 20
-	DefaultMaxBackoff    = 30 * time.Second
-	// connectTimeout bounds the wait for response headers: a server that
-	// accepts a connection and never answers is retried, not waited on.
-	connectTimeout = 30 * time.Second
+	DefaultMaxEventBytes   = 16 << 20
+	DefaultMaxBackoff      = 30 * time.Second
+	DefaultMaxHistoryPages = 1000
+	// historyPageWait bounds the reading of one history page's body.
+	historyPageWait = 2 * time.Minute
 	// frameSlack is room in r3labs/sse's buffer beyond MaxEventBytes for the
 	// frame's own lines (event:, data:, id:) around the JSON.
 	frameSlack = 64 << 10
@@ -62,9 +65,13 @@ const (
 	// maxLastEventID: a longer id is not sent back (a full replay, which
 	// de-duplication absorbs, is better than a request a server refuses).
 	maxLastEventID = 1024
-	// maxHistoryPages stops a history endpoint that never says has_next=false.
-	maxHistoryPages = 10000
 )
+
+// connectTimeout bounds the wait for response headers: a server that
+// accepts a connection and never answers is retried, not waited on (a feed
+// server answers its headers at once; the status says so). A variable for
+// tests.
+var connectTimeout = 10 * time.Second
 
 // FeedURL builds the live feed URL of one task. workspace may be empty for
 // older servers, which take the workspace from the credential. api is the
@@ -83,9 +90,11 @@ func FeedURL(api, workspace, agent, task string) string {
 type target struct {
 	stream  string // the URL subscribed to, with include_chunks
 	history string // the history endpoint ("" when it cannot be derived)
-	display string // the URL for messages (credentials in it redacted)
-	taskID  string
-	name    string
+	// historyDisplay is the history URL for messages (credentials redacted)
+	historyDisplay string
+	display        string // the URL for messages (credentials in it redacted)
+	taskID         string
+	name           string
 }
 
 // CheckURL says why rawURL cannot be a feed's URL (nil when it can), so a
@@ -129,6 +138,7 @@ func resolve(cfg Config) (target, error) {
 		q.Del("page_size")
 		h.RawQuery = q.Encode()
 		t.history = h.String()
+		t.historyDisplay = displayURL(&h)
 	}
 
 	t.name = cfg.Name

@@ -84,22 +84,6 @@ func TestBackoffDelay(t *testing.T) {
 	}
 }
 
-func TestSeenIDsBounded(t *testing.T) {
-	s := newSeenIDs(3)
-	for _, id := range []string{"a", "b", "c"} {
-		if !s.add(id) {
-			t.Fatalf("%s not new", id)
-		}
-	}
-	if s.add("a") || s.add("c") {
-		t.Fatal("repeat taken as new")
-	}
-	s.add("d") // evicts a
-	if len(s.ids) != 3 || !s.add("a") || s.add("d") {
-		t.Fatalf("ring: %v", s.ids)
-	}
-}
-
 // TestFrameGuard: a body that ends inside a frame gets that frame closed
 // under truncatedEvent; one that ends on a blank line is left alone.
 func TestFrameGuard(t *testing.T) {

@@ -92,6 +92,9 @@ func (f *feed) connect(ctx context.Context) (res attempt) {
 		}
 		res.connected = true
 		detail := "HTTP 200"
+		if note := redirectNote(resp, f.t.stream); note != "" {
+			detail += " (" + note + ")"
+		}
 		if f.lastID != "" {
 			detail += ", resuming after " + f.lastID
 		}
@@ -127,10 +130,16 @@ func (f *feed) connect(ctx context.Context) (res attempt) {
 
 // redactURLError names the feed by its display URL in a transport error
 // (net/http quotes the full URL, query credentials included).
-func (f *feed) redactURLError(err error) error {
+func (f *feed) redactURLError(err error) error { return f.redactURLErrorAs(err, f.t.display) }
+
+// redactURLErrorAs names the URL by display.
+func (f *feed) redactURLErrorAs(err error, display string) error {
+	if re, ok := asRedirectError(err); ok {
+		return re // it names both URLs, redacted
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return fmt.Errorf("%s %s: %w", ue.Op, f.t.display, ue.Err)
+		return fmt.Errorf("%s %s: %w", ue.Op, display, ue.Err)
 	}
 	return err
 }

@@ -3,10 +3,14 @@ package feed
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"toolscope/decoder"
 	"toolscope/model"
@@ -42,7 +46,7 @@ type feed struct {
 	client *http.Client // for the stream: no timeout, frames guarded
 	plain  *http.Client // for the history endpoint
 	opts   decoder.FeedOptions
-	seen   *seenIDs
+	seen   *model.SeenIDs
 	lastID string // sent as Last-Event-ID on reconnect
 
 	ended   bool
@@ -54,13 +58,17 @@ func newFeed(cfg Config, t target, sink model.Sink) *feed {
 	if cfg.MaxEventBytes <= 0 {
 		cfg.MaxEventBytes = DefaultMaxEventBytes
 	}
+	if cfg.MaxHistoryPages <= 0 {
+		cfg.MaxHistoryPages = DefaultMaxHistoryPages
+	}
 	if cfg.MaxBackoff <= 0 {
 		cfg.MaxBackoff = DefaultMaxBackoff
 	}
-	plain := cfg.HTTPClient
-	if plain == nil {
-		plain = &http.Client{}
+	given := cfg.HTTPClient
+	if given == nil {
+		given = &http.Client{}
 	}
+	plain := withRedirectRule(given, cfg.APIKey != "")
 	stream := *plain
 	stream.Timeout = 0 // the stream is long-lived; connectTimeout bounds the answer
 	base := stream.Transport
@@ -71,15 +79,15 @@ func newFeed(cfg Config, t target, sink model.Sink) *feed {
 	return &feed{
 		cfg: cfg, t: t, sink: sink, client: &stream, plain: plain,
 		opts: decoder.FeedOptions{SourceName: t.name, TaskID: t.taskID},
-		seen: newSeenIDs(maxSeenIDs),
+		seen: model.NewSeenIDs(maxSeenIDs),
 	}
 }
 
 func (f *feed) run(ctx context.Context) error {
-	f.status(model.StateConnecting, f.t.display)
+	f.status(model.StateConnecting, fmt.Sprintf("%s (waiting up to %s for an answer)", f.t.display, connectTimeout))
 	if f.cfg.Backfill {
 		if err := f.backfill(ctx); err != nil && ctx.Err() == nil {
-			f.warn("backfill_failed", fmt.Sprintf("history of %s not read: %v (going live)", f.t.display, err))
+			f.warn("backfill_failed", fmt.Sprintf("history not read: %v (going live)", err))
 		}
 		if f.ended {
 			f.status(model.StateEnded, "task ended: "+f.endType)
@@ -148,6 +156,9 @@ func fatal(err error, maxEventBytes int) error {
 	if errors.As(err, &se) && se.Fatal() {
 		return se
 	}
+	if re, ok := asRedirectError(err); ok {
+		return re // the same redirect would come again
+	}
 	if errors.Is(err, bufio.ErrTooLong) {
 		// Retrying would replay the same event and fail on it again.
 		return fmt.Errorf("an event is larger than the %d-byte limit (raise --max-event-bytes): %w", maxEventBytes, err)
@@ -167,12 +178,13 @@ func (f *feed) deliver(fr decoder.FeedFrame, live bool) (fresh bool) {
 		return false
 	}
 	if ev.EventID != "" {
-		if !f.seen.add(ev.EventID) {
+		if !f.seen.Add(ev.EventID) {
 			return false
 		}
 		if live && validHeaderValue(ev.EventID) && len(ev.EventID) <= maxLastEventID {
 			f.lastID = ev.EventID
 		}
+		ev.EventID = shortEventID(ev.EventID)
 	}
 	if ev.Kind != "" {
 		f.sink.Emit(*ev)
@@ -209,4 +221,20 @@ func validHeaderValue(s string) bool {
 		}
 	}
 	return true
+}
+
+// shortEventID is the id an event keeps once de-duplicated: a hostile
+// feed's megabyte-long id would otherwise stay in memory with every event
+// kept (the store's recent events, a call's timeline). A long id is cut,
+// its length and a digest of it kept, so two long ids stay apart.
+func shortEventID(id string) string {
+	if len(id) <= maxLastEventID {
+		return id
+	}
+	cut := 64
+	for cut > 0 && !utf8.RuneStart(id[cut]) {
+		cut--
+	}
+	sum := sha256.Sum256([]byte(id))
+	return id[:cut] + "…[" + strconv.Itoa(len(id)) + " bytes, sha256 " + hex.EncodeToString(sum[:8]) + "]"
 }

@@ -5,7 +5,6 @@ package replay
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -53,13 +52,26 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 			Kind: model.KindSourceStatus, State: state, Detail: detail})
 	}
 	status(model.StateConnected, "replaying")
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxLineBytes)
+	lines := newLineReader(r, MaxLineBytes)
 	var prev time.Time
 	lineNo, played, bad := 0, 0, 0
-	for sc.Scan() {
+	for {
+		line, size, err := lines.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			status(model.StateFailed, err.Error())
+			return fmt.Errorf("replay: %w", err)
+		}
 		lineNo++
-		line := sc.Bytes()
+		if line == nil {
+			// A line too long to hold is skipped, and the rest plays.
+			bad++
+			sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceReplay, SourceName: opts.Name,
+				Kind: model.KindWarning, Code: "line_too_long", Message: fmt.Sprintf("line %d: %d bytes, over the %d-byte limit: skipped", lineNo, size, MaxLineBytes)})
+			continue
+		}
 		if len(trimSpace(line)) == 0 {
 			continue
 		}
@@ -78,13 +90,6 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 		}
 		sink.Emit(ev)
 		played++
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			err = fmt.Errorf("line %d is longer than %d bytes", lineNo+1, MaxLineBytes)
-		}
-		status(model.StateFailed, err.Error())
-		return fmt.Errorf("replay: %w", err)
 	}
 	if played == 0 && bad > 0 {
 		// Not a recording at all (a log, the wrong file): say so, exit 1.
@@ -119,4 +124,52 @@ func trimSpace(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
+}
+
+// lineReader reads lines of at most max bytes; a longer line is read to its
+// end and dropped, never held.
+type lineReader struct {
+	r   *bufio.Reader
+	max int
+	buf []byte
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// next returns the next line without its end, or nil and the line's size
+// when it is over max. It returns io.EOF after the last line.
+func (l *lineReader) next() (line []byte, size int64, err error) {
+	l.buf = l.buf[:0]
+	keep := true
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		size += int64(len(chunk))
+		if keep && len(l.buf)+len(chunk) > l.max+1 { // +1: the line end
+			keep, l.buf = false, l.buf[:0]
+		}
+		if keep {
+			l.buf = append(l.buf, chunk...)
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && size == 0:
+			return nil, 0, io.EOF
+		case err != nil && err != io.EOF:
+			return nil, size, err
+		}
+		if !keep {
+			return nil, size, nil
+		}
+		line = l.buf
+		if n := len(line); n > 0 && line[n-1] == '\n' {
+			line = line[:n-1]
+		}
+		if cap(l.buf) > 1<<20 {
+			l.buf = nil // a big line's buffer is not kept for the rest
+		}
+		return line, size, nil
+	}
 }

@@ -2,6 +2,8 @@ package replay
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -77,5 +79,74 @@ func TestReplayStopsOnCancel(t *testing.T) {
 	defer cancel()
 	if err := Play(ctx, strings.NewReader(lines), Options{Speed: 1}, model.SinkFunc(func(model.Event) {})); err == nil {
 		t.Fatal("want the context's error")
+	}
+}
+
+// repeatReader yields n copies of b, never holding more than b.
+type repeatReader struct {
+	b []byte
+	n int
+	i int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	c := copy(p, r.b[r.i:])
+	r.i += c
+	if r.i == len(r.b) {
+		r.i, r.n = 0, r.n-1
+	}
+	return c, nil
+}
+
+// TestReplaySkipsOverlongLine: a line over MaxLineBytes is skipped with a
+// warning naming it, and the rest plays (it stopped the replay before).
+func TestReplaySkipsOverlongLine(t *testing.T) {
+	first := `{"time":"2026-07-29T10:00:00Z","source":"feed","source_name":"f","kind":"event","event_type":"a"}` + "\n"
+	last := "\n" + `{"time":"2026-07-29T10:00:01Z","source":"feed","source_name":"f","kind":"event","event_type":"b"}` + "\n"
+	chunk := []byte(strings.Repeat("x", 64<<10))
+	long := &repeatReader{b: chunk, n: MaxLineBytes/len(chunk) + 2}
+	in := io.MultiReader(strings.NewReader(first), long, strings.NewReader(last))
+	var got collect
+	if err := Play(context.Background(), in, Options{Speed: 0, Name: "x"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	var types, warnings []string
+	for _, e := range got.evs {
+		switch e.Kind {
+		case model.KindWarning:
+			warnings = append(warnings, e.Code+": "+e.Message)
+		case model.KindSourceStatus:
+		default:
+			types = append(types, e.EventType)
+		}
+	}
+	if strings.Join(types, ",") != "a,b" {
+		t.Fatalf("played %v", types)
+	}
+	if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "line_too_long: line 2: ") {
+		t.Fatalf("warnings %v", warnings)
+	}
+}
+
+// TestReplayOfOpenCallsBounded: a recording of calls that never finish
+// (the issue: 10^6 tool.call lines took 8.3 GiB) keeps no more calls than
+// the store's limits, running ones included. Scaled: 30,000 lines, limits
+// of 500.
+func TestReplayOfOpenCallsBounded(t *testing.T) {
+	const lines = 30000
+	var b strings.Builder
+	for i := range lines {
+		fmt.Fprintf(&b, `{"time":"2026-07-29T10:00:%02d.%03dZ","source":"feed","source_name":"f","kind":"tool.call","task_id":"T","tool_call_id":"c%d","tool":"work"}`+"\n", i/1000%60, i%1000, i)
+	}
+	store := model.NewStore(model.Options{MaxRunningCalls: 500, MaxFinishedCalls: 500})
+	if err := Play(context.Background(), strings.NewReader(b.String()), Options{Speed: 0, Name: "x"}, model.NewHub(store)); err != nil {
+		t.Fatal(err)
+	}
+	snap := store.Snapshot()
+	if len(snap.Calls) != 1000 || snap.Evicted != lines-1000 || snap.Calls[len(snap.Calls)-1].ToolCallID != fmt.Sprintf("c%d", lines-1) {
+		t.Fatalf("%d calls kept, %d evicted", len(snap.Calls), snap.Evicted)
 	}
 }

@@ -39,7 +39,10 @@ type Config struct {
 	Timeout       time.Duration // the platform's tool timeout (default 300 s; 1 s..1800 s)
 	Enforce       bool          // answer failed verifications as the contract says, do not forward (needs Secrets)
 	MaxParseBytes int64         // most bytes of one body or SSE event parsed on the side (default 8 MiB)
-	SoatPrefix    string        // SOAT header prefix ("" => decoder.DefaultSoatPrefix)
+	// MaxBufferedBytes bounds the request-body bytes the tap holds at once,
+	// over all requests (default 64 MiB; at least MaxParseBytes). See reqbody.go.
+	MaxBufferedBytes int64
+	SoatPrefix       string // SOAT header prefix ("" => decoder.DefaultSoatPrefix)
 	// CredentialHeader is the instance's static credential header. Empty
 	// means Authorization, whose presence is shown but not required; a
 	// configured header is required (a missing one is a 401).
@@ -93,6 +96,12 @@ func (cfg Config) withDefaults() (Config, *url.URL, error) {
 	}
 	if cfg.MaxParseBytes < minParseBytes {
 		return cfg, nil, fmt.Errorf("tap: --max-parse-bytes %d is below %d", cfg.MaxParseBytes, minParseBytes)
+	}
+	if cfg.MaxBufferedBytes == 0 {
+		cfg.MaxBufferedBytes = max(DefaultMaxBufferedBytes, cfg.MaxParseBytes)
+	}
+	if cfg.MaxBufferedBytes < cfg.MaxParseBytes {
+		return cfg, nil, fmt.Errorf("tap: --max-buffered-bytes %d is below --max-parse-bytes %d", cfg.MaxBufferedBytes, cfg.MaxParseBytes)
 	}
 	if cfg.CredentialHeader != "" {
 		cfg.CredentialHeader = textproto.CanonicalMIMEHeaderKey(cfg.CredentialHeader)

@@ -61,7 +61,10 @@ type exchange struct {
 
 	body          []byte
 	bodyWhole     bool
-	pendingCancel bool // counted in t.cancels until announced
+	bodySkip      string      // why a request body copy is not whole (tee)
+	tee           *requestTee // the request body as forwarded, without --enforce
+	held          int64       // request-body bytes held under the budget (--enforce)
+	pendingCancel bool        // counted in t.cancels until announced
 	req           *parsedRequest
 
 	settled  atomic.Bool
@@ -116,9 +119,13 @@ const parseGrace = 3 * time.Millisecond
 // response.
 func (ex *exchange) run() {
 	defer ex.t.inflight.Done()
+	defer ex.releaseBody()
 	o, settled := ex.awaitQuickAnswer()
 	if settled {
 		time.Sleep(sideYield) // the client is reading its answer right now
+	}
+	if ex.tee != nil {
+		ex.body, ex.bodyWhole, ex.bodySkip = ex.tee.result()
 	}
 	if ex.req == nil {
 		ex.req = ex.t.parseRequest(ex)
@@ -156,10 +163,22 @@ func (ex *exchange) awaitQuickAnswer() (outcome, bool) {
 // there is none or the body cannot be read). It parses the body itself: it
 // runs on the handler's goroutine while the exchange's may be parsing too.
 func (ex *exchange) firstRequestID() json.RawMessage {
+	if ex.tee != nil {
+		body, whole, _ := ex.tee.result()
+		if !whole {
+			return nil
+		}
+		msgs, _, err := decoder.ParseMessages(body)
+		return firstID(msgs, err)
+	}
 	if !ex.bodyWhole {
 		return nil
 	}
 	msgs, _, err := decoder.ParseMessages(ex.body)
+	return firstID(msgs, err)
+}
+
+func firstID(msgs []decoder.Message, err error) json.RawMessage {
 	if err != nil {
 		return nil
 	}

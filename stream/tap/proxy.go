@@ -168,6 +168,9 @@ func (t *Tap) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	msg := "toolscope tap: upstream unreachable: " + redactErr(err)
+	if ex.tee != nil {
+		ex.tee.drain(http.NewResponseController(w)) // the request id is in the body
+	}
 	writeRPCError(w, http.StatusBadGateway, decoder.ErrorResponse(ex.firstRequestID(), decoder.CodeInternalError, msg))
 	ex.settle(outcome{kind: outcomeUnreachable, status: http.StatusBadGateway, rpcCode: decoder.CodeInternalError, message: msg})
 }

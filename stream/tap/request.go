@@ -74,8 +74,12 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 		return pr
 	}
 	if !ex.bodyWhole {
+		why := ex.bodySkip
+		if why == "" {
+			why = "request body over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (or unreadable)"
+		}
 		pr.warnings = append(pr.warnings, decoder.Warning{Code: "parse_skipped",
-			Message: "request body over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (or unreadable): forwarded unchanged, not parsed"})
+			Message: why + ": forwarded unchanged, not parsed"})
 		if t.cfg.Enforce {
 			// What the tap cannot read it cannot verify: strictAnswer refuses it.
 			pr.warnings = append(pr.warnings, decoder.Warning{Code: "enforce_unverified_large_body",

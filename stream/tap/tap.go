@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"toolscope/decoder"
 	"toolscope/model"
 )
 
@@ -28,6 +29,7 @@ type Tap struct {
 	calls    *registry
 	cross    crossIndex // what earlier calls carried, for the rules across calls
 	cancels  pendingCancels
+	budget   *byteBudget // request-body bytes held (see reqbody.go)
 
 	seq      atomic.Uint64
 	inflight sync.WaitGroup // exchanges being run
@@ -50,7 +52,8 @@ func New(cfg Config, sink model.Sink) (*Tap, error) {
 	if sink == nil {
 		return nil, errors.New("tap: a sink is required")
 	}
-	t := &Tap{cfg: cfg, sink: sink, upstream: u, calls: newRegistry(), runners: newRunners()}
+	t := &Tap{cfg: cfg, sink: sink, upstream: u, calls: newRegistry(), runners: newRunners(),
+		budget: &byteBudget{limit: cfg.MaxBufferedBytes}}
 	t.proxy = t.newProxy()
 	return t, nil
 }
@@ -62,9 +65,11 @@ func exchangeFrom(ctx context.Context) *exchange {
 	return ex
 }
 
-// ServeHTTP forwards one request to the upstream. The request body is read
-// (up to MaxParseBytes) so the tap can parse it, and forwarded unchanged; the
-// response streams through while a copy is parsed off to the side.
+// ServeHTTP forwards one request to the upstream. The request body streams
+// to the upstream as it arrives while a copy (up to MaxParseBytes) is
+// parsed; with --enforce it is read first (up to MaxParseBytes) so the tap
+// can decide, then forwarded unchanged. The response streams through while
+// a copy is parsed off to the side.
 func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	raw := rawHeaderOf(r) // taken first: one head per request, whatever the answer
 	if t.refuseRebinding(w, r) {
@@ -75,8 +80,27 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The proxy gets its own request: the server's keeps the client's body,
 	// so net/http still knows how that body ended.
 	out := r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
-	if r.Body != nil && r.Body != http.NoBody {
-		body, whole := readCapped(r.Body, r.ContentLength, t.cfg.MaxParseBytes)
+	hasBody := r.Body != nil && r.Body != http.NoBody
+	if hasBody && !t.cfg.Enforce {
+		ex.tee = newRequestTee(r.Body, r.ContentLength, t.cfg.MaxParseBytes, t.budget)
+		ex.tee.onCancel = func() {
+			// Counted as the bytes pass, so before the server can react.
+			ex.pendingCancel = true
+			t.cancels.add()
+		}
+		out.Body = ex.tee
+		defer ex.tee.end(false, "request body not read to its end") // a no-op once whole
+	}
+	if hasBody && t.cfg.Enforce {
+		body, whole, refusal := t.bufferRequest(w, ex, r)
+		if refusal != nil {
+			writeRPCError(w, refusal.status, refusal.body)
+			ex.req = &parsedRequest{warnings: []decoder.Warning{{Code: refusal.warning, Message: refusal.reason}}}
+			t.inflight.Add(1)
+			t.runners.start(ex)
+			ex.settle(outcome{kind: outcomeEnforced, status: refusal.status, rpcCode: refusal.code, message: "answered by the tap (--enforce), not forwarded: " + refusal.reason})
+			return
+		}
 		ex.body, ex.bodyWhole = body, whole
 		if whole {
 			out.Body = replayBody{Reader: bytes.NewReader(body), orig: r.Body}
@@ -86,7 +110,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			out.Body = replayBody{Reader: io.MultiReader(bytes.NewReader(body), r.Body), orig: r.Body}
 		}
 	}
-	if ex.bodyWhole && len(ex.body) <= maxCancelBody && bytes.Contains(ex.body, []byte("notifications/cancelled")) {
+	if ex.bodyWhole && len(ex.body) <= maxCancelBody && bytes.Contains(ex.body, cancelMethod) {
 		// Counted before it is forwarded, so before the server can react.
 		ex.pendingCancel = true
 		t.cancels.add()
@@ -127,14 +151,6 @@ type replayBody struct {
 }
 
 func (b replayBody) Close() error { return b.orig.Close() }
-
-// readCapped reads up to limit bytes of a body of the given size (-1 when
-// unknown). whole is true when that was the entire body; otherwise body holds
-// what was read before the limit or an error.
-func readCapped(r io.Reader, size, limit int64) (body []byte, whole bool) {
-	body, err := readUpTo(r, size, limit)
-	return body, err == nil && int64(len(body)) <= limit
-}
 
 func writeRPCError(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
