@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"toolscope/model"
+
 	"github.com/golang-jwt/jwt/v5"
 )
 
@@ -42,6 +44,11 @@ func decodeToken(token string) (decodedToken, error) {
 	}
 	if t.claims = decodeObject(cb); t.claims == nil {
 		return t, errors.New("claims are not a JSON object")
+	}
+	if parts[2] == model.Redacted {
+		// A token copied from toolscope's own output: said as such, not as
+		// a malformed signature.
+		return t, errors.New("signature redacted by toolscope (recordings, copies and the screen never keep it): the token cannot be verified")
 	}
 	if t.signature, err = base64.RawURLEncoding.DecodeString(parts[2]); err != nil {
 		t.signature = nil
