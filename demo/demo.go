@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"toolscope/decoder"
 	"toolscope/model"
 	"toolscope/stream/feed"
 	"toolscope/stream/tap"
@@ -105,7 +106,9 @@ func Run(ctx context.Context, opts Options, sink model.Sink) error {
 		go func() {
 			defer watchers.Done()
 			cfg := feed.Config{URL: feed.FeedURL(feeds.API(), t.Workspace, t.AgentID, t.ID), Name: tp.Feed,
-				APIKey: apiKey, MaxBackoff: time.Second}
+				APIKey: apiKey, MaxBackoff: time.Second,
+				// The platform relays at 0.5 s of scenario time: so is it checked.
+				RelayInterval: time.Duration(float64(decoder.RelayInterval) / clk.speed)}
 			if err := feed.Run(feedCtx, cfg, sink); err != nil && feedCtx.Err() == nil {
 				fails.add(fmt.Errorf("%s: %w", tp.Feed, err))
 			}

@@ -100,6 +100,16 @@ func TestRunShowsEveryScenario(t *testing.T) {
 		}
 	})
 
+	t.Run("the platform keeps its relay rule at every speed", func(t *testing.T) {
+		// The demo's platform relays at 0.5 s of scenario time; its feeds
+		// are checked against the same clock, so the rule holds.
+		for _, ev := range events {
+			if ev.Kind == model.KindWarning && ev.Code == "progress_relayed_too_soon" {
+				t.Errorf("%s: %s", ev.Tool, ev.Message)
+			}
+		}
+	})
+
 	t.Run("long call: sent and relayed differ", func(t *testing.T) {
 		sent := pick(events, model.SourceTap, model.KindToolProgress, toolReadWorkbook)
 		relayed := pick(events, model.SourceFeed, model.KindToolProgress, toolReadWorkbook)

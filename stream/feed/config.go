@@ -40,6 +40,10 @@ type Config struct {
 	// connect (or connected without receiving anything) for this long;
 	// zero retries forever. Scripts need an end; a screen can wait.
 	GiveUpAfter time.Duration
+	// RelayInterval is the platform's relay rule the feed is checked
+	// against (default 0.5 s). The demo, whose clock runs faster than
+	// real time, compresses it by its speed.
+	RelayInterval time.Duration
 	// HTTPClient makes the requests (default: a client with no timeout;
 	// a Timeout set here is ignored for the stream, which is long-lived).
 	HTTPClient *http.Client

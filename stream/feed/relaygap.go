@@ -17,6 +17,7 @@ const maxGapCalls = 4096
 // relayed. It remembers the last relayed time of each running call; a call
 // is forgotten at its result, and the oldest past maxGapCalls.
 type relayGaps struct {
+	every time.Duration // the rule's interval (0: decoder.RelayInterval)
 	last  map[string]time.Time
 	order []string
 }
@@ -41,18 +42,21 @@ func (g *relayGaps) check(ev *model.Event, timestamped bool) (model.Event, bool)
 	prev, seen := g.last[key]
 	g.remember(key, ev.Time)
 	complete := ev.Total != nil && ev.Progress >= *ev.Total
-	gap := ev.Time.Sub(prev)
+	gap, every := ev.Time.Sub(prev), g.every
+	if every <= 0 {
+		every = decoder.RelayInterval
+	}
 	// Whole-second timestamps cannot tell 0.6 s from 0 s: only timestamps
 	// with a fraction are judged.
 	precise := prev.Nanosecond() != 0 && ev.Time.Nanosecond() != 0
-	if !seen || complete || !precise || gap < 0 || gap >= decoder.RelayInterval {
+	if !seen || complete || !precise || gap < 0 || gap >= every {
 		return model.Event{}, false
 	}
 	return model.Event{Time: ev.Time, Source: ev.Source, SourceName: ev.SourceName, Kind: model.KindWarning,
 		TaskID: ev.TaskID, ToolCallID: ev.ToolCallID, Tool: ev.Tool, IdempotencyKey: ev.IdempotencyKey,
 		Code: "progress_relayed_too_soon",
 		Message: fmt.Sprintf("tool.progress relayed %s after the previous one; the platform relays at most one per %s (a completion excepted)",
-			decoder.HumanDuration(gap), decoder.HumanDuration(decoder.RelayInterval))}, true
+			decoder.HumanDuration(gap), decoder.HumanDuration(every))}, true
 }
 
 func (g *relayGaps) remember(key string, at time.Time) {

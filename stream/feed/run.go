@@ -80,6 +80,7 @@ func newFeed(cfg Config, t target, sink model.Sink) *feed {
 		cfg: cfg, t: t, sink: sink, client: &stream, plain: plain,
 		opts: decoder.FeedOptions{SourceName: t.name, TaskID: t.taskID},
 		seen: model.NewSeenIDs(maxSeenIDs),
+		gaps: relayGaps{every: cfg.RelayInterval},
 	}
 }
 
