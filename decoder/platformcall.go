@@ -48,6 +48,16 @@ func PlatformMeta(c CallContext, requestID int64) map[string]any {
 	return m
 }
 
+// ProtocolMeta is the _meta every 2026-07-28 request of AgentArea's client
+// carries (tools/list too): protocol version, client info and capabilities.
+func ProtocolMeta() map[string]any {
+	return map[string]any{
+		MetaProtocolVersion:                          MCPStateless,
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "agentarea", "version": "1"},
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+	}
+}
+
 // ContextClaims are the claims of a call's X-AgentArea-Context token as
 // AgentArea mints them: iss agentarea, aud the instance id, exp = iat + 300,
 // a fresh jti, tool = params.name, and one claim equal to every agentarea/*
