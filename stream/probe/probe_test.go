@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -121,4 +122,43 @@ func mapsEqual(a, b map[string]int) bool {
 		}
 	}
 	return true
+}
+
+// A server that runs the tool again for a known idempotency key fails an
+// informative case: the probe still passes, unless --strict.
+func TestInformativeCasesFailOnlyUnderStrict(t *testing.T) {
+	s := startContractServer(t, laxness{noIdempotency: true})
+	cfg := s.config()
+	cfg.Only = []string{"valid", "idempotent_replay"}
+	rep := runProbe(t, cfg)
+	if len(rep.Results) != 2 || rep.Results[1].Pass || rep.Results[1].Required || !rep.OK() {
+		t.Fatalf("without --strict: %+v, OK=%v; want idempotent_replay failed, informative, the probe OK", rep.Results, rep.OK())
+	}
+	if !strings.Contains(rep.Results[1].Message, "ran again") {
+		t.Errorf("message %q does not say the tool ran again", rep.Results[1].Message)
+	}
+	cfg.Strict = true
+	if rep := runProbe(t, cfg); rep.OK() || !rep.Results[1].Required {
+		t.Errorf("with --strict: OK=%v, required=%v; want the failure required", rep.OK(), rep.Results[1].Required)
+	}
+	if got := s.ranCases()["idempotent_replay"]; got != 4 {
+		t.Errorf("idempotent_replay ran the tool %d times over two probes, want 4 (no store)", got)
+	}
+}
+
+func TestSelect(t *testing.T) {
+	cs, err := Select([]string{"batch", "valid"})
+	if err != nil || len(cs) != 2 || cs[0].ID != "batch" || cs[1].ID != "valid" {
+		t.Errorf("Select = %v, %v", cs, err)
+	}
+	if _, err := Select([]string{"nope"}); err == nil {
+		t.Error("Select of an unknown case: no error")
+	}
+	seen := map[string]bool{}
+	for _, c := range Cases() {
+		if seen[c.ID] {
+			t.Errorf("case id %s twice", c.ID)
+		}
+		seen[c.ID] = true
+	}
 }
