@@ -22,16 +22,6 @@ const (
 	Info
 )
 
-func (l Level) String() string {
-	switch l {
-	case Required:
-		return "required"
-	case Recommended:
-		return "informative (required with --strict)"
-	}
-	return "informative"
-}
-
 // Answer is an HTTP status and a JSON-RPC error code (0: a result, or no
 // JSON-RPC error).
 type Answer struct {

@@ -55,6 +55,17 @@ func TestStrictServerPassesEveryCase(t *testing.T) {
 	if !rep.OK() {
 		t.Error("report not OK")
 	}
+	// The details show the request sent, never the credential or a signature.
+	var out strings.Builder
+	for _, r := range rep.Results {
+		_ = WriteCaseJSON(&out, r)
+		if tok, ok := r.Exchange.RequestHeader["X-Agentarea-Context"]; ok && r.Case != "token_not_jwt" && !strings.HasSuffix(tok, ".[redacted]") {
+			t.Errorf("%s: token shown as %q, want its signature redacted", r.Case, tok)
+		}
+	}
+	if strings.Contains(out.String(), s.credential) || !strings.Contains(out.String(), `"Authorization":"Bearer [redacted]"`) {
+		t.Error("the JSON lines show the static credential, or not its redacted form")
+	}
 	// Rejected cases never ran the tool; accepted ones ran it once (the
 	// replay's retry came from the store; result_limits and progress_relay
 	// read the valid call's answer).

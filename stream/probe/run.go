@@ -124,8 +124,10 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if len(cfg.Args) == 0 {
 		cfg.Args = json.RawMessage(`{}`)
 	}
-	// A new connection per call, as the platform opens.
-	p := &prober{cfg: cfg, http: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}}
+	// A new connection per call, as the platform opens; a redirect is an
+	// answer, not something to follow with the credential and token.
+	p := &prober{cfg: cfg, http: &http.Client{Transport: &http.Transport{DisableKeepAlives: true},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	start := time.Now()
 	if p.cfg.Tool == "" {
 		if p.cfg.Tool, err = p.firstTool(ctx); err != nil {
