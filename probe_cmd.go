@@ -65,11 +65,11 @@ type probeFlags struct {
 func (f *probeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.instanceID, "instance-id", "", "the MCP server instance `ID` tokens are minted for (their aud)")
 	fs.StringVar(&f.tool, "tool", "", "the `NAME` of a harmless tool a valid token must run (default: the first of tools/list)")
-	fs.StringVar(&f.args, "args", "{}", "the tool's arguments, a JSON object")
+	fs.StringVar(&f.args, "args", "{}", "the tool's arguments, a `JSON` object")
 	fs.StringVar(&f.output, "output", "", "`MODE`: tui (prints text for now), json or text (default: tui on a terminal, json otherwise)")
 	fs.StringVar(&f.junit, "junit", "", "also write the results as JUnit XML to `FILE`")
 	fs.StringVar(&f.only, "only", "", "run only these comma-separated `CASES` (see --list)")
-	fs.StringVar(&f.credentialFile, "credential-file", "", "read the static credential header (`Name: value`) from `FILE`")
+	fs.StringVar(&f.credentialFile, "credential-file", "", "read the static credential header, one line \"Name: value\", from `FILE`")
 	fs.BoolVar(&f.list, "list", false, "print the cases and exit without sending anything")
 	fs.BoolVar(&f.strict, "strict", false, "make the informative cases the contract does not require (idempotency, future iat) required")
 	fs.BoolVar(&f.demo, "demo", false, "probe the demo's own MCP server, started on loopback")

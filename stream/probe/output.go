@@ -12,6 +12,7 @@ import (
 
 // caseLine is a probe.case JSON line.
 type caseLine struct {
+	Time string `json:"time"`
 	Kind string `json:"kind"`
 	Result
 	DurationMS int64 `json:"duration_ms"`
@@ -19,7 +20,7 @@ type caseLine struct {
 
 // WriteCaseJSON writes one probe.case line.
 func WriteCaseJSON(w io.Writer, r Result) error {
-	b, err := json.Marshal(caseLine{Kind: "probe.case", Result: r, DurationMS: r.Duration.Milliseconds()})
+	b, err := json.Marshal(caseLine{Time: stamp(r.At), Kind: "probe.case", Result: r, DurationMS: r.Duration.Milliseconds()})
 	if err != nil {
 		return err
 	}
@@ -29,6 +30,7 @@ func WriteCaseJSON(w io.Writer, r Result) error {
 
 // summaryLine is the final probe.summary JSON line.
 type summaryLine struct {
+	Time           string `json:"time"`
 	Kind           string `json:"kind"`
 	URL            string `json:"url"`
 	Tool           string `json:"tool"`
@@ -44,7 +46,7 @@ type summaryLine struct {
 // WriteSummaryJSON writes the probe.summary line.
 func WriteSummaryJSON(w io.Writer, rep Report) error {
 	passed, failed, rf, skipped := rep.Counts()
-	b, err := json.Marshal(summaryLine{Kind: "probe.summary", URL: ShownURL(rep.URL), Tool: rep.Tool, Pass: rep.OK(),
+	b, err := json.Marshal(summaryLine{Time: stamp(time.Now()), Kind: "probe.summary", URL: ShownURL(rep.URL), Tool: rep.Tool, Pass: rep.OK(),
 		Cases: len(rep.Results), Passed: passed, Failed: failed, RequiredFailed: rf, Skipped: skipped,
 		DurationMS: rep.Duration.Milliseconds()})
 	if err != nil {
@@ -131,3 +133,6 @@ func ShownURL(raw string) string {
 	}
 	return model.Sanitize(strings.SplitN(raw, "?", 2)[0])
 }
+
+// stamp is a JSON line's time, as every toolscope line has it.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -49,6 +49,7 @@ type Result struct {
 	Message  string        `json:"message"`
 	Exchange Exchange      `json:"exchange"`
 	Duration time.Duration `json:"-"`
+	At       time.Time     `json:"-"` // when the case ended
 }
 
 // Report is a whole run.
@@ -141,7 +142,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 		t0 := time.Now()
 		res := p.runCase(ctx, cs)
-		res.Duration = time.Since(t0)
+		res.At = time.Now()
+		res.Duration = res.At.Sub(t0)
 		rep.Results = append(rep.Results, res)
 		if cfg.OnCase != nil {
 			cfg.OnCase(res)
