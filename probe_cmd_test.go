@@ -93,6 +93,15 @@ func TestProbeExitCodes(t *testing.T) {
 		t.Errorf("probe --demo: exit %d, want 0\n%s", code, out)
 	}
 
+	out = captureStdout(t, func() { code = run([]string{"probe", "--demo", "--output", "tui", "--only", "valid"}) })
+	if code != 0 || !strings.Contains(out, "CASE ") || !strings.Contains(out, "valid ") {
+		t.Errorf("--output tui: exit %d, want the text table\n%s", code, out)
+	}
+	out = captureStdout(t, func() { code = run([]string{"probe", "--list", "--strict"}) })
+	if code != 0 || !strings.Contains(out, "idempotent_replay        yes") {
+		t.Errorf("--list --strict: exit %d, want idempotent_replay required\n%s", code, out)
+	}
+
 	for _, args := range [][]string{
 		{"probe"},
 		{"probe", url},
