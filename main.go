@@ -50,6 +50,7 @@ func commands() []command {
 		{"tap", "run a tap proxy in front of an MCP server", tapUsage, runTap},
 		{"replay", "play a recorded session (JSON lines) back", replayUsage, runReplay},
 		{"decode", "decode and verify one X-AgentArea-Context token", decodeUsage, runDecode},
+		{"probe", "check that an MCP server keeps the AgentArea context contract", probeUsage, runProbe},
 	}
 }
 

@@ -245,6 +245,18 @@ func BatchRejection(msgs []Message) (httpStatus, rpcCode int, reason string, rej
 	return 0, 0, "", false
 }
 
+// BatchCallID is the id of the first tools/call request in a batch (nil
+// when there is none): a batch rejection answers with it, as every error
+// answer carries the request id.
+func BatchCallID(msgs []Message) json.RawMessage {
+	for _, m := range msgs {
+		if m.Kind == KindRequest && m.Method == MethodToolsCall {
+			return m.ID
+		}
+	}
+	return nil
+}
+
 // ErrorResponse builds the JSON-RPC error body a server (or --enforce)
 // answers with. A nil, empty or invalid id (not a string, number or null)
 // becomes null, as JSON-RPC requires when the id could not be read.

@@ -132,3 +132,17 @@ func TestMessageKindString(t *testing.T) {
 		}
 	}
 }
+
+func TestBatchCallID(t *testing.T) {
+	msgs, _, err := ParseMessages([]byte(`[{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":"c-7","method":"tools/call","params":{"name":"t"}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(BatchCallID(msgs)); got != `"c-7"` {
+		t.Fatalf("BatchCallID = %s, want \"c-7\"", got)
+	}
+	msgs, _, _ = ParseMessages([]byte(`[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`))
+	if got := BatchCallID(msgs); got != nil {
+		t.Fatalf("BatchCallID without tools/call = %s, want nil", got)
+	}
+}

@@ -16,9 +16,6 @@ import (
 	"toolscope/decoder"
 )
 
-// mcpProtocolVersion is the MCP revision the platform speaks (stateless).
-const mcpProtocolVersion = "2026-07-28"
-
 // maxResponseBytes bounds one response body or SSE event the platform reads.
 const maxResponseBytes = 16 << 20
 
@@ -69,13 +66,7 @@ func (c *rpcClient) post(ctx context.Context, r rpcRequest) (*http.Response, err
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set(decoder.HeaderProtocolVersion, mcpProtocolVersion)
-	req.Header.Set(decoder.HeaderMethod, r.Method)
-	if r.Name != "" {
-		req.Header.Set(decoder.HeaderName, r.Name)
-	}
+	req.Header = decoder.PlatformHeaders(r.Method, r.Name)
 	for k, vs := range r.Header {
 		req.Header[k] = vs
 	}

@@ -200,28 +200,10 @@ func (p *platform) cancelCall(ctx context.Context, id int64, reason string) {
 		Params: map[string]any{"requestId": id, "reason": reason}})
 }
 
-// meta is the call's _meta: the agentarea/* keys, the progress token (the
-// request id) and the 2026-07-28 per-request protocol keys.
+// meta is the call's _meta, as decoder.PlatformMeta builds it.
 func (t *task) meta(callID string, requestID int64) map[string]any {
-	m := map[string]any{
-		decoder.MetaProgressToken:                    requestID,
-		decoder.MetaProtocol:                         "1",
-		decoder.MetaTaskID:                           t.ID,
-		decoder.MetaToolCallID:                       callID,
-		decoder.MetaWorkspaceID:                      t.WorkspaceID,
-		decoder.MetaIdempotencyKey:                   t.ID + ":" + callID,
-		decoder.MetaAgentID:                          t.AgentID,
-		decoder.MetaProtocolVersion:                  mcpProtocolVersion,
-		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "agentarea", "version": "1"},
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
-	}
-	if t.EndUserID != "" {
-		m[decoder.MetaEndUserID] = t.EndUserID
-	}
-	if t.Metadata != nil {
-		m[decoder.MetaMetadata] = t.Metadata
-	}
-	return m
+	return decoder.PlatformMeta(decoder.CallContext{TaskID: t.ID, ToolCallID: callID, WorkspaceID: t.WorkspaceID,
+		AgentID: t.AgentID, EndUserID: t.EndUserID, Metadata: t.Metadata}, requestID)
 }
 
 // progressRelay relays one attempt's progress notifications to the task feed

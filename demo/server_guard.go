@@ -49,7 +49,7 @@ func (s *demoServer) guard(next http.Handler) http.Handler {
 		}
 		if batch {
 			if status, code, reason, reject := decoder.BatchRejection(msgs); reject {
-				writeRPCError(w, status, nil, code, reason)
+				writeRPCError(w, status, decoder.BatchCallID(msgs), code, reason)
 				return
 			}
 			next.ServeHTTP(w, r)

@@ -1,0 +1,111 @@
+package decoder
+
+import (
+	"crypto/rand"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// What AgentArea sends on a tools/call, built here once so that every part
+// of toolscope acting as the platform (the demo, probe) sends the same thing.
+
+// CallContext is the task context one call carries (the _meta keys and the
+// token's context claims).
+type CallContext struct {
+	TaskID, ToolCallID, WorkspaceID string
+	AgentID, EndUserID              string         // "" when unknown or unset
+	Metadata                        map[string]any // nil when unset
+}
+
+// PlatformMeta is a call's _meta as AgentArea sends it: the agentarea/*
+// keys, the progress token (the request id) and the 2026-07-28 per-request
+// protocol keys.
+func PlatformMeta(c CallContext, requestID int64) map[string]any {
+	m := map[string]any{
+		MetaProgressToken:                    requestID,
+		MetaProtocol:                         ContextProtocolMajor,
+		MetaTaskID:                           c.TaskID,
+		MetaToolCallID:                       c.ToolCallID,
+		MetaWorkspaceID:                      c.WorkspaceID,
+		MetaIdempotencyKey:                   c.TaskID + ":" + c.ToolCallID,
+		MetaProtocolVersion:                  MCPStateless,
+		"io.modelcontextprotocol/clientInfo": map[string]any{"name": "agentarea", "version": "1"},
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+	}
+	if c.AgentID != "" {
+		m[MetaAgentID] = c.AgentID
+	}
+	if c.EndUserID != "" {
+		m[MetaEndUserID] = c.EndUserID
+	}
+	if c.Metadata != nil {
+		m[MetaMetadata] = c.Metadata
+	}
+	return m
+}
+
+// ProtocolMeta is the _meta every 2026-07-28 request of AgentArea's client
+// carries (tools/list too): protocol version, client info and capabilities.
+func ProtocolMeta() map[string]any {
+	return map[string]any{
+		MetaProtocolVersion:                          MCPStateless,
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "agentarea", "version": "1"},
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+	}
+}
+
+// ContextClaims are the claims of a call's X-AgentArea-Context token as
+// AgentArea mints them: iss agentarea, aud the instance id, exp = iat + 300,
+// a fresh jti, tool = params.name, and one claim equal to every agentarea/*
+// key of meta.
+func ContextClaims(aud, tool string, meta map[string]any, now time.Time) map[string]any {
+	claims := map[string]any{
+		"iss":  TokenIssuer,
+		"aud":  aud,
+		"iat":  now.Unix(),
+		"exp":  now.Add(TokenLifetime).Unix(),
+		"jti":  NewUUID(),
+		"tool": tool,
+	}
+	for k, v := range meta {
+		if name, ok := strings.CutPrefix(k, AgentAreaPrefix); ok {
+			claims[name] = v
+		}
+	}
+	return claims
+}
+
+// SignContextToken signs claims as AgentArea does: HS256 (typ JWT) with the
+// instance's context_secret.
+func SignContextToken(claims map[string]any, secret []byte) (string, error) {
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims(claims)).SignedString(secret)
+}
+
+// PlatformHeaders are the headers of AgentArea's 2026-07-28 POST of one
+// JSON-RPC request (name is the Mcp-Name: the tool of a tools/call, or "").
+// The static credential and the context token are the caller's to add.
+func PlatformHeaders(method, name string) http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
+	h.Set(HeaderProtocolVersion, MCPStateless)
+	h.Set(HeaderMethod, method)
+	if name != "" {
+		h.Set(HeaderName, name)
+	}
+	return h
+}
+
+// NewUUID returns a random (version 4) UUID, as AgentArea uses for task,
+// instance, token (jti) and event ids.
+func NewUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

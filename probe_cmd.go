@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"toolscope/decoder"
+	"toolscope/demo"
+	"toolscope/model"
+	"toolscope/stream/probe"
+)
+
+const probeUsage = `Usage: toolscope probe URL --instance-id ID [--tool NAME] [--args JSON] [--output tui|json|text]
+                       [--junit FILE] [--only CASES] [--list] [--strict]
+       toolscope probe --demo [flags]
+
+Checks that the MCP server at URL keeps the AgentArea tool context contract
+before the platform relies on it: one tools/call per case, each exactly as
+the platform sends it (a new connection, 2026-07-28 headers and _meta, a
+fresh context token), with one thing wrong, and each answer compared with
+the contract's (HTTP status, JSON-RPC code, the request id echoed, whether
+the tool ran). --list prints the cases without sending anything.
+
+The valid case (and the few cases the contract accepts) DO run the tool:
+name a harmless one with --tool (default: the first of tools/list) and its
+arguments with --args. Rejected cases must not run it.
+
+The context secret comes from TOOLSCOPE_CONTEXT_SECRET or --secret-file; the
+instance's static credential header ("Authorization: Bearer ...",
+"X-API-Key: ...") from TOOLSCOPE_CREDENTIAL_HEADER or --credential-file;
+never from arguments. --demo probes the demo's own MCP server instead.
+--output tui prints the text table (the probe has no screen yet).
+
+Exit status: 0 every required case passed, 1 one failed (or the server
+could not be probed), 2 usage.
+
+{{flags}}
+Examples:
+  TOOLSCOPE_CONTEXT_SECRET=... TOOLSCOPE_CREDENTIAL_HEADER='Authorization: Bearer ...' \
+    toolscope probe https://mcp.example.com/mcp --instance-id 7c0d5a4e-... --tool ping --junit probe.xml
+  toolscope probe --list
+  toolscope probe --demo --output text
+`
+
+// CredentialEnv names the variable holding the static credential header.
+const credentialEnv = "TOOLSCOPE_CREDENTIAL_HEADER"
+
+// probeFlags are the probe command's flags.
+type probeFlags struct {
+	instanceID, tool, args, output, junit, only, credentialFile string
+	list, strict, demo                                          bool
+	timeout                                                     time.Duration
+	secretFiles                                                 multiFlag
+}
+
+func (f *probeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.instanceID, "instance-id", "", "the MCP server instance `ID` tokens are minted for (their aud)")
+	fs.StringVar(&f.tool, "tool", "", "the `NAME` of a harmless tool a valid token must run (default: the first of tools/list)")
+	fs.StringVar(&f.args, "args", "{}", "the tool's arguments, a `JSON` object")
+	fs.StringVar(&f.output, "output", "", "`MODE`: tui (prints text for now), json or text (default: tui on a terminal, json otherwise)")
+	fs.StringVar(&f.junit, "junit", "", "also write the results as JUnit XML to `FILE`")
+	fs.StringVar(&f.only, "only", "", "run only these comma-separated `CASES` (see --list)")
+	fs.StringVar(&f.credentialFile, "credential-file", "", "read the static credential header, one line \"Name: value\", from `FILE`")
+	fs.BoolVar(&f.list, "list", false, "print the cases and exit without sending anything")
+	fs.BoolVar(&f.strict, "strict", false, "make the informative cases the contract does not require (idempotency, future iat) required")
+	fs.BoolVar(&f.demo, "demo", false, "probe the demo's own MCP server, started on loopback")
+	fs.DurationVar(&f.timeout, "case-timeout", 30*time.Second, "wait at most `D` for each case's answer")
+	fs.Var(&f.secretFiles, "secret-file", "read the context secret from `FILE` (the first secret given signs)")
+}
+
+func runProbe(args []string) int {
+	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
+	var f probeFlags
+	f.register(fs)
+	pos, code, ok := parseFlags(fs, probeUsage, args)
+	if !ok {
+		return code
+	}
+	var only []string
+	if f.only != "" {
+		only = strings.Split(f.only, ",")
+	}
+	cases, err := probe.Select(only)
+	if err != nil {
+		return usageError("probe", "--only: %v", err)
+	}
+	if f.list {
+		probe.WriteList(os.Stdout, cases, f.strict)
+		return 0
+	}
+	cfg, cleanup, code := f.config(pos, only)
+	if cleanup != nil {
+		defer cleanup()
+	}
+	if code != 0 {
+		return code
+	}
+	return probeAndReport(cfg, f)
+}
+
+// config builds the probe's configuration from the flags, the environment
+// and the files; code is non-zero on a usage error.
+func (f *probeFlags) config(pos []string, only []string) (probe.Config, func(), int) {
+	cfg := probe.Config{Only: only, Strict: f.strict, Timeout: f.timeout, Tool: f.tool}
+	if !json.Valid([]byte(f.args)) || !strings.HasPrefix(strings.TrimSpace(f.args), "{") {
+		return cfg, nil, usageError("probe", "--args must be a JSON object")
+	}
+	cfg.Args = json.RawMessage(f.args)
+	if f.output != "" && f.output != "tui" && f.output != "json" && f.output != "text" {
+		return cfg, nil, usageError("probe", "--output must be tui, json or text, not %q", f.output)
+	}
+	if f.demo {
+		if len(pos) > 0 {
+			return cfg, nil, usageError("probe", "--demo takes no URL")
+		}
+		s := demo.StartServer(1)
+		cfg.URL, cfg.InstanceID, cfg.Secret = s.URL, s.InstanceID, s.Secret
+		cfg.Credential = probe.Credential{Name: "Authorization", Value: "Bearer " + s.Credential}
+		if cfg.Tool == "" {
+			cfg.Tool, cfg.Args = s.Tool, s.Args
+		}
+		return cfg, s.Close, 0
+	}
+	if len(pos) != 1 {
+		return cfg, nil, usageError("probe", "want one URL, got %d arguments", len(pos))
+	}
+	if u, err := url.Parse(pos[0]); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return cfg, nil, usageError("probe", "%s is not an http(s) URL", probe.ShownURL(pos[0]))
+	}
+	cfg.URL = pos[0]
+	if cfg.InstanceID = f.instanceID; cfg.InstanceID == "" {
+		return cfg, nil, usageError("probe", "--instance-id is required (the aud of every token)")
+	}
+	secrets, err := decoder.LoadSecrets(os.Getenv(decoder.SecretEnv), f.secretFiles)
+	if err != nil {
+		return cfg, nil, usageError("probe", "%v", err)
+	}
+	if len(secrets) == 0 {
+		return cfg, nil, usageError("probe", "no context secret: set %s or give --secret-file", decoder.SecretEnv)
+	}
+	cfg.Secret = secrets[0]
+	if cfg.Credential, err = loadCredential(os.Getenv(credentialEnv), f.credentialFile); err != nil {
+		return cfg, nil, usageError("probe", "%v", err)
+	}
+	if cfg.Credential.Name != "" {
+		model.AddSecretHeader(cfg.Credential.Name)
+	}
+	return cfg, nil, 0
+}
+
+// loadCredential reads "Name: value" from the environment or a file (the
+// file wins); errors never contain the value.
+func loadCredential(env, file string) (probe.Credential, error) {
+	line, from := env, credentialEnv
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return probe.Credential{}, fmt.Errorf("--credential-file: %v", err)
+		}
+		line, from = string(b), "--credential-file "+file
+	}
+	line = strings.TrimRight(line, "\r\n")
+	if line == "" {
+		return probe.Credential{}, nil
+	}
+	name, value, ok := strings.Cut(line, ":")
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	if !ok || !headerToken(name) || value == "" || strings.ContainsAny(value, "\r\n\x00") {
+		return probe.Credential{}, fmt.Errorf("%s must be one header line, \"Name: value\"", from)
+	}
+	return probe.Credential{Name: http.CanonicalHeaderKey(name), Value: value}, nil
+}
+
+// probeAndReport runs the probe, printing each case as it comes, then the
+// summary and the JUnit file.
+func probeAndReport(cfg probe.Config, f probeFlags) int {
+	output := f.output
+	if output == "" && !stdoutIsTerminal() {
+		output = "json"
+	}
+	var junit io.WriteCloser
+	if f.junit != "" {
+		var err error
+		if junit, err = os.Create(f.junit); err != nil {
+			return usageError("probe", "--junit: %v", err)
+		}
+		defer junit.Close()
+	}
+	if output == "json" {
+		cfg.OnCase = func(r probe.Result) { _ = probe.WriteCaseJSON(os.Stdout, r) }
+	} else {
+		header := false
+		cfg.OnCase = func(r probe.Result) {
+			if !header {
+				probe.WriteTextHeader(os.Stdout, cfg.URL, cfg.Tool)
+				header = true
+			}
+			probe.WriteTextCase(os.Stdout, r)
+		}
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	rep, err := probe.Run(ctx, cfg)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(os.Stderr, "toolscope probe: %v\n", err)
+		return 1
+	}
+	if output == "json" {
+		_ = probe.WriteSummaryJSON(os.Stdout, rep)
+	} else {
+		probe.WriteTextSummary(os.Stdout, rep)
+	}
+	if junit != nil {
+		if err := probe.WriteJUnit(junit, rep); err != nil {
+			fmt.Fprintf(os.Stderr, "toolscope probe: --junit: %v\n", err)
+			return 1
+		}
+	}
+	if err != nil || !rep.OK() {
+		return 1
+	}
+	return 0
+}
+
+// headerToken says whether s is a valid header name (RFC 9110 token).
+func headerToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c <= ' ' || c >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, c) {
+			return false
+		}
+	}
+	return true
+}

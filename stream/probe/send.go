@@ -1,0 +1,189 @@
+package probe
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+
+	"toolscope/decoder"
+	"toolscope/model"
+)
+
+// maxResponseBytes bounds what probe reads of one answer.
+const maxResponseBytes = 16 << 20
+
+// maxShownBody is how much of a body a case's detail keeps.
+const maxShownBody = 4096
+
+// Exchange is a case's request as sent (secrets redacted) and the answer.
+type Exchange struct {
+	RequestHeader map[string]string `json:"request_header"`
+	RequestBody   string            `json:"request_body"`
+	ResponseBody  string            `json:"response_body,omitempty"` // the first 4 KiB
+}
+
+// timedProgress is one progress notification and when it came.
+type timedProgress struct {
+	at time.Time
+	p  decoder.Progress
+}
+
+// reply is what came back for one request.
+type reply struct {
+	requestID int64
+	status    int
+	msgs      []decoder.Message
+	progress  []timedProgress
+	err       error // transport failure
+	exchange  Exchange
+}
+
+// response is the JSON-RPC response to the request, else any response
+// (echoed is false then: its id is not the request's).
+func (r reply) response() (m *decoder.Message, echoed bool) {
+	want := strconv.FormatInt(r.requestID, 10)
+	var other *decoder.Message
+	for i := range r.msgs {
+		if r.msgs[i].Kind != decoder.KindResponse {
+			continue
+		}
+		if decoder.IDKey(r.msgs[i].ID) == decoder.IDKey([]byte(want)) {
+			return &r.msgs[i], true
+		}
+		if other == nil {
+			other = &r.msgs[i]
+		}
+	}
+	return other, false
+}
+
+// send POSTs one call on a new connection and reads the whole answer.
+func (p *prober) send(ctx context.Context, c *call) reply {
+	body, err := c.body()
+	if err != nil {
+		return reply{requestID: c.id, err: err}
+	}
+	h, err := c.header(p.cfg.Credential)
+	if err != nil {
+		return reply{requestID: c.id, err: fmt.Errorf("minting the token: %w", err)}
+	}
+	return p.post(ctx, c.id, body, h)
+}
+
+// post sends one JSON-RPC body and reads the answer: one JSON body, or an
+// SSE stream up to the response.
+func (p *prober) post(ctx context.Context, id int64, body []byte, h http.Header) reply {
+	r := reply{requestID: id}
+	r.exchange = Exchange{RequestHeader: p.redacted(h), RequestBody: string(body)}
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.cfg.URL, bytes.NewReader(body))
+	if err != nil {
+		r.err = err
+		return r
+	}
+	req.Header = h
+	resp, err := p.http.Do(req)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	defer resp.Body.Close()
+	r.status = resp.StatusCode
+	var shown bytes.Buffer
+	in := io.TeeReader(io.LimitReader(resp.Body, maxResponseBytes), &limitedWriter{w: &shown, n: maxShownBody})
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if ct == "text/event-stream" {
+		r.err = readEvents(in, &r)
+	} else if b, err := io.ReadAll(in); err != nil {
+		r.err = err
+	} else if msgs, _, perr := decoder.ParseMessages(b); perr == nil {
+		r.msgs = msgs
+	}
+	r.exchange.ResponseBody = model.SanitizeBlock(shown.String())
+	return r
+}
+
+// readEvents reads SSE events until the response to the request.
+func readEvents(body io.Reader, r *reply) error {
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 0, 64<<10), maxResponseBytes)
+	var data []byte
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(line) == 0 {
+			if len(data) > 0 && r.take(data) {
+				return nil
+			}
+			data = data[:0]
+			continue
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			if len(data) > 0 {
+				data = append(data, '\n')
+			}
+			data = append(data, bytes.TrimPrefix(v, []byte(" "))...)
+		}
+	}
+	if len(data) > 0 && r.take(data) {
+		return nil
+	}
+	return sc.Err()
+}
+
+// take records the messages of one SSE event; it reports whether a response
+// was among them.
+func (r *reply) take(payload []byte) bool {
+	msgs, _, err := decoder.ParseMessages(payload)
+	if err != nil {
+		return false
+	}
+	done := false
+	for _, m := range msgs {
+		switch {
+		case m.Kind == decoder.KindNotification && m.Method == decoder.MethodProgress:
+			if pr, err := decoder.ParseProgress(m.Params); err == nil {
+				r.progress = append(r.progress, timedProgress{at: time.Now(), p: pr})
+			}
+		case m.Kind == decoder.KindResponse:
+			done = true
+		}
+		r.msgs = append(r.msgs, m)
+	}
+	return done
+}
+
+// redacted is a request's headers as a case's detail shows them: the
+// credential and the token's signature replaced.
+func (p *prober) redacted(h http.Header) map[string]string {
+	out := make(map[string]string, len(h))
+	for k, vs := range h {
+		if len(vs) == 0 {
+			continue
+		}
+		out[k] = model.RedactHeader(k, vs[0])
+		if out[k] == vs[0] && http.CanonicalHeaderKey(k) == http.CanonicalHeaderKey(p.cfg.Credential.Name) {
+			out[k] = model.Redacted // a credential header with a name no rule knows
+		}
+	}
+	return out
+}
+
+// limitedWriter keeps the first n bytes written to it.
+type limitedWriter struct {
+	w *bytes.Buffer
+	n int
+}
+
+func (l *limitedWriter) Write(b []byte) (int, error) {
+	if room := l.n - l.w.Len(); room > 0 {
+		l.w.Write(b[:min(room, len(b))])
+	}
+	return len(b), nil
+}
