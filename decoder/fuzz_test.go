@@ -79,7 +79,7 @@ func FuzzSummarizeResult(f *testing.F) {
 	f.Fuzz(func(t *testing.T, result []byte) {
 		if w, blocks, ok := decodeResultFast(result); ok {
 			var slowWarnings []Warning
-			w2, blocks2, readable := decodeResultSlow(result, func(code, format string, args ...any) {
+			w2, blocks2, readable := decodeResultSlow(result, func(code model.WarningCode, format string, args ...any) {
 				slowWarnings = append(slowWarnings, Warning{Code: code})
 			})
 			if !readable || len(slowWarnings) > 0 || !reflect.DeepEqual(w, w2) || !reflect.DeepEqual(blocks, blocks2) {

@@ -92,12 +92,12 @@ type wireBlock struct {
 func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 	s := ResultSummary{ResultType: ResultComplete}
 	var ws []Warning
-	warn := func(code, format string, args ...any) {
+	warn := func(code model.WarningCode, format string, args ...any) {
 		ws = append(ws, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
 	}
 	r := bytes.TrimSpace(result)
 	if len(r) == 0 || r[0] != '{' {
-		warn("result_malformed", "tools/call result is not a JSON object")
+		warn(model.WarnResultMalformed, "tools/call result is not a JSON object")
 		return s, ws
 	}
 	w, blocks, ok := decodeResultFast(r)
@@ -122,19 +122,19 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		switch b.Type {
 		case "text":
 			if b.Text == nil {
-				warn("result_malformed", "content[%d] is a text block without text", i)
+				warn(model.WarnResultMalformed, "content[%d] is a text block without text", i)
 				continue
 			}
 			addText(*b.Text)
 		case "image":
 			if b.Data == nil {
-				warn("result_malformed", "content[%d] is an image block without data", i)
+				warn(model.WarnResultMalformed, "content[%d] is an image block without data", i)
 				continue
 			}
 			s.Images = append(s.Images, checkImage(i, b.MimeType, *b.Data, warn))
 		case "resource":
 			if b.Resource == nil {
-				warn("result_malformed", "content[%d] is a resource block without resource", i)
+				warn(model.WarnResultMalformed, "content[%d] is a resource block without resource", i)
 				continue
 			}
 			res := b.Resource
@@ -147,7 +147,7 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		}
 	}
 	if len(s.Images) > MaxImages {
-		warn("too_many_images", "%d images in one result; the platform keeps at most %d", len(s.Images), MaxImages)
+		warn(model.WarnTooManyImages, "%d images in one result; the platform keeps at most %d", len(s.Images), MaxImages)
 		for i := MaxImages; i < len(s.Images); i++ {
 			if s.Images[i].Problem == "" {
 				s.Images[i].Problem = fmt.Sprintf("over %d images per result", MaxImages)
@@ -162,10 +162,10 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		s.StructuredContentChars = utf8.RuneCount(compact)
 		if s.StructuredContentChars > MaxStructuredChars {
 			s.StructuredContentDropped = true
-			warn("structured_content_dropped", "structuredContent is %d characters of JSON; over %d the platform leaves it out of the tool.result event",
+			warn(model.WarnStructuredContentDropped, "structuredContent is %d characters of JSON; over %d the platform leaves it out of the tool.result event",
 				s.StructuredContentChars, MaxStructuredChars)
 		} else if n := spacedASCIIJSONLen(compact); n > MaxStructuredChars {
-			warn("structured_content_near_limit", "structuredContent is %d characters of compact JSON but %d as Python's json.dumps writes it by default (spaces after separators, non-ASCII escaped); the platform may leave it out",
+			warn(model.WarnStructuredContentNearLimit, "structuredContent is %d characters of compact JSON but %d as Python's json.dumps writes it by default (spaces after separators, non-ASCII escaped); the platform may leave it out",
 				s.StructuredContentChars, n)
 		}
 	}
@@ -175,19 +175,19 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 	if s.EmptyContent && s.StructuredContent != nil {
 		// The model reads structuredContent as text instead.
 		modelText = string(compactJSON(s.StructuredContent))
-		warn("content_empty", "content is empty; the model reads structuredContent as text")
+		warn(model.WarnContentEmpty, "content is empty; the model reads structuredContent as text")
 	}
 	s.TextChars = utf8.RuneCountInString(modelText)
 	s.TextPreview = truncateRunes(modelText, PreviewChars)
 	if s.TextChars > MaxTextChars {
 		s.Offloaded = true
-		warn("text_offloaded", "the model reads %d characters; over %d the text is offloaded and the model sees a pointer and a preview",
+		warn(model.WarnTextOffloaded, "the model reads %d characters; over %d the text is offloaded and the model sees a pointer and a preview",
 			s.TextChars, MaxTextChars)
 	}
 
 	if ie := nonNull(w.IsError); ie != nil {
 		if err := json.Unmarshal(ie, &s.IsError); err != nil {
-			warn("result_malformed", "isError is not a boolean")
+			warn(model.WarnResultMalformed, "isError is not a boolean")
 		}
 	}
 	if s.IsError {
@@ -198,19 +198,19 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		if json.Unmarshal(rep, &b) == nil {
 			s.Replayed = b
 		} else {
-			warn("result_malformed", "_meta agentarea/replayed is not a boolean")
+			warn(model.WarnResultMalformed, "_meta agentarea/replayed is not a boolean")
 		}
 	}
 	if rt := nonNull(w.ResultType); rt != nil {
 		var t string
 		if json.Unmarshal(rt, &t) != nil {
-			warn("result_malformed", "resultType is not a string")
+			warn(model.WarnResultMalformed, "resultType is not a string")
 		} else {
 			if t != "" {
 				s.ResultType = t
 			}
 			if t != ResultComplete && t != ResultInputRequired {
-				warn("result_type_unknown", "resultType %q is neither complete nor input_required", t)
+				warn(model.WarnResultTypeUnknown, "resultType %q is neither complete nor input_required", t)
 			}
 		}
 	}

@@ -42,7 +42,7 @@ func resultJSON(content []map[string]any, extra map[string]any) json.RawMessage 
 func codesOf(ws []Warning) string {
 	var c []string
 	for _, w := range ws {
-		c = append(c, w.Code)
+		c = append(c, string(w.Code))
 	}
 	return strings.Join(c, ",")
 }

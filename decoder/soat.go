@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"toolscope/model"
 )
 
 // DefaultSoatPrefix is SOAT's context header prefix when
@@ -145,16 +147,16 @@ func SoatContextOrdered(h http.Header, names []string, prefix string) (SoatBag, 
 			bag.Identity = make(map[string]bool)
 		}
 		if i := invalidTokenChar(key); i >= 0 {
-			ws = append(ws, Warning{Code: "invalid_context_key", Message: fmt.Sprintf(
+			ws = append(ws, Warning{Code: model.WarnInvalidContextKey, Message: fmt.Sprintf(
 				"context header %q holds a character no header name may hold", name)})
 		}
 		if len(vals) > 1 {
-			ws = append(ws, Warning{Code: "duplicate_context_key", Message: fmt.Sprintf(
+			ws = append(ws, Warning{Code: model.WarnDuplicateContextKey, Message: fmt.Sprintf(
 				"context key %q arrived with %d values; the first is kept", key, len(vals))})
 		}
 		lower := strings.ToLower(key)
 		if prev, ok := folded[lower]; ok {
-			ws = append(ws, Warning{Code: "duplicate_context_key", Message: fmt.Sprintf(
+			ws = append(ws, Warning{Code: model.WarnDuplicateContextKey, Message: fmt.Sprintf(
 				"context keys %q and %q name one header field; %q is kept", prev, key, prev)})
 			continue
 		}
@@ -164,7 +166,7 @@ func SoatContextOrdered(h http.Header, names []string, prefix string) (SoatBag, 
 			bag.Identity[key] = true
 			if id == "actor_external_id" {
 				if what := looksLikePII(vals[0]); what != "" {
-					ws = append(ws, Warning{Code: "pii_in_context", Message: fmt.Sprintf(
+					ws = append(ws, Warning{Code: model.WarnPIIInContext, Message: fmt.Sprintf(
 						"%s looks like %s; it reaches every tool endpoint the agent calls", key, what)})
 				}
 			}
