@@ -147,7 +147,7 @@ var WarningCodes = []WarningInfo{
 	{WarnResultTypeUnknown, "unknown `resultType`", ruleMCPResults, 0},
 	{WarnStreamEndedWithoutResult, "a stream closed before the result", ruleMCPResults, 0},
 	{WarnMCPHeaderMismatch, "`MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` differs from the body", ruleMCPHeaders, 0},
-	{WarnMCPHeaderMissing, "a 2026-07-28 request lacks one of those headers", ruleMCPHeaders, 0},
+	{WarnMCPHeaderMissing, "a 2026-07-28 request lacks `MCP-Protocol-Version`, `Mcp-Method` or (on `tools/call`) `Mcp-Name`", ruleMCPHeaders, 0},
 	{WarnMCPProtocolVersionUnknown, "an `MCP-Protocol-Version` toolscope does not know", ruleMCPHeaders, 0},
 	{WarnDuplicateContextKey, "two values or spellings of one SOAT key (the first to arrive is kept)", ruleSoat, 0},
 	{WarnInvalidContextKey, "a SOAT key no header name may hold", ruleSoat, 0},
