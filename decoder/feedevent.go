@@ -467,27 +467,27 @@ func fillFeedResult(ev *model.Event, d *feedData, failed bool) {
 	ev.Replayed = d.Replayed
 	ev.DurationMS = feedDurationMS(d.ExecutionTime)
 	// The feed gives no status: the platform's words say what happened.
-	ev.TimedOut = PlatformTimedOut(ev.Error)
+	ev.TimedOut = platformTimedOut(ev.Error)
 	if ev.HTTPStatus == 0 {
-		ev.HTTPStatus = RejectedStatus(ev.Error)
+		ev.HTTPStatus = rejectedStatus(ev.Error)
 	}
 
 	if len(d.Result) > 0 {
 		if d.Result[0] == '"' {
 			var text string
 			if json.Unmarshal(d.Result, &text) == nil {
-				n, preview := feedRuneCountPreview(text, PreviewChars)
+				n, preview := feedRuneCountPreview(text, previewChars)
 				ev.TextChars = n
 				ev.TextPreview = preview
 				ev.Offloaded = n > MaxTextChars
 			}
 		} else if string(d.Result) != "null" {
-			_, ev.TextPreview = feedRuneCountPreview(string(d.Result), PreviewChars)
+			_, ev.TextPreview = feedRuneCountPreview(string(d.Result), previewChars)
 		}
 	}
 	if sc := d.StructuredContent; len(sc) > 0 && string(sc) != "null" {
 		ev.StructuredContentBytes = len(sc)
-		if len(sc) <= MaxKeptStructuredBytes {
+		if len(sc) <= maxKeptStructuredBytes {
 			ev.StructuredContent = sc
 		}
 	}

@@ -10,7 +10,8 @@ import (
 	"toolscope/model"
 )
 
-// The platform's result limits (agentarea-mcp-tool-context.md, Results).
+// The platform's result limits (the tool context contract's results rules;
+// README, "Warning codes").
 const (
 	// MaxTextChars: text over this many characters is offloaded; the model
 	// sees a pointer and a preview.
@@ -22,17 +23,17 @@ const (
 	MaxImageBytes = 5 * 1024 * 1024
 	// MaxImages: at most this many images per result.
 	MaxImages = 8
-	// PreviewChars is how much text ApplyTo keeps as the event's preview.
-	PreviewChars = 2000
-	// MaxKeptStructuredBytes: ApplyTo keeps the raw structuredContent only up
+	// previewChars is how much text ApplyTo keeps as the event's preview.
+	previewChars = 2000
+	// maxKeptStructuredBytes: ApplyTo keeps the raw structuredContent only up
 	// to this size, so one result cannot bloat the store or a recording.
-	MaxKeptStructuredBytes = 64 * 1024
+	maxKeptStructuredBytes = 64 * 1024
 )
 
 // Result types of MCP 2026-07-28 (a missing resultType means complete).
 const (
-	ResultComplete      = "complete"
-	ResultInputRequired = "input_required"
+	resultComplete      = "complete"
+	resultInputRequired = "input_required"
 )
 
 // supportedImageTypes are the image types the platform keeps.
@@ -47,7 +48,7 @@ type ResultSummary struct {
 	// reads: text blocks and embedded text resources, or the
 	// structuredContent JSON when content is empty.
 	TextChars int
-	// TextPreview is the start of that text (PreviewChars characters).
+	// TextPreview is the start of that text (previewChars characters).
 	TextPreview string
 	// Offloaded: TextChars is over MaxTextChars.
 	Offloaded bool
@@ -90,7 +91,7 @@ type wireBlock struct {
 // rules. Malformed parts produce warnings (code result_malformed); the
 // summary holds whatever could be read.
 func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
-	s := ResultSummary{ResultType: ResultComplete}
+	s := ResultSummary{ResultType: resultComplete}
 	var ws []Warning
 	warn := func(code model.WarningCode, format string, args ...any) {
 		ws = append(ws, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
@@ -178,7 +179,7 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		warn(model.WarnContentEmpty, "content is empty; the model reads structuredContent as text")
 	}
 	s.TextChars = utf8.RuneCountInString(modelText)
-	s.TextPreview = truncateRunes(modelText, PreviewChars)
+	s.TextPreview = truncateRunes(modelText, previewChars)
 	if s.TextChars > MaxTextChars {
 		s.Offloaded = true
 		warn(model.WarnTextOffloaded, "the model reads %d characters; over %d the text is offloaded and the model sees a pointer and a preview",
@@ -191,7 +192,7 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		}
 	}
 	if s.IsError {
-		s.Error = truncateRunes(text.String(), PreviewChars)
+		s.Error = truncateRunes(text.String(), previewChars)
 	}
 	if rep, ok := replayedFlag(w.Meta, warn); ok {
 		var b bool
@@ -209,7 +210,7 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 			if t != "" {
 				s.ResultType = t
 			}
-			if t != ResultComplete && t != ResultInputRequired {
+			if t != resultComplete && t != resultInputRequired {
 				warn(model.WarnResultTypeUnknown, "resultType %q is neither complete nor input_required", t)
 			}
 		}
@@ -222,7 +223,7 @@ func ErrorSummary(e *RPCError) ResultSummary {
 	s := ResultSummary{IsError: true}
 	if e != nil {
 		s.RPCCode = e.Code
-		s.Error = truncateRunes(e.Message, PreviewChars)
+		s.Error = truncateRunes(e.Message, previewChars)
 	}
 	return s
 }
@@ -235,7 +236,7 @@ func (s ResultSummary) ApplyTo(ev *model.Event) {
 	if len(s.Images) > 0 {
 		ev.Images = append([]model.Image(nil), s.Images...)
 	}
-	if s.StructuredContent != nil && len(s.StructuredContent) <= MaxKeptStructuredBytes {
+	if s.StructuredContent != nil && len(s.StructuredContent) <= maxKeptStructuredBytes {
 		ev.StructuredContent = append(json.RawMessage(nil), s.StructuredContent...)
 	}
 	ev.StructuredContentBytes = s.StructuredContentBytes
@@ -264,9 +265,9 @@ func truncateRunes(s string, n int) string {
 	return s
 }
 
-// SummarizeResponse summarises the JSON-RPC response to a tools/call: its
+// summarizeResponse summarises the JSON-RPC response to a tools/call: its
 // result, or its error.
-func SummarizeResponse(m Message) (ResultSummary, []Warning) {
+func summarizeResponse(m Message) (ResultSummary, []Warning) {
 	if m.Error != nil {
 		return ErrorSummary(m.Error), nil
 	}

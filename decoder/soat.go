@@ -62,10 +62,10 @@ var soatIdentityKeys = map[string]string{
 	"actorexternalid":   "actor_external_id",
 }
 
-// SoatIdentityKey returns the canonical identity key a context key names
+// soatIdentityKey returns the canonical identity key a context key names
 // ("session_id", "actor_id", "actor_external_id"), matched case-insensitively
 // and in snake or camel case, or "".
-func SoatIdentityKey(key string) string {
+func soatIdentityKey(key string) string {
 	l := strings.ToLower(key)
 	if id, ok := soatIdentityKeys[l]; ok {
 		return id
@@ -162,7 +162,7 @@ func SoatContextOrdered(h http.Header, names []string, prefix string) (SoatBag, 
 		}
 		folded[lower] = key
 		bag.Values[key] = vals[0]
-		if id := SoatIdentityKey(key); id != "" {
+		if id := soatIdentityKey(key); id != "" {
 			bag.Identity[key] = true
 			if id == "actor_external_id" {
 				if what := looksLikePII(vals[0]); what != "" {

@@ -21,10 +21,10 @@ const (
 	MaxTokenAge   = 10 * time.Minute
 	ClockSkew     = 30 * time.Second
 	TokenLifetime = 300 * time.Second
-	// ContextProtocolMajor is the only major version of the contract.
-	ContextProtocolMajor = "1"
-	MaxMetadataBytes     = 4096
-	MaxEndUserIDChars    = 256
+	// contextProtocolMajor is the only major version of the contract.
+	contextProtocolMajor = "1"
+	maxMetadataBytes     = 4096
+	maxEndUserIDChars    = 256
 )
 
 // Step names, in the contract's order. StepCredential and StepBatch come

@@ -61,8 +61,8 @@ func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, 
 		}
 	}
 	if hasProto {
-		if major, _, _ := strings.Cut(proto, "."); major != ContextProtocolMajor {
-			problems = append(problems, fmt.Sprintf("unknown major protocol %q (this is contract %s)", proto, ContextProtocolMajor))
+		if major, _, _ := strings.Cut(proto, "."); major != contextProtocolMajor {
+			problems = append(problems, fmt.Sprintf("unknown major protocol %q (this is contract %s)", proto, contextProtocolMajor))
 		}
 	} else {
 		warn(model.WarnProtocolMissing, "neither the token nor _meta names agentarea/protocol")
@@ -158,13 +158,13 @@ func contractWarnings(claims, meta map[string]any, names []string, warn func(mod
 		warn(model.WarnIdempotencyKeyFormat, "idempotency_key %s is not task_id:tool_call_id", describe(key))
 	}
 	if md, ok := src["metadata"].(map[string]any); ok {
-		if n, ok := jsonBytes(md); ok && n > MaxMetadataBytes {
-			warn(model.WarnMetadataTooLarge, "metadata is %d bytes of JSON; the platform accepts at most %d", n, MaxMetadataBytes)
+		if n, ok := jsonBytes(md); ok && n > maxMetadataBytes {
+			warn(model.WarnMetadataTooLarge, "metadata is %d bytes of JSON; the platform accepts at most %d", n, maxMetadataBytes)
 		}
 	}
 	if eu, ok := src["end_user_id"].(string); ok {
-		if n := len([]rune(eu)); n < 1 || n > MaxEndUserIDChars {
-			warn(model.WarnEndUserIDLength, "end_user_id is %d characters; the platform accepts 1 to %d", n, MaxEndUserIDChars)
+		if n := len([]rune(eu)); n < 1 || n > maxEndUserIDChars {
+			warn(model.WarnEndUserIDLength, "end_user_id is %d characters; the platform accepts 1 to %d", n, maxEndUserIDChars)
 		}
 	}
 }
