@@ -2,7 +2,8 @@ package model
 
 // WarningCode is the stable code of a warning event. Every code is a
 // constant below with a row in WarningCodes; the README's "Warning codes"
-// table is generated from that table (go test ./model -run README -update).
+// table is generated from that table
+// (go test ./model -run TestReadmeWarningCodes -update).
 type WarningCode string
 
 // WarningInfo says what a warning code means, which contract rule it
