@@ -57,7 +57,7 @@ func (w Warning) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
-	}{w.Code, w.Message})
+	}{string(w.Code), w.Message})
 }
 
 // Times reads iat and exp from claims and says, relative to now, when the

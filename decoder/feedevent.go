@@ -308,7 +308,7 @@ func decodeFeed(eventType, eventID, timestamp string, body json.RawMessage, fall
 			return FeedFrame{Event: feedMalformed(eventType, body, err, o)}
 		}
 		// A field of an unexpected type: keep what parsed, say what did not.
-		warnings = append(warnings, feedWarning(o, "unexpected_field_type",
+		warnings = append(warnings, feedWarning(o, model.WarnUnexpectedFieldType,
 			fmt.Sprintf("%s event: field %s is JSON %s, expected %s", eventType, te.Field, te.Value, te.Type)))
 	}
 	return buildFeedFrame(eventType, eventID, timestamp, body, &d, fallback, warnings, o)
@@ -374,7 +374,7 @@ func buildFeedFrame(eventType, eventID, timestamp string, body json.RawMessage, 
 			msg = "the server reported a stream failure"
 		}
 		ev.Kind = model.KindWarning
-		ev.Code = "feed_error"
+		ev.Code = string(model.WarnFeedError)
 		ev.Message = msg
 		frame.ServerError = msg
 	case isFeedTaskType(norm):
@@ -467,27 +467,27 @@ func fillFeedResult(ev *model.Event, d *feedData, failed bool) {
 	ev.Replayed = d.Replayed
 	ev.DurationMS = feedDurationMS(d.ExecutionTime)
 	// The feed gives no status: the platform's words say what happened.
-	ev.TimedOut = PlatformTimedOut(ev.Error)
+	ev.TimedOut = platformTimedOut(ev.Error)
 	if ev.HTTPStatus == 0 {
-		ev.HTTPStatus = RejectedStatus(ev.Error)
+		ev.HTTPStatus = rejectedStatus(ev.Error)
 	}
 
 	if len(d.Result) > 0 {
 		if d.Result[0] == '"' {
 			var text string
 			if json.Unmarshal(d.Result, &text) == nil {
-				n, preview := feedRuneCountPreview(text, PreviewChars)
+				n, preview := feedRuneCountPreview(text, previewChars)
 				ev.TextChars = n
 				ev.TextPreview = preview
 				ev.Offloaded = n > MaxTextChars
 			}
 		} else if string(d.Result) != "null" {
-			_, ev.TextPreview = feedRuneCountPreview(string(d.Result), PreviewChars)
+			_, ev.TextPreview = feedRuneCountPreview(string(d.Result), previewChars)
 		}
 	}
 	if sc := d.StructuredContent; len(sc) > 0 && string(sc) != "null" {
 		ev.StructuredContentBytes = len(sc)
-		if len(sc) <= MaxKeptStructuredBytes {
+		if len(sc) <= maxKeptStructuredBytes {
 			ev.StructuredContent = sc
 		}
 	}
@@ -634,7 +634,7 @@ func structuredNotDropped(ev *model.Event, d *feedData) (model.Event, bool) {
 	}
 	return model.Event{Time: ev.Time, Source: ev.Source, SourceName: ev.SourceName, Kind: model.KindWarning,
 		TaskID: ev.TaskID, ToolCallID: ev.ToolCallID, Tool: ev.Tool, IdempotencyKey: ev.IdempotencyKey,
-		Code:    "structured_content_not_dropped",
+		Code:    string(model.WarnStructuredContentNotDropped),
 		Message: fmt.Sprintf("structured_content is %d characters of JSON but was relayed: over %d the platform leaves it out (structured_content_dropped)", n, MaxStructuredChars)}, true
 }
 
@@ -645,9 +645,9 @@ func firstFeedString(a, b feedString) string {
 	return string(b)
 }
 
-func feedWarning(o FeedOptions, code, msg string) model.Event {
+func feedWarning(o FeedOptions, code model.WarningCode, msg string) model.Event {
 	return model.Event{Time: feedTime("", o.Now), Source: model.SourceFeed, SourceName: o.SourceName,
-		Kind: model.KindWarning, TaskID: o.TaskID, Code: code, Message: msg}
+		Kind: model.KindWarning, TaskID: o.TaskID, Code: string(code), Message: msg}
 }
 
 // feedMalformed is the warning for a frame whose JSON does not parse; it
@@ -663,5 +663,5 @@ func feedMalformed(eventType string, data []byte, err error, o FeedOptions) mode
 		name = "message"
 	}
 	msg := fmt.Sprintf("%s frame (%d bytes) is not valid JSON: %v; it starts %q", name, len(data), err, q)
-	return feedWarning(o, "malformed_event", msg)
+	return feedWarning(o, model.WarnMalformedEvent, msg)
 }

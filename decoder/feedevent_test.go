@@ -121,7 +121,7 @@ func TestDecodeFeedEventToolResult(t *testing.T) {
 			}},
 		{"offloaded text", "tool.result", `{"event_type":"tool.result","data":{"tool_call_id":"c","success":true,"result":"` + strings.Repeat("x", 8001) + `"}}`,
 			func(t *testing.T, ev model.Event) {
-				if ev.TextChars != 8001 || !ev.Offloaded || len([]rune(ev.TextPreview)) != PreviewChars {
+				if ev.TextChars != 8001 || !ev.Offloaded || len([]rune(ev.TextPreview)) != previewChars {
 					t.Fatalf("chars %d offloaded %v preview %d", ev.TextChars, ev.Offloaded, len(ev.TextPreview))
 				}
 			}},

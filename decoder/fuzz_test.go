@@ -79,7 +79,7 @@ func FuzzSummarizeResult(f *testing.F) {
 	f.Fuzz(func(t *testing.T, result []byte) {
 		if w, blocks, ok := decodeResultFast(result); ok {
 			var slowWarnings []Warning
-			w2, blocks2, readable := decodeResultSlow(result, func(code, format string, args ...any) {
+			w2, blocks2, readable := decodeResultSlow(result, func(code model.WarningCode, format string, args ...any) {
 				slowWarnings = append(slowWarnings, Warning{Code: code})
 			})
 			if !readable || len(slowWarnings) > 0 || !reflect.DeepEqual(w, w2) || !reflect.DeepEqual(blocks, blocks2) {
@@ -90,7 +90,7 @@ func FuzzSummarizeResult(f *testing.F) {
 		if s.TextChars < 0 || s.Offloaded != (s.TextChars > MaxTextChars) {
 			t.Fatalf("text %d offloaded %v", s.TextChars, s.Offloaded)
 		}
-		if utf8.RuneCountInString(s.TextPreview) > PreviewChars || utf8.RuneCountInString(s.Error) > PreviewChars {
+		if utf8.RuneCountInString(s.TextPreview) > previewChars || utf8.RuneCountInString(s.Error) > previewChars {
 			t.Fatal("preview too long")
 		}
 		if s.StructuredContentDropped != (s.StructuredContentChars > MaxStructuredChars) {
@@ -111,7 +111,7 @@ func FuzzSummarizeResult(f *testing.F) {
 		}
 		var ev model.Event
 		s.ApplyTo(&ev)
-		if len(ev.StructuredContent) > MaxKeptStructuredBytes {
+		if len(ev.StructuredContent) > maxKeptStructuredBytes {
 			t.Fatal("kept too much structured content")
 		}
 	})
@@ -140,7 +140,7 @@ func FuzzSoatContext(f *testing.F) {
 			}
 		}
 		for k := range bag.Identity {
-			if _, ok := bag.Values[k]; !ok || SoatIdentityKey(k) == "" {
+			if _, ok := bag.Values[k]; !ok || soatIdentityKey(k) == "" {
 				t.Fatalf("identity key %q", k)
 			}
 		}
@@ -166,12 +166,12 @@ func FuzzQualifiedName(f *testing.F) {
 		if len(got) > MaxAgentNameLen {
 			t.Fatalf("%q is %d characters", got, len(got))
 		}
-		full := "mcp__" + ServerLabel(instance) + "__" + ToolLabel(tool)
+		full := "mcp__" + serverLabel(instance) + "__" + ToolLabel(tool)
 		if len(full) <= MaxAgentNameLen {
 			if got != full || !agentNameRE.MatchString(got) {
 				t.Fatalf("%q", got)
 			}
-		} else if len(got) != MaxAgentNameLen || !strings.HasPrefix(full, got[:MaxAgentNameLen-DigestLen-1]) {
+		} else if len(got) != MaxAgentNameLen || !strings.HasPrefix(full, got[:MaxAgentNameLen-digestLen-1]) {
 			t.Fatalf("cut name %q", got)
 		}
 		for i := 0; i < len(got); i++ {

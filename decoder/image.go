@@ -11,12 +11,12 @@ import (
 // checkImage summarises one base64 image (block i of the content) against
 // the platform's limits: its decoded size, its declared type against PNG,
 // JPEG, GIF and WebP, and the type its first bytes show.
-func checkImage(i int, declared, data string, warn func(code, format string, args ...any)) model.Image {
+func checkImage(i int, declared, data string, warn func(code model.WarningCode, format string, args ...any)) model.Image {
 	mt := normalizeMime(declared)
 	img := model.Image{MimeType: mt}
 	size, ok := base64DecodedSize(data)
 	if !ok {
-		warn("image_data_invalid", "content[%d]: image data is not valid base64", i)
+		warn(model.WarnImageDataInvalid, "content[%d]: image data is not valid base64", i)
 		img.Problem = "data is not valid base64"
 		return img
 	}
@@ -24,17 +24,17 @@ func checkImage(i int, declared, data string, warn func(code, format string, arg
 	sniffed := sniffImage(data)
 	switch {
 	case !supportedImageTypes[mt]:
-		warn("image_type_unsupported", "content[%d]: image type %q is not PNG, JPEG, GIF or WebP", i, declared)
+		warn(model.WarnImageTypeUnsupported, "content[%d]: image type %q is not PNG, JPEG, GIF or WebP", i, declared)
 		img.Problem = "type not supported"
 	case sniffed != mt:
 		what := "unrecognisable image bytes"
 		if sniffed != "" {
 			what = "bytes of " + sniffed
 		}
-		warn("image_mime_mismatch", "content[%d]: declared %s but holds %s", i, mt, what)
+		warn(model.WarnImageMimeMismatch, "content[%d]: declared %s but holds %s", i, mt, what)
 	}
 	if size > MaxImageBytes {
-		warn("image_too_large", "content[%d]: %s image is %d bytes; the limit is %d", i, mt, size, MaxImageBytes)
+		warn(model.WarnImageTooLarge, "content[%d]: %s image is %d bytes; the limit is %d", i, mt, size, MaxImageBytes)
 		if img.Problem == "" {
 			img.Problem = "over 5 MB"
 		} else {

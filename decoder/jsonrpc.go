@@ -79,8 +79,8 @@ type wireMessage struct {
 	Error   *json.RawMessage `json:"error"`
 }
 
-// ErrEmptyBody is returned for a body holding only whitespace.
-var ErrEmptyBody = errors.New("empty JSON-RPC body")
+// errEmptyBody is returned for a body holding only whitespace.
+var errEmptyBody = errors.New("empty JSON-RPC body")
 
 // ParseMessages reads a POST body or one SSE data payload: a single message or
 // a batch. A body that is not JSON is an error; a JSON value that is not a
@@ -89,7 +89,7 @@ var ErrEmptyBody = errors.New("empty JSON-RPC body")
 func ParseMessages(body []byte) (msgs []Message, batch bool, err error) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
-		return nil, false, ErrEmptyBody
+		return nil, false, errEmptyBody
 	}
 	notJSON := func() error { return fmt.Errorf("JSON-RPC body is not valid JSON (%d bytes)", len(trimmed)) }
 	switch trimmed[0] {

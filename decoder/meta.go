@@ -15,9 +15,12 @@ import (
 
 // Warning is a finding that becomes a model warning event: Code is short and
 // stable (e.g. meta_claim_mismatch), Message says what was seen.
-type Warning struct{ Code, Message string }
+type Warning struct {
+	Code    model.WarningCode
+	Message string
+}
 
-func (w Warning) String() string { return w.Code + ": " + w.Message }
+func (w Warning) String() string { return string(w.Code) + ": " + w.Message }
 
 // AgentAreaPrefix starts every key AgentArea adds to _meta.
 const AgentAreaPrefix = "agentarea/"
@@ -196,7 +199,7 @@ func CheckMCPHeaders(h http.Header, method, toolName string, meta MetaInfo) []Wa
 		if got == "" || want == "" || got == want {
 			return
 		}
-		ws = append(ws, Warning{Code: "mcp_header_mismatch", Message: fmt.Sprintf(
+		ws = append(ws, Warning{Code: model.WarnMCPHeaderMismatch, Message: fmt.Sprintf(
 			"%s header %q differs from the body's %s %q", header, clip(got), what, clip(want))})
 	}
 	version := strings.TrimSpace(h.Get(HeaderProtocolVersion))
@@ -208,7 +211,7 @@ func CheckMCPHeaders(h http.Header, method, toolName string, meta MetaInfo) []Wa
 		check(HeaderName, gotName, toolName, "tool name")
 	}
 	if version != "" && !knownMCPVersions[version] {
-		ws = append(ws, Warning{Code: "mcp_protocol_version_unknown", Message: fmt.Sprintf(
+		ws = append(ws, Warning{Code: model.WarnMCPProtocolVersionUnknown, Message: fmt.Sprintf(
 			"MCP-Protocol-Version %q is not a revision toolscope knows", clip(version))})
 	}
 	if version == MCPStateless || meta.ProtocolVersion == MCPStateless {
@@ -223,7 +226,7 @@ func CheckMCPHeaders(h http.Header, method, toolName string, meta MetaInfo) []Wa
 			missing = append(missing, HeaderProtocolVersion)
 		}
 		if len(missing) > 0 {
-			ws = append(ws, Warning{Code: "mcp_header_missing", Message: fmt.Sprintf(
+			ws = append(ws, Warning{Code: model.WarnMCPHeaderMissing, Message: fmt.Sprintf(
 				"a %s request must carry %s", MCPStateless, strings.Join(missing, " and "))})
 		}
 	}
@@ -233,7 +236,7 @@ func CheckMCPHeaders(h http.Header, method, toolName string, meta MetaInfo) []Wa
 // Event makes the warning a model warning event; the source fills in time,
 // source and the call's identity.
 func (w Warning) Event() model.Event {
-	return model.Event{Kind: model.KindWarning, Code: w.Code, Message: w.Message}
+	return model.Event{Kind: model.KindWarning, Code: string(w.Code), Message: w.Message}
 }
 
 // IDKey is the identity of a JSON-RPC id or a progress token given as raw

@@ -124,7 +124,7 @@ func TestCheckMCPHeaders(t *testing.T) {
 			ws := CheckMCPHeaders(h, "tools/call", "get_order", c.meta)
 			var codes []string
 			for _, w := range ws {
-				codes = append(codes, w.Code)
+				codes = append(codes, string(w.Code))
 			}
 			if strings.Join(codes, ",") != c.want {
 				t.Fatalf("warnings %v, want %s", ws, c.want)

@@ -10,23 +10,23 @@ import (
 // MaxAgentNameLen bounds an agent-facing tool name.
 const MaxAgentNameLen = 64
 
-// DigestLen is the length of the digest that ends a cut name.
-const DigestLen = 8
+// digestLen is the length of the digest that ends a cut name.
+const digestLen = 8
 
 // QualifiedName is the agent-facing name of an MCP tool,
 // mcp__<server>__<tool>, per the contract's "Tool names the model sees":
-// <server> is ServerLabel(instanceName), <tool> the raw name with every
+// <server> is serverLabel(instanceName), <tool> the raw name with every
 // character outside [a-zA-Z0-9_-] replaced by "_". A name over 64 characters
 // is cut to 55 and ended with "_" and a digest: the first 8 hex digits of the
 // SHA-256 of the whole uncut name, so two long names that share a start stay
 // apart and the same name always gives the same result.
 func QualifiedName(instanceName, tool string) string {
-	full := "mcp__" + ServerLabel(instanceName) + "__" + ToolLabel(tool)
+	full := "mcp__" + serverLabel(instanceName) + "__" + ToolLabel(tool)
 	if len(full) <= MaxAgentNameLen {
 		return full
 	}
 	sum := sha256.Sum256([]byte(full))
-	return full[:MaxAgentNameLen-DigestLen-1] + "_" + hex.EncodeToString(sum[:])[:DigestLen]
+	return full[:MaxAgentNameLen-digestLen-1] + "_" + hex.EncodeToString(sum[:])[:digestLen]
 }
 
 // ToolLabel replaces every character of a tool name outside [a-zA-Z0-9_-]
@@ -48,14 +48,14 @@ func isNameChar(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'
 }
 
-// ServerLabel is the <server> part of an agent-facing name. An ASCII-only
+// serverLabel is the <server> part of an agent-facing name. An ASCII-only
 // instance name is lowercased with every character outside [a-zA-Z0-9_-]
 // replaced by "_" (nothing collapsed: "My GitHub!" gives "my_github_").
 // Any other name is made readable: Cyrillic is transliterated, accents are
 // dropped, letters are lowercased, and every run of anything but [a-z0-9]
 // becomes one "_", trimmed at both ends. Nothing readable left (CJK only,
 // say) gives "server".
-func ServerLabel(name string) string {
+func serverLabel(name string) string {
 	if isASCII(name) {
 		if name == "" {
 			return "server"

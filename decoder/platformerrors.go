@@ -6,26 +6,27 @@ import (
 	"strings"
 )
 
-// The platform's own words for a call it ended (agentarea-mcp-tool-context.md,
-// "Timeout" and "Verification"), as a task feed's tool.result carries them.
+// The platform's own words for a call it ended (the tool context contract's
+// timeout and verification rules; README, "Warning codes"), as a task feed's
+// tool.result carries them.
 const (
-	// PlatformTimeoutPrefix starts the error of a call past its timeout:
+	// platformTimeoutPrefix starts the error of a call past its timeout:
 	// "MCP tool call timed out: no result within <n> s".
-	PlatformTimeoutPrefix = "MCP tool call timed out"
+	platformTimeoutPrefix = "MCP tool call timed out"
 )
 
 // credentialsRejected matches "MCP tool call failed: <host> rejected the
 // credentials (HTTP 401)" (or 403).
 var credentialsRejected = regexp.MustCompile(`rejected the credentials \(HTTP (40[13])\)`)
 
-// PlatformTimedOut says whether a result's error is the platform's timeout.
-func PlatformTimedOut(errText string) bool {
-	return strings.HasPrefix(strings.TrimSpace(errText), PlatformTimeoutPrefix)
+// platformTimedOut says whether a result's error is the platform's timeout.
+func platformTimedOut(errText string) bool {
+	return strings.HasPrefix(strings.TrimSpace(errText), platformTimeoutPrefix)
 }
 
-// RejectedStatus is the HTTP status (401 or 403) of a result's error that
+// rejectedStatus is the HTTP status (401 or 403) of a result's error that
 // says the server rejected the credentials, else 0.
-func RejectedStatus(errText string) int {
+func rejectedStatus(errText string) int {
 	m := credentialsRejected.FindStringSubmatch(errText)
 	if m == nil {
 		return 0

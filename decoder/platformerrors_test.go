@@ -7,8 +7,9 @@ import (
 )
 
 // TestFeedResultInPlatformWords: a feed's failed tool.result says in the
-// platform's words (agentarea-mcp-tool-context.md) when the call timed out
-// or the server rejected the credentials; the event says so in fields.
+// platform's words (the tool context contract's; README, "Warning codes")
+// when the call timed out or the server rejected the credentials; the event
+// says so in fields.
 func TestFeedResultInPlatformWords(t *testing.T) {
 	for _, tc := range []struct {
 		name, err string

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"toolscope/model"
 )
 
 // MethodProgress is the MCP progress notification.
@@ -120,7 +122,7 @@ func (c *ProgressChecker) Check(p Progress) *Warning {
 	prev, seen := c.last, c.started
 	c.last, c.started = p.Progress, true
 	if seen && p.Progress <= prev {
-		return &Warning{Code: "progress_not_increasing", Message: fmt.Sprintf(
+		return &Warning{Code: model.WarnProgressNotIncreasing, Message: fmt.Sprintf(
 			"progress %s does not increase on the previous %s", fmtNum(p.Progress), fmtNum(prev))}
 	}
 	return nil

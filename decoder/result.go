@@ -10,7 +10,8 @@ import (
 	"toolscope/model"
 )
 
-// The platform's result limits (agentarea-mcp-tool-context.md, Results).
+// The platform's result limits (the tool context contract's results rules;
+// README, "Warning codes").
 const (
 	// MaxTextChars: text over this many characters is offloaded; the model
 	// sees a pointer and a preview.
@@ -22,17 +23,17 @@ const (
 	MaxImageBytes = 5 * 1024 * 1024
 	// MaxImages: at most this many images per result.
 	MaxImages = 8
-	// PreviewChars is how much text ApplyTo keeps as the event's preview.
-	PreviewChars = 2000
-	// MaxKeptStructuredBytes: ApplyTo keeps the raw structuredContent only up
+	// previewChars is how much text ApplyTo keeps as the event's preview.
+	previewChars = 2000
+	// maxKeptStructuredBytes: ApplyTo keeps the raw structuredContent only up
 	// to this size, so one result cannot bloat the store or a recording.
-	MaxKeptStructuredBytes = 64 * 1024
+	maxKeptStructuredBytes = 64 * 1024
 )
 
 // Result types of MCP 2026-07-28 (a missing resultType means complete).
 const (
-	ResultComplete      = "complete"
-	ResultInputRequired = "input_required"
+	resultComplete      = "complete"
+	resultInputRequired = "input_required"
 )
 
 // supportedImageTypes are the image types the platform keeps.
@@ -47,7 +48,7 @@ type ResultSummary struct {
 	// reads: text blocks and embedded text resources, or the
 	// structuredContent JSON when content is empty.
 	TextChars int
-	// TextPreview is the start of that text (PreviewChars characters).
+	// TextPreview is the start of that text (previewChars characters).
 	TextPreview string
 	// Offloaded: TextChars is over MaxTextChars.
 	Offloaded bool
@@ -90,14 +91,14 @@ type wireBlock struct {
 // rules. Malformed parts produce warnings (code result_malformed); the
 // summary holds whatever could be read.
 func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
-	s := ResultSummary{ResultType: ResultComplete}
+	s := ResultSummary{ResultType: resultComplete}
 	var ws []Warning
-	warn := func(code, format string, args ...any) {
+	warn := func(code model.WarningCode, format string, args ...any) {
 		ws = append(ws, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
 	}
 	r := bytes.TrimSpace(result)
 	if len(r) == 0 || r[0] != '{' {
-		warn("result_malformed", "tools/call result is not a JSON object")
+		warn(model.WarnResultMalformed, "tools/call result is not a JSON object")
 		return s, ws
 	}
 	w, blocks, ok := decodeResultFast(r)
@@ -122,19 +123,19 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		switch b.Type {
 		case "text":
 			if b.Text == nil {
-				warn("result_malformed", "content[%d] is a text block without text", i)
+				warn(model.WarnResultMalformed, "content[%d] is a text block without text", i)
 				continue
 			}
 			addText(*b.Text)
 		case "image":
 			if b.Data == nil {
-				warn("result_malformed", "content[%d] is an image block without data", i)
+				warn(model.WarnResultMalformed, "content[%d] is an image block without data", i)
 				continue
 			}
 			s.Images = append(s.Images, checkImage(i, b.MimeType, *b.Data, warn))
 		case "resource":
 			if b.Resource == nil {
-				warn("result_malformed", "content[%d] is a resource block without resource", i)
+				warn(model.WarnResultMalformed, "content[%d] is a resource block without resource", i)
 				continue
 			}
 			res := b.Resource
@@ -147,7 +148,7 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		}
 	}
 	if len(s.Images) > MaxImages {
-		warn("too_many_images", "%d images in one result; the platform keeps at most %d", len(s.Images), MaxImages)
+		warn(model.WarnTooManyImages, "%d images in one result; the platform keeps at most %d", len(s.Images), MaxImages)
 		for i := MaxImages; i < len(s.Images); i++ {
 			if s.Images[i].Problem == "" {
 				s.Images[i].Problem = fmt.Sprintf("over %d images per result", MaxImages)
@@ -162,10 +163,10 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		s.StructuredContentChars = utf8.RuneCount(compact)
 		if s.StructuredContentChars > MaxStructuredChars {
 			s.StructuredContentDropped = true
-			warn("structured_content_dropped", "structuredContent is %d characters of JSON; over %d the platform leaves it out of the tool.result event",
+			warn(model.WarnStructuredContentDropped, "structuredContent is %d characters of JSON; over %d the platform leaves it out of the tool.result event",
 				s.StructuredContentChars, MaxStructuredChars)
 		} else if n := spacedASCIIJSONLen(compact); n > MaxStructuredChars {
-			warn("structured_content_near_limit", "structuredContent is %d characters of compact JSON but %d as Python's json.dumps writes it by default (spaces after separators, non-ASCII escaped); the platform may leave it out",
+			warn(model.WarnStructuredContentNearLimit, "structuredContent is %d characters of compact JSON but %d as Python's json.dumps writes it by default (spaces after separators, non-ASCII escaped); the platform may leave it out",
 				s.StructuredContentChars, n)
 		}
 	}
@@ -175,42 +176,42 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 	if s.EmptyContent && s.StructuredContent != nil {
 		// The model reads structuredContent as text instead.
 		modelText = string(compactJSON(s.StructuredContent))
-		warn("content_empty", "content is empty; the model reads structuredContent as text")
+		warn(model.WarnContentEmpty, "content is empty; the model reads structuredContent as text")
 	}
 	s.TextChars = utf8.RuneCountInString(modelText)
-	s.TextPreview = truncateRunes(modelText, PreviewChars)
+	s.TextPreview = truncateRunes(modelText, previewChars)
 	if s.TextChars > MaxTextChars {
 		s.Offloaded = true
-		warn("text_offloaded", "the model reads %d characters; over %d the text is offloaded and the model sees a pointer and a preview",
+		warn(model.WarnTextOffloaded, "the model reads %d characters; over %d the text is offloaded and the model sees a pointer and a preview",
 			s.TextChars, MaxTextChars)
 	}
 
 	if ie := nonNull(w.IsError); ie != nil {
 		if err := json.Unmarshal(ie, &s.IsError); err != nil {
-			warn("result_malformed", "isError is not a boolean")
+			warn(model.WarnResultMalformed, "isError is not a boolean")
 		}
 	}
 	if s.IsError {
-		s.Error = truncateRunes(text.String(), PreviewChars)
+		s.Error = truncateRunes(text.String(), previewChars)
 	}
 	if rep, ok := replayedFlag(w.Meta, warn); ok {
 		var b bool
 		if json.Unmarshal(rep, &b) == nil {
 			s.Replayed = b
 		} else {
-			warn("result_malformed", "_meta agentarea/replayed is not a boolean")
+			warn(model.WarnResultMalformed, "_meta agentarea/replayed is not a boolean")
 		}
 	}
 	if rt := nonNull(w.ResultType); rt != nil {
 		var t string
 		if json.Unmarshal(rt, &t) != nil {
-			warn("result_malformed", "resultType is not a string")
+			warn(model.WarnResultMalformed, "resultType is not a string")
 		} else {
 			if t != "" {
 				s.ResultType = t
 			}
-			if t != ResultComplete && t != ResultInputRequired {
-				warn("result_type_unknown", "resultType %q is neither complete nor input_required", t)
+			if t != resultComplete && t != resultInputRequired {
+				warn(model.WarnResultTypeUnknown, "resultType %q is neither complete nor input_required", t)
 			}
 		}
 	}
@@ -222,7 +223,7 @@ func ErrorSummary(e *RPCError) ResultSummary {
 	s := ResultSummary{IsError: true}
 	if e != nil {
 		s.RPCCode = e.Code
-		s.Error = truncateRunes(e.Message, PreviewChars)
+		s.Error = truncateRunes(e.Message, previewChars)
 	}
 	return s
 }
@@ -235,7 +236,7 @@ func (s ResultSummary) ApplyTo(ev *model.Event) {
 	if len(s.Images) > 0 {
 		ev.Images = append([]model.Image(nil), s.Images...)
 	}
-	if s.StructuredContent != nil && len(s.StructuredContent) <= MaxKeptStructuredBytes {
+	if s.StructuredContent != nil && len(s.StructuredContent) <= maxKeptStructuredBytes {
 		ev.StructuredContent = append(json.RawMessage(nil), s.StructuredContent...)
 	}
 	ev.StructuredContentBytes = s.StructuredContentBytes
@@ -264,9 +265,9 @@ func truncateRunes(s string, n int) string {
 	return s
 }
 
-// SummarizeResponse summarises the JSON-RPC response to a tools/call: its
+// summarizeResponse summarises the JSON-RPC response to a tools/call: its
 // result, or its error.
-func SummarizeResponse(m Message) (ResultSummary, []Warning) {
+func summarizeResponse(m Message) (ResultSummary, []Warning) {
 	if m.Error != nil {
 		return ErrorSummary(m.Error), nil
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"toolscope/model"
 )
 
 // badBlock marks a content element that is not a content block (already
@@ -35,27 +37,27 @@ func decodeResultFast(r []byte) (wireResult, []wireBlock, bool) {
 
 // decodeResultSlow reads a result piece by piece, reporting each malformed
 // part and keeping the rest. readable is false when r is not a JSON object.
-func decodeResultSlow(r []byte, warn func(code, format string, args ...any)) (wireResult, []wireBlock, bool) {
+func decodeResultSlow(r []byte, warn func(code model.WarningCode, format string, args ...any)) (wireResult, []wireBlock, bool) {
 	var w struct {
 		wireResult
 		Content json.RawMessage `json:"content"`
 	}
 	if err := json.Unmarshal(r, &w); err != nil {
-		warn("result_malformed", "tools/call result is unreadable: %v", err)
+		warn(model.WarnResultMalformed, "tools/call result is unreadable: %v", err)
 		return wireResult{}, nil, false
 	}
 	var raws []json.RawMessage
 	if c := nonNull(w.Content); c != nil {
 		if err := json.Unmarshal(c, &raws); err != nil {
-			warn("result_malformed", "content is not an array")
+			warn(model.WarnResultMalformed, "content is not an array")
 		}
 	} else {
-		warn("result_malformed", "result has no content array")
+		warn(model.WarnResultMalformed, "result has no content array")
 	}
 	blocks := make([]wireBlock, len(raws))
 	for i, raw := range raws {
 		if err := json.Unmarshal(raw, &blocks[i]); err != nil {
-			warn("result_malformed", "content[%d] is not a content block", i)
+			warn(model.WarnResultMalformed, "content[%d] is not a content block", i)
 			blocks[i] = wireBlock{Type: badBlock}
 		}
 	}
@@ -143,14 +145,14 @@ func compactJSON(raw json.RawMessage) []byte {
 
 // replayedFlag finds _meta["agentarea/replayed"] of a result; ok says it is
 // present. A _meta that is not an object is reported through warn.
-func replayedFlag(rawMeta json.RawMessage, warn func(code, format string, args ...any)) (json.RawMessage, bool) {
+func replayedFlag(rawMeta json.RawMessage, warn func(code model.WarningCode, format string, args ...any)) (json.RawMessage, bool) {
 	m := nonNull(rawMeta)
 	if m == nil {
 		return nil, false
 	}
 	var meta map[string]json.RawMessage
 	if json.Unmarshal(m, &meta) != nil {
-		warn("result_malformed", "_meta is not an object")
+		warn(model.WarnResultMalformed, "_meta is not an object")
 	}
 	rep, ok := meta[MetaReplayed]
 	return rep, ok

@@ -42,7 +42,7 @@ func resultJSON(content []map[string]any, extra map[string]any) json.RawMessage 
 func codesOf(ws []Warning) string {
 	var c []string
 	for _, w := range ws {
-		c = append(c, w.Code)
+		c = append(c, string(w.Code))
 	}
 	return strings.Join(c, ",")
 }
@@ -70,7 +70,7 @@ func TestSummarizeResult(t *testing.T) {
 			}},
 		{"text over 8000 characters is offloaded", resultJSON([]map[string]any{textBlock(strings.Repeat("a", 8001))}, nil), "text_offloaded",
 			func(t *testing.T, s ResultSummary) {
-				if !s.Offloaded || len([]rune(s.TextPreview)) != PreviewChars {
+				if !s.Offloaded || len([]rune(s.TextPreview)) != previewChars {
 					t.Fatalf("%v %d", s.Offloaded, len(s.TextPreview))
 				}
 			}},
@@ -191,13 +191,13 @@ func TestSummarizeResult(t *testing.T) {
 			}},
 		{"a missing resultType is complete", resultJSON([]map[string]any{textBlock("ok")}, nil), "",
 			func(t *testing.T, s ResultSummary) {
-				if s.ResultType != ResultComplete {
+				if s.ResultType != resultComplete {
 					t.Fatal(s.ResultType)
 				}
 			}},
 		{"resultType input_required is read", resultJSON([]map[string]any{textBlock("ok")}, map[string]any{"resultType": "input_required"}), "",
 			func(t *testing.T, s ResultSummary) {
-				if s.ResultType != ResultInputRequired {
+				if s.ResultType != resultInputRequired {
 					t.Fatal(s.ResultType)
 				}
 			}},
@@ -296,10 +296,10 @@ func TestSummarizeResponse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, _ := SummarizeResponse(msgs[0]); !s.IsError || s.RPCCode != -32003 || s.Error != "forbidden" {
+	if s, _ := summarizeResponse(msgs[0]); !s.IsError || s.RPCCode != -32003 || s.Error != "forbidden" {
 		t.Fatalf("error response: %+v", s)
 	}
-	if s, _ := SummarizeResponse(msgs[1]); s.IsError || s.TextChars != 2 {
+	if s, _ := summarizeResponse(msgs[1]); s.IsError || s.TextChars != 2 {
 		t.Fatalf("result response: %+v", s)
 	}
 	if ev := (Warning{Code: "image_too_large", Message: "m"}).Event(); ev.Kind != model.KindWarning || ev.Code != "image_too_large" || ev.Message != "m" {

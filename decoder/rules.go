@@ -3,6 +3,8 @@ package decoder
 import (
 	"fmt"
 	"strings"
+
+	"toolscope/model"
 )
 
 // CallRulesInput is what the contract's per-call rules read of one
@@ -32,14 +34,14 @@ var requiredClaims = append(requiredContextKeys[:len(requiredContextKeys):len(re
 func CallRuleWarnings(in CallRulesInput) []Warning {
 	var ws []Warning
 	if strings.HasPrefix(in.ToolName, "mcp__") && strings.Contains(in.ToolName[len("mcp__"):], "__") {
-		ws = append(ws, Warning{Code: "tool_name_qualified", Message: fmt.Sprintf(
+		ws = append(ws, Warning{Code: model.WarnToolNameQualified, Message: fmt.Sprintf(
 			"params.name %q looks like the agent-facing mcp__<server>__<tool> name; a server receives its own raw tool name", clip(in.ToolName))})
 	}
 	if !in.TokenPresent && len(agentAreaKeys(in.Meta)) == 0 {
 		return ws
 	}
 	if in.SessionID != "" {
-		ws = append(ws, Warning{Code: "session_on_context_call", Message: "a tools/call with AgentArea context carries Mcp-Session-Id; " +
+		ws = append(ws, Warning{Code: model.WarnSessionOnContextCall, Message: "a tools/call with AgentArea context carries Mcp-Session-Id; " +
 			"the platform opens a new connection per call and reuses no MCP session"})
 	}
 	var missing []string
@@ -49,10 +51,10 @@ func CallRuleWarnings(in CallRulesInput) []Warning {
 		}
 	}
 	if len(missing) > 0 {
-		ws = append(ws, Warning{Code: "meta_key_missing", Message: "_meta lacks " + strings.Join(missing, ", ") + ", which AgentArea always sends"})
+		ws = append(ws, Warning{Code: model.WarnMetaKeyMissing, Message: "_meta lacks " + strings.Join(missing, ", ") + ", which AgentArea always sends"})
 	}
 	if _, ok := in.Meta[MetaProgressToken]; !ok {
-		ws = append(ws, Warning{Code: "progress_token_missing", Message: "_meta has no progressToken; AgentArea sets one on every call"})
+		ws = append(ws, Warning{Code: model.WarnProgressTokenMissing, Message: "_meta has no progressToken; AgentArea sets one on every call"})
 	}
 	if in.Claims != nil {
 		missing = missing[:0]
@@ -62,7 +64,7 @@ func CallRuleWarnings(in CallRulesInput) []Warning {
 			}
 		}
 		if len(missing) > 0 {
-			ws = append(ws, Warning{Code: "claim_missing", Message: "the token lacks the claim " + strings.Join(missing, ", ") + ", which AgentArea always sets"})
+			ws = append(ws, Warning{Code: model.WarnClaimMissing, Message: "the token lacks the claim " + strings.Join(missing, ", ") + ", which AgentArea always sets"})
 		}
 	}
 	return ws

@@ -3,6 +3,8 @@ package decoder
 import (
 	"strings"
 	"testing"
+
+	"toolscope/model"
 )
 
 // TestMetadataBytesAsSent: metadata of exactly 4096 bytes of JSON holding
@@ -19,8 +21,8 @@ func TestMetadataBytesAsSent(t *testing.T) {
 			t.Fatalf("built %d bytes, want %d", n, tc.size)
 		}
 		var codes []string
-		contractWarnings(map[string]any{"metadata": md}, nil, nil, func(code, format string, args ...any) {
-			codes = append(codes, code)
+		contractWarnings(map[string]any{"metadata": md}, nil, nil, func(code model.WarningCode, format string, args ...any) {
+			codes = append(codes, string(code))
 		})
 		got := strings.Contains(strings.Join(codes, ","), "metadata_too_large")
 		if got != tc.warn {
@@ -39,7 +41,7 @@ func TestCallRuleWarningsPlainCall(t *testing.T) {
 	ws = CallRuleWarnings(CallRulesInput{ToolName: "get_order", TokenPresent: true, Meta: map[string]any{}})
 	codes := map[string]bool{}
 	for _, w := range ws {
-		codes[w.Code] = true
+		codes[string(w.Code)] = true
 	}
 	if !codes["meta_key_missing"] || !codes["progress_token_missing"] || codes["claim_missing"] {
 		t.Fatalf("token without _meta and unreadable claims: %v", ws)

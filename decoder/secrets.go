@@ -12,16 +12,16 @@ const SecretEnv = "TOOLSCOPE_CONTEXT_SECRET"
 
 // The platform's bounds on an instance's context_secret.
 const (
-	MinSecretChars = 32
-	MaxSecretChars = 512
+	minSecretChars = 32
+	maxSecretChars = 512
 )
 
-// ValidateSecret checks a context secret is 32 to 512 characters, as the
+// validateSecret checks a context secret is 32 to 512 characters, as the
 // platform requires; the error never contains the secret.
-func ValidateSecret(secret []byte) error {
+func validateSecret(secret []byte) error {
 	n := utf8.RuneCount(secret)
-	if n < MinSecretChars || n > MaxSecretChars {
-		return fmt.Errorf("context secret is %d characters; AgentArea requires %d to %d", n, MinSecretChars, MaxSecretChars)
+	if n < minSecretChars || n > maxSecretChars {
+		return fmt.Errorf("context secret is %d characters; AgentArea requires %d to %d", n, minSecretChars, maxSecretChars)
 	}
 	return nil
 }
@@ -35,7 +35,7 @@ func ValidateSecret(secret []byte) error {
 func LoadSecrets(env string, files []string) ([][]byte, error) {
 	var out [][]byte
 	add := func(secret []byte, from string) error {
-		if err := ValidateSecret(secret); err != nil {
+		if err := validateSecret(secret); err != nil {
 			return fmt.Errorf("%s: %v", from, err)
 		}
 		for _, s := range out {

@@ -21,7 +21,7 @@ func TestValidateSecret(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
-			err := ValidateSecret([]byte(c.secret))
+			err := validateSecret([]byte(c.secret))
 			if (err == nil) != c.ok {
 				t.Fatalf("err = %v", err)
 			}

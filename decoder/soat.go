@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"toolscope/model"
 )
 
 // DefaultSoatPrefix is SOAT's context header prefix when
@@ -60,10 +62,10 @@ var soatIdentityKeys = map[string]string{
 	"actorexternalid":   "actor_external_id",
 }
 
-// SoatIdentityKey returns the canonical identity key a context key names
+// soatIdentityKey returns the canonical identity key a context key names
 // ("session_id", "actor_id", "actor_external_id"), matched case-insensitively
 // and in snake or camel case, or "".
-func SoatIdentityKey(key string) string {
+func soatIdentityKey(key string) string {
 	l := strings.ToLower(key)
 	if id, ok := soatIdentityKeys[l]; ok {
 		return id
@@ -145,26 +147,26 @@ func SoatContextOrdered(h http.Header, names []string, prefix string) (SoatBag, 
 			bag.Identity = make(map[string]bool)
 		}
 		if i := invalidTokenChar(key); i >= 0 {
-			ws = append(ws, Warning{Code: "invalid_context_key", Message: fmt.Sprintf(
+			ws = append(ws, Warning{Code: model.WarnInvalidContextKey, Message: fmt.Sprintf(
 				"context header %q holds a character no header name may hold", name)})
 		}
 		if len(vals) > 1 {
-			ws = append(ws, Warning{Code: "duplicate_context_key", Message: fmt.Sprintf(
+			ws = append(ws, Warning{Code: model.WarnDuplicateContextKey, Message: fmt.Sprintf(
 				"context key %q arrived with %d values; the first is kept", key, len(vals))})
 		}
 		lower := strings.ToLower(key)
 		if prev, ok := folded[lower]; ok {
-			ws = append(ws, Warning{Code: "duplicate_context_key", Message: fmt.Sprintf(
+			ws = append(ws, Warning{Code: model.WarnDuplicateContextKey, Message: fmt.Sprintf(
 				"context keys %q and %q name one header field; %q is kept", prev, key, prev)})
 			continue
 		}
 		folded[lower] = key
 		bag.Values[key] = vals[0]
-		if id := SoatIdentityKey(key); id != "" {
+		if id := soatIdentityKey(key); id != "" {
 			bag.Identity[key] = true
 			if id == "actor_external_id" {
 				if what := looksLikePII(vals[0]); what != "" {
-					ws = append(ws, Warning{Code: "pii_in_context", Message: fmt.Sprintf(
+					ws = append(ws, Warning{Code: model.WarnPIIInContext, Message: fmt.Sprintf(
 						"%s looks like %s; it reaches every tool endpoint the agent calls", key, what)})
 				}
 			}

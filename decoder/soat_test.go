@@ -121,7 +121,7 @@ func TestSoatContext(t *testing.T) {
 			}
 			var codes []string
 			for _, w := range ws {
-				codes = append(codes, w.Code)
+				codes = append(codes, string(w.Code))
 				if strings.Contains(w.Message, "ana@example.com") || strings.Contains(w.Message, "5511999999999") {
 					t.Fatalf("a warning repeats the personal data: %s", w.Message)
 				}

@@ -21,10 +21,10 @@ const (
 	MaxTokenAge   = 10 * time.Minute
 	ClockSkew     = 30 * time.Second
 	TokenLifetime = 300 * time.Second
-	// ContextProtocolMajor is the only major version of the contract.
-	ContextProtocolMajor = "1"
-	MaxMetadataBytes     = 4096
-	MaxEndUserIDChars    = 256
+	// contextProtocolMajor is the only major version of the contract.
+	contextProtocolMajor = "1"
+	maxMetadataBytes     = 4096
+	maxEndUserIDChars    = 256
 )
 
 // Step names, in the contract's order. StepCredential and StepBatch come
@@ -100,7 +100,7 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	}
 	ctx := model.Context{Present: in.Token != "", CredentialPresent: in.CredentialPresent}
 	var ws []Warning
-	warn := func(code, format string, args ...any) {
+	warn := func(code model.WarningCode, format string, args ...any) {
 		ws = append(ws, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
 	}
 	var first *failure
@@ -130,7 +130,7 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	metaKeys := agentAreaKeys(in.Meta)
 	if in.Token == "" {
 		if len(metaKeys) > 0 {
-			warn("meta_without_token", "_meta carries %d agentarea/* keys but no %s token; AgentArea never sends one without the other", len(metaKeys), ContextHeader)
+			warn(model.WarnMetaWithoutToken, "_meta carries %d agentarea/* keys but no %s token; AgentArea never sends one without the other", len(metaKeys), ContextHeader)
 		}
 		if len(in.Secrets) == 0 {
 			ctx.Verdict = model.VerdictAbsent
@@ -157,14 +157,14 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 		return ctx, ws
 	}
 	if typ, ok := header["typ"].(string); !ok || !strings.EqualFold(typ, "JWT") {
-		warn("token_typ", "token header typ is %s, the contract says JWT", describe(header["typ"]))
+		warn(model.WarnTokenTyp, "token header typ is %s, the contract says JWT", describe(header["typ"]))
 	}
 
 	// Step 1.
 	verified := len(in.Secrets) > 0
 	claimProblems, claimSummary := checkRegisteredClaims(claims, in)
 	if in.InstanceID == "" {
-		warn("aud_unchecked", "no instance id given: aud %s was not compared", describe(claims["aud"]))
+		warn(model.WarnAudUnchecked, "no instance id given: aud %s was not compared", describe(claims["aud"]))
 	}
 	var sigFail *failure
 	switch {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"toolscope/model"
 )
 
 // agentAreaKeys lists the agentarea/* keys of _meta, sorted.
@@ -39,7 +41,7 @@ func contextClaimNames(claims map[string]any) []string {
 // (objects compared regardless of key order), values have the contract's
 // types (a malformed one is 400/-32602), and the protocol's major is known.
 // names are the context claims, from contextClaimNames.
-func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, names []string, warn func(string, string, ...any)) (*failure, string) {
+func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, names []string, warn func(model.WarningCode, string, ...any)) (*failure, string) {
 	// Malformed values first: they make the call unreadable, not mismatched.
 	for _, k := range keys {
 		if p := malformedContextValue(strings.TrimPrefix(k, AgentAreaPrefix), meta[k]); p != "" {
@@ -59,11 +61,11 @@ func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, 
 		}
 	}
 	if hasProto {
-		if major, _, _ := strings.Cut(proto, "."); major != ContextProtocolMajor {
-			problems = append(problems, fmt.Sprintf("unknown major protocol %q (this is contract %s)", proto, ContextProtocolMajor))
+		if major, _, _ := strings.Cut(proto, "."); major != contextProtocolMajor {
+			problems = append(problems, fmt.Sprintf("unknown major protocol %q (this is contract %s)", proto, contextProtocolMajor))
 		}
 	} else {
-		warn("protocol_missing", "neither the token nor _meta names agentarea/protocol")
+		warn(model.WarnProtocolMissing, "neither the token nor _meta names agentarea/protocol")
 	}
 	mismatches := 0
 	for _, k := range keys {
@@ -79,7 +81,7 @@ func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, 
 			continue
 		}
 		mismatches++
-		warn("meta_claim_mismatch", "%s", m)
+		warn(model.WarnMetaClaimMismatch, "%s", m)
 		problems = append(problems, m)
 	}
 	if len(problems) > 0 {
@@ -135,16 +137,16 @@ func allDigits(s string) bool {
 
 // contractWarnings flags what the contract promises but a server need not
 // check.
-func contractWarnings(claims, meta map[string]any, names []string, warn func(string, string, ...any)) {
+func contractWarnings(claims, meta map[string]any, names []string, warn func(model.WarningCode, string, ...any)) {
 	for _, name := range names {
 		if _, ok := meta[AgentAreaPrefix+name]; !ok {
-			warn("claim_missing_from_meta", "the token's context claim %s has no agentarea/%s key in _meta", name, name)
+			warn(model.WarnClaimMissingFromMeta, "the token's context claim %s has no agentarea/%s key in _meta", name, name)
 		}
 	}
 	exp, expOK := numericDate(claims["exp"])
 	iat, iatOK := numericDate(claims["iat"])
 	if expOK && iatOK && exp.Sub(iat) != TokenLifetime {
-		warn("token_lifetime", "exp - iat is %s; the contract says exp = iat + 300", HumanDuration(exp.Sub(iat)))
+		warn(model.WarnTokenLifetime, "exp - iat is %s; the contract says exp = iat + 300", HumanDuration(exp.Sub(iat)))
 	}
 	src := claims
 	if len(claims) == 0 {
@@ -153,16 +155,16 @@ func contractWarnings(claims, meta map[string]any, names []string, warn func(str
 	task, _ := src["task_id"].(string)
 	call, _ := src["tool_call_id"].(string)
 	if key, ok := src["idempotency_key"].(string); ok && task != "" && call != "" && key != task+":"+call {
-		warn("idempotency_key_format", "idempotency_key %s is not task_id:tool_call_id", describe(key))
+		warn(model.WarnIdempotencyKeyFormat, "idempotency_key %s is not task_id:tool_call_id", describe(key))
 	}
 	if md, ok := src["metadata"].(map[string]any); ok {
-		if n, ok := jsonBytes(md); ok && n > MaxMetadataBytes {
-			warn("metadata_too_large", "metadata is %d bytes of JSON; the platform accepts at most %d", n, MaxMetadataBytes)
+		if n, ok := jsonBytes(md); ok && n > maxMetadataBytes {
+			warn(model.WarnMetadataTooLarge, "metadata is %d bytes of JSON; the platform accepts at most %d", n, maxMetadataBytes)
 		}
 	}
 	if eu, ok := src["end_user_id"].(string); ok {
-		if n := len([]rune(eu)); n < 1 || n > MaxEndUserIDChars {
-			warn("end_user_id_length", "end_user_id is %d characters; the platform accepts 1 to %d", n, MaxEndUserIDChars)
+		if n := len([]rune(eu)); n < 1 || n > maxEndUserIDChars {
+			warn(model.WarnEndUserIDLength, "end_user_id is %d characters; the platform accepts 1 to %d", n, maxEndUserIDChars)
 		}
 	}
 }

@@ -323,7 +323,7 @@ func checkContext(t *testing.T, c tokenCase, ctx model.Context, ws []Warning, to
 	if c.warning != "" {
 		found := false
 		for _, w := range ws {
-			found = found || w.Code == c.warning
+			found = found || string(w.Code) == c.warning
 		}
 		if !found {
 			t.Fatalf("no %s warning in %v", c.warning, ws)

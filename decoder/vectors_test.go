@@ -67,7 +67,7 @@ func TestVectors(t *testing.T) {
 			}
 			var codes []string
 			for _, w := range ws {
-				codes = append(codes, w.Code)
+				codes = append(codes, string(w.Code))
 			}
 			sort.Strings(codes)
 			want := append([]string(nil), v.Expect.Warnings...)

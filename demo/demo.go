@@ -195,7 +195,7 @@ func (f *failures) add(err error) {
 	f.errs = append(f.errs, err)
 	f.mu.Unlock()
 	f.sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceDemo, SourceName: demoName,
-		Kind: model.KindWarning, Code: "demo_failed", Message: err.Error()})
+		Kind: model.KindWarning, Code: string(model.WarnDemoFailed), Message: err.Error()})
 }
 
 func (f *failures) err() error {

@@ -40,13 +40,7 @@ func (c *Call) apply(ev *Event) {
 			a.Ended = ev.Time
 		}
 	case KindWarning:
-		c.Flags |= FlagWarning
-		if ev.Code == "pii_in_context" {
-			c.Flags |= FlagPII
-		}
-		if strings.Contains(ev.Code, "too_large") || strings.Contains(ev.Code, "too_many") || strings.HasPrefix(ev.Code, "image_") {
-			c.Flags |= FlagLimit
-		}
+		c.Flags |= FlagWarning | WarningFlag(ev.Code)
 		if len(c.Warnings) < MaxWarnings {
 			c.Warnings = append(c.Warnings, *ev)
 		}

@@ -121,7 +121,7 @@ func (s *Store) abandon(e *entry, reason string) {
 	cancel := base
 	cancel.Kind, cancel.Reason = KindToolCancelled, reason
 	warn := base
-	warn.Kind, warn.Code, warn.Message = KindWarning, "call_abandoned", "call "+c.ID+": "+reason
+	warn.Kind, warn.Code, warn.Message = KindWarning, string(WarnCallAbandoned), "call "+c.ID+": "+reason
 	c.apply(&cancel)
 	c.apply(&warn)
 	s.warnings++

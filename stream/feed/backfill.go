@@ -44,7 +44,7 @@ func (f *feed) backfill(ctx context.Context) error {
 	defer f.showHistory(h)
 	for page := 1; ; page++ {
 		if page > f.cfg.MaxHistoryPages {
-			f.warn("history_truncated", fmt.Sprintf("history of %s: stopped after %d pages (--max-history-pages); going live", f.t.historyDisplay, f.cfg.MaxHistoryPages))
+			f.warn(model.WarnHistoryTruncated, fmt.Sprintf("history of %s: stopped after %d pages (--max-history-pages); going live", f.t.historyDisplay, f.cfg.MaxHistoryPages))
 			return nil
 		}
 		hasNext, fresh, err := f.historyPage(ctx, page, h)
@@ -131,7 +131,7 @@ func (f *feed) historyPage(ctx context.Context, page int, h *history) (hasNext b
 	}
 	hasNext, err = scanPage(resp.Body, f.cfg.MaxEventBytes, func(raw []byte, size int64) error {
 		if raw == nil {
-			f.warn("history_event_too_large", fmt.Sprintf("%s: an event of %d bytes is over the %d-byte limit (--max-event-bytes): skipped", where, size, f.cfg.MaxEventBytes))
+			f.warn(model.WarnHistoryEventTooLarge, fmt.Sprintf("%s: an event of %d bytes is over the %d-byte limit (--max-event-bytes): skipped", where, size, f.cfg.MaxEventBytes))
 			return nil
 		}
 		fr := decoder.DecodeHistoryEvent(raw, f.opts)

@@ -54,7 +54,7 @@ func (g *relayGaps) check(ev *model.Event, timestamped bool) (model.Event, bool)
 	}
 	return model.Event{Time: ev.Time, Source: ev.Source, SourceName: ev.SourceName, Kind: model.KindWarning,
 		TaskID: ev.TaskID, ToolCallID: ev.ToolCallID, Tool: ev.Tool, IdempotencyKey: ev.IdempotencyKey,
-		Code: "progress_relayed_too_soon",
+		Code: string(model.WarnProgressRelayedTooSoon),
 		Message: fmt.Sprintf("tool.progress relayed %s after the previous one; the platform relays at most one per %s (a completion excepted)",
 			decoder.HumanDuration(gap), decoder.HumanDuration(every))}, true
 }

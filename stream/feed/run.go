@@ -88,7 +88,7 @@ func (f *feed) run(ctx context.Context) error {
 	f.status(model.StateConnecting, fmt.Sprintf("%s (waiting up to %s for an answer)", f.t.display, connectTimeout))
 	if f.cfg.Backfill {
 		if err := f.backfill(ctx); err != nil && ctx.Err() == nil {
-			f.warn("backfill_failed", fmt.Sprintf("history not read: %v (going live)", err))
+			f.warn(model.WarnBackfillFailed, fmt.Sprintf("history not read: %v (going live)", err))
 		}
 		if f.ended {
 			f.status(model.StateEnded, "task ended: "+f.endType)
@@ -208,9 +208,9 @@ func (f *feed) status(state, detail string) {
 		Kind: model.KindSourceStatus, TaskID: f.t.taskID, State: state, Detail: detail})
 }
 
-func (f *feed) warn(code, msg string) {
+func (f *feed) warn(code model.WarningCode, msg string) {
 	f.sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceFeed, SourceName: f.t.name,
-		Kind: model.KindWarning, Code: code, Message: msg})
+		Kind: model.KindWarning, Code: string(code), Message: msg})
 }
 
 // validHeaderValue says whether s can be sent as a header value as is (an

@@ -69,7 +69,7 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 			// A line too long to hold is skipped, and the rest plays.
 			bad++
 			sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceReplay, SourceName: opts.Name,
-				Kind: model.KindWarning, Code: "line_too_long", Message: fmt.Sprintf("line %d: %d bytes, over the %d-byte limit: skipped", lineNo, size, MaxLineBytes)})
+				Kind: model.KindWarning, Code: string(model.WarnLineTooLong), Message: fmt.Sprintf("line %d: %d bytes, over the %d-byte limit: skipped", lineNo, size, MaxLineBytes)})
 			continue
 		}
 		if len(trimSpace(line)) == 0 {
@@ -79,7 +79,7 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 		if err != nil {
 			bad++
 			sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceReplay, SourceName: opts.Name,
-				Kind: model.KindWarning, Code: "malformed_line", Message: fmt.Sprintf("line %d: %v", lineNo, err)})
+				Kind: model.KindWarning, Code: string(model.WarnMalformedLine), Message: fmt.Sprintf("line %d: %v", lineNo, err)})
 			continue
 		}
 		if err := wait(ctx, prev, ev.Time, opts.Speed); err != nil {

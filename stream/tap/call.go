@@ -60,9 +60,9 @@ func (c *call) event(kind model.Kind, at time.Time) model.Event {
 	}
 }
 
-func (c *call) warn(at time.Time, code, msg string) {
+func (c *call) warn(at time.Time, code model.WarningCode, msg string) {
 	ev := c.event(model.KindWarning, at)
-	ev.Code, ev.Message = code, msg
+	ev.Code, ev.Message = string(code), msg
 	c.t.emit(ev)
 }
 
@@ -95,7 +95,7 @@ func (c *call) onTimeout() {
 		return
 	}
 	c.timedOut = true
-	c.warn(time.Now(), "call_timeout", fmt.Sprintf("no result within %v: the platform gives up here (\"MCP tool call timed out\") and sends notifications/cancelled", c.t.cfg.Timeout))
+	c.warn(time.Now(), model.WarnCallTimeout, fmt.Sprintf("no result within %v: the platform gives up here (\"MCP tool call timed out\") and sends notifications/cancelled", c.t.cfg.Timeout))
 	c.timer.Reset(c.t.cfg.Timeout)
 }
 
@@ -148,7 +148,7 @@ func (c *call) onResult(at time.Time, m decoder.Message, status int) {
 		s.ApplyTo(&ev)
 	}
 	if c.ended {
-		c.warn(at, "result_after_end", "a result arrived after the call was cancelled or failed")
+		c.warn(at, model.WarnResultAfterEnd, "a result arrived after the call was cancelled or failed")
 	}
 	c.finishLocked()
 	c.t.emit(ev)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"toolscope/decoder"
+	"toolscope/model"
 )
 
 // maxCrossEntries bounds each index of crossIndex: the oldest entry goes
@@ -88,7 +89,7 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 	if c.idemKey != "" {
 		sum := argumentsDigest(c.arguments)
 		if prev, ok := x.args.get(c.idemKey); ok && prev[0] != sum {
-			ws = append(ws, decoder.Warning{Code: "retry_arguments_changed", Message: fmt.Sprintf(
+			ws = append(ws, decoder.Warning{Code: model.WarnRetryArgumentsChanged, Message: fmt.Sprintf(
 				"idempotency key %q was sent by exchange %s with other arguments; a retry sends the same arguments", clip(c.idemKey), prev[1])})
 		}
 		if _, ok := x.args.get(c.idemKey); !ok {
@@ -97,7 +98,7 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 	}
 	if jti, ok := c.claims["jti"].(string); ok && jti != "" {
 		if prev, ok := x.jtis.get(jti); ok {
-			ws = append(ws, decoder.Warning{Code: "token_reused", Message: fmt.Sprintf(
+			ws = append(ws, decoder.Warning{Code: model.WarnTokenReused, Message: fmt.Sprintf(
 				"the token (jti %q) was already sent by exchange %s; the platform mints a new token per call, a retry included: this is a replay", clip(jti), prev[1])})
 		} else {
 			x.jtis.put(jti, [2]string{jti, c.exchange})
@@ -113,7 +114,7 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 			val = eu
 		}
 		if prev, ok := x.endUsers.get(c.taskID); ok && prev[0] != short(val) {
-			ws = append(ws, decoder.Warning{Code: "end_user_id_changed", Message: fmt.Sprintf(
+			ws = append(ws, decoder.Warning{Code: model.WarnEndUserIDChanged, Message: fmt.Sprintf(
 				"end_user_id is %s but was %s on exchange %s of the same task; it is fixed when the task is created", describeEndUser(val), describeEndUser(prev[0]), prev[1])})
 		}
 		x.endUsers.put(c.taskID, [2]string{val, c.exchange})

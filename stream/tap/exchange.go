@@ -246,7 +246,7 @@ func (ex *exchange) concludeCall(c *call, now time.Time, rs *responseStart) {
 		// may send it on a resumed stream, so the call stays open.
 		c.mu.Lock()
 		if !c.ended {
-			c.warn(now, "stream_ended_without_result", "the response stream closed before the result; the call stays open for a resumed stream")
+			c.warn(now, model.WarnStreamEndedWithoutResult, "the response stream closed before the result; the call stays open for a resumed stream")
 		}
 		c.mu.Unlock()
 	}
@@ -283,6 +283,6 @@ func trimLine(b []byte) []byte {
 
 // warn emits a warning about the exchange that belongs to no call (it names
 // the exchange in its message: an exchange field would make it a call).
-func (ex *exchange) warn(code, msg string) {
-	ex.t.emit(model.Event{Kind: model.KindWarning, Code: code, Message: "exchange " + ex.id + ": " + msg})
+func (ex *exchange) warn(code model.WarningCode, msg string) {
+	ex.t.emit(model.Event{Kind: model.KindWarning, Code: string(code), Message: "exchange " + ex.id + ": " + msg})
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/model"
 )
 
 // Request bodies are read under two bounds, so that slow or large uploads
@@ -246,7 +247,7 @@ func (t *Tap) bufferRequest(w http.ResponseWriter, ex *exchange, r *http.Request
 	br := &budgetReader{r: r.Body, budget: t.budget}
 	body, err := readUpTo(br, r.ContentLength, t.cfg.MaxParseBytes)
 	ex.held = br.reserved
-	refuse := func(status int, code, reason string) *refusal {
+	refuse := func(status int, code model.WarningCode, reason string) *refusal {
 		t.budget.release(ex.held)
 		ex.held = 0
 		// The rest of the body is not read: net/http would read it before
@@ -258,9 +259,9 @@ func (t *Tap) bufferRequest(w http.ResponseWriter, ex *exchange, r *http.Request
 	}
 	switch {
 	case errors.Is(err, errBudget):
-		return nil, false, refuse(http.StatusServiceUnavailable, "request_buffer_full", "the tap's request buffer ("+strconv.FormatInt(t.budget.limit, 10)+" bytes, --max-buffered-bytes) is full: request not read, retry later")
+		return nil, false, refuse(http.StatusServiceUnavailable, model.WarnRequestBufferFull, "the tap's request buffer ("+strconv.FormatInt(t.budget.limit, 10)+" bytes, --max-buffered-bytes) is full: request not read, retry later")
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		return nil, false, refuse(http.StatusRequestTimeout, "request_body_timeout", "request body not received within "+requestReadTimeout.String())
+		return nil, false, refuse(http.StatusRequestTimeout, model.WarnRequestBodyTimeout, "request body not received within "+requestReadTimeout.String())
 	}
 	rc.SetReadDeadline(time.Time{}) // the rest of the body streams on to the upstream
 	return body, err == nil && int64(len(body)) <= t.cfg.MaxParseBytes, nil
@@ -270,7 +271,7 @@ func (t *Tap) bufferRequest(w http.ResponseWriter, ex *exchange, r *http.Request
 // warning code saying why.
 type refusal struct {
 	answer
-	warning string
+	warning model.WarningCode
 }
 
 // releaseBody gives the exchange's request-body bytes back to the budget.

@@ -69,7 +69,7 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 	if ex.method != http.MethodPost {
 		pr.plain = append(pr.plain, &plainMsg{eventType: httpEventType(ex.method)})
 		if why := decoder.ContextOnOtherMethod(ex.method, ex.header.Get(decoder.ContextHeader) != "", nil); why != "" {
-			pr.warnings = append(pr.warnings, decoder.Warning{Code: "context_on_other_method", Message: why})
+			pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnContextOnOtherMethod, Message: why})
 		}
 		return pr
 	}
@@ -78,11 +78,11 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 		if why == "" {
 			why = "request body over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (or unreadable)"
 		}
-		pr.warnings = append(pr.warnings, decoder.Warning{Code: "parse_skipped",
+		pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnParseSkipped,
 			Message: why + ": forwarded unchanged, not parsed"})
 		if t.cfg.Enforce {
 			// What the tap cannot read it cannot verify: strictAnswer refuses it.
-			pr.warnings = append(pr.warnings, decoder.Warning{Code: "enforce_unverified_large_body",
+			pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnEnforceUnverifiedLargeBody,
 				Message: "--enforce cannot verify this request: its body is over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (--max-parse-bytes); answered 413, not forwarded"})
 		}
 		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
@@ -93,7 +93,7 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 		msgs, batch, err = parseLeniently(ex.body, err)
 	}
 	if err != nil {
-		pr.warnings = append(pr.warnings, decoder.Warning{Code: "malformed_request", Message: "request body is not JSON-RPC (" + err.Error() + "): forwarded unchanged"})
+		pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnMalformedRequest, Message: "request body is not JSON-RPC (" + err.Error() + "): forwarded unchanged"})
 		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
 		return pr
 	}
@@ -104,7 +104,7 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 		case m.Kind == decoder.KindRequest && m.Method == decoder.MethodToolsCall:
 			pr.calls = append(pr.calls, t.newCall(ex, m, batch, len(pr.calls), headers))
 		case m.Kind == decoder.KindInvalid:
-			pr.warnings = append(pr.warnings, decoder.Warning{Code: "malformed_request", Message: "invalid JSON-RPC message: " + m.Problem})
+			pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnMalformedRequest, Message: "invalid JSON-RPC message: " + m.Problem})
 		default:
 			p := newPlainMsg(m)
 			pr.plain = append(pr.plain, p)
@@ -120,7 +120,7 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 	if batch && len(pr.calls) > 0 {
 		if _, _, reason, reject := decoder.BatchRejection(msgs); reject {
 			for _, c := range pr.calls {
-				c.pending = append(c.pending, decoder.Warning{Code: "tools_call_in_batch", Message: reason})
+				c.pending = append(c.pending, decoder.Warning{Code: model.WarnToolsCallInBatch, Message: reason})
 			}
 		}
 	}
@@ -192,7 +192,7 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 		c.exchangeID = ex.id + "." + strconv.Itoa(n+1)
 	}
 	if perr != nil {
-		c.pending = append(c.pending, decoder.Warning{Code: "malformed_call", Message: "tools/call params: " + perr.Error()})
+		c.pending = append(c.pending, decoder.Warning{Code: model.WarnMalformedCall, Message: "tools/call params: " + perr.Error()})
 	}
 	credential := t.cfg.credentialHeader()
 	// The token and credential are judged as the server receives them: the
@@ -201,12 +201,12 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 	stripped := hopByHopNames(ex.header)
 	if token != "" && stripped[canonicalContextHeader] {
 		token = ""
-		c.pending = append(c.pending, decoder.Warning{Code: "context_header_stripped", Message: "the client lists " +
+		c.pending = append(c.pending, decoder.Warning{Code: model.WarnContextHeaderStripped, Message: "the client lists " +
 			decoder.ContextHeader + " in Connection, so the proxy removes it as hop-by-hop: the server never receives the token and the verdict is what it sees"})
 	}
 	if credentialPresent && stripped[credential] {
 		credentialPresent = false
-		c.pending = append(c.pending, decoder.Warning{Code: "credential_header_stripped", Message: "the client lists " +
+		c.pending = append(c.pending, decoder.Warning{Code: model.WarnCredentialHeaderStripped, Message: "the client lists " +
 			credential + " in Connection, so the proxy removes it as hop-by-hop: the server never receives the static credential"})
 	}
 	paramsProblem, metaProblem := splitParamsError(perr)
@@ -384,7 +384,7 @@ func contextOnOtherMethods(ex *exchange, msgs []decoder.Message) []decoder.Warni
 			}
 		}
 		if why := decoder.ContextOnOtherMethod(m.Method, token, meta); why != "" {
-			return []decoder.Warning{{Code: "context_on_other_method", Message: why}}
+			return []decoder.Warning{{Code: model.WarnContextOnOtherMethod, Message: why}}
 		}
 	}
 	return nil
@@ -405,7 +405,7 @@ func dropStrippedSoat(bag decoder.SoatBag, h http.Header, prefix string) []decod
 		if stripped[textproto.CanonicalMIMEHeaderKey(prefix+key)] {
 			delete(bag.Values, key)
 			delete(bag.Identity, key)
-			ws = append(ws, decoder.Warning{Code: "context_header_stripped", Message: "the client lists " + strconv.Quote(prefix+key) +
+			ws = append(ws, decoder.Warning{Code: model.WarnContextHeaderStripped, Message: "the client lists " + strconv.Quote(prefix+key) +
 				" in Connection, so the proxy removes it as hop-by-hop: the server never receives this SOAT key"})
 		}
 	}

@@ -30,7 +30,7 @@ func (ex *exchange) readResponse(rs *responseStart) {
 	defer func() { ex.end = rs.pipe.wait() }()
 	if rs.tooLarge {
 		ex.parseSkipped = true
-		ex.warn("parse_skipped", "response body of "+strconv.FormatInt(rs.contentLength, 10)+" bytes is over the parse limit: forwarded unchanged, not parsed")
+		ex.warn(model.WarnParseSkipped, "response body of "+strconv.FormatInt(rs.contentLength, 10)+" bytes is over the parse limit: forwarded unchanged, not parsed")
 		return
 	}
 	var r io.Reader = rs.pipe
@@ -57,7 +57,7 @@ func (ex *exchange) readResponse(rs *responseStart) {
 // skipParse gives up parsing this body; the bytes still flow.
 func (ex *exchange) skipParse(rs *responseStart, why string) {
 	if !ex.parseSkipped {
-		ex.warn("parse_skipped", why+" (forwarded unchanged)")
+		ex.warn(model.WarnParseSkipped, why+" (forwarded unchanged)")
 	}
 	ex.parseSkipped = true
 	rs.pipe.stop()
@@ -71,7 +71,7 @@ const sideYield = 500 * time.Microsecond
 func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
 	p := newSSEParser(ex.t.cfg.MaxParseBytes, func(e sseEvent) {
 		if e.Oversized {
-			ex.warn("parse_skipped", "an SSE event over the parse limit was forwarded unchanged, not parsed")
+			ex.warn(model.WarnParseSkipped, "an SSE event over the parse limit was forwarded unchanged, not parsed")
 			return
 		}
 		ex.dispatch(rs.pipe.arrival(), e.Data, rs.status)
@@ -97,7 +97,7 @@ func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
 		case errors.Is(err, errGap) && r == io.Reader(rs.pipe):
 			if !lagged {
 				lagged = true
-				ex.warn("parse_lagging", "the side parser fell behind; some stream bytes were not parsed (all were forwarded; the stream's end is always parsed)")
+				ex.warn(model.WarnParseLagging, "the side parser fell behind; some stream bytes were not parsed (all were forwarded; the stream's end is always parsed)")
 			}
 			p.gap()
 		case errors.Is(err, errGap):
@@ -184,7 +184,7 @@ func (ex *exchange) dispatch(at time.Time, data []byte, status int) {
 // malformedResponse warns of a message the server sent that cannot be read,
 // and keeps the first such reason for the calls the stream leaves unanswered.
 func (ex *exchange) malformedResponse(why string) {
-	ex.warn("malformed_response", why)
+	ex.warn(model.WarnMalformedResponse, why)
 	if ex.malformed == "" {
 		ex.malformed = why
 	}
@@ -193,7 +193,7 @@ func (ex *exchange) malformedResponse(why string) {
 func (ex *exchange) progress(at time.Time, m decoder.Message) {
 	p, err := decoder.ParseProgress(m.Params)
 	if err != nil {
-		ex.warn("malformed_progress", err.Error())
+		ex.warn(model.WarnMalformedProgress, err.Error())
 		return
 	}
 	key := decoder.IDKey(p.Token)
@@ -202,7 +202,7 @@ func (ex *exchange) progress(at time.Time, m decoder.Message) {
 		c = ex.t.calls.byTokenIn(key, ex.scope)
 	}
 	if c == nil {
-		ex.warn("progress_unmatched", "notifications/progress for token "+clipText(string(p.Token), 200)+" matches no call in flight")
+		ex.warn(model.WarnProgressUnmatched, "notifications/progress for token "+clipText(string(p.Token), 200)+" matches no call in flight")
 		return
 	}
 	c.onProgress(at, p)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"toolscope/decoder"
+	"toolscope/model"
 )
 
 // readStrictly looks for what would let servers read the request
@@ -28,7 +29,7 @@ func (t *Tap) readStrictly(ex *exchange, pr *parsedRequest) {
 	} else {
 		msg += "; forwarded, and what the tap shows may not be what the server ran"
 	}
-	w := decoder.Warning{Code: "ambiguous_json", Message: msg}
+	w := decoder.Warning{Code: model.WarnAmbiguousJSON, Message: msg}
 	if len(pr.calls) == 0 {
 		pr.warnings = append(pr.warnings, w)
 		return

@@ -173,11 +173,11 @@ func (t *Tap) Start() error {
 	t.srv, t.ln = srv, ln
 	t.mu.Unlock()
 	if !isLoopback(t.cfg.Listen) {
-		t.emit(model.Event{Kind: model.KindWarning, Code: "listen_not_loopback",
+		t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnListenNotLoopback),
 			Message: fmt.Sprintf("tap %s listens on %s, reachable from other machines: credentials and context tokens pass through it", t.cfg.Name, ln.Addr())})
 	}
 	if !t.cfg.RewriteHost && !isLoopback(t.upstream.Host) && net.ParseIP(strings.Trim(t.upstream.Hostname(), "[]")) == nil {
-		t.emit(model.Event{Kind: model.KindWarning, Code: "upstream_host_kept",
+		t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnUpstreamHostKept),
 			Message: fmt.Sprintf("tap %s sends the client's Host to %s; if that server is reached by name (virtual hosting, a CDN), add --rewrite-host", t.cfg.Name, t.upstream.Hostname())})
 	}
 	t.emit(model.Event{Kind: model.KindSourceStatus, State: model.StateConnected,
