@@ -27,7 +27,7 @@ type CallContext struct {
 func PlatformMeta(c CallContext, requestID int64) map[string]any {
 	m := map[string]any{
 		MetaProgressToken:                    requestID,
-		MetaProtocol:                         ContextProtocolMajor,
+		MetaProtocol:                         contextProtocolMajor,
 		MetaTaskID:                           c.TaskID,
 		MetaToolCallID:                       c.ToolCallID,
 		MetaWorkspaceID:                      c.WorkspaceID,
