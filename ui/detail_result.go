@@ -18,7 +18,7 @@ const (
 
 var sparkLevels = []rune("▁▂▃▄▅▆▇█")
 
-func (m *Model) detailProgress(d *doc, c *model.Call) {
+func (m *detailModel) detailProgress(d *detailText, c *model.Call) {
 	st := d.st
 	p := &c.Progress
 	hist := p.History()
@@ -54,7 +54,7 @@ func (m *Model) detailProgress(d *doc, c *model.Call) {
 
 // detailNotifications lists every kept notification with its bar, and
 // whether the platform relays it.
-func (m *Model) detailNotifications(d *doc, c *model.Call) {
+func (m *detailModel) detailNotifications(d *detailText, c *model.Call) {
 	st := d.st
 	p := &c.Progress
 	hist := p.History()
@@ -130,7 +130,7 @@ func sparkline(hist []model.Point) string {
 	return b.String()
 }
 
-func (m *Model) detailResult(d *doc, c *model.Call) {
+func (m *detailModel) detailResult(d *detailText, c *model.Call) {
 	st := d.st
 	a := c.LastAttempt()
 	if a == nil || !a.HasResult {
@@ -220,7 +220,7 @@ func (m *Model) detailResult(d *doc, c *model.Call) {
 	}
 }
 
-func (m *Model) detailAttempts(d *doc, c *model.Call) {
+func (m *detailModel) detailAttempts(d *detailText, c *model.Call) {
 	if len(c.Attempts) == 0 {
 		return
 	}
@@ -266,7 +266,7 @@ func (m *Model) detailAttempts(d *doc, c *model.Call) {
 	}
 }
 
-func (m *Model) detailWarnings(d *doc, c *model.Call) {
+func (m *detailModel) detailWarnings(d *detailText, c *model.Call) {
 	if len(c.Warnings) == 0 {
 		return
 	}
