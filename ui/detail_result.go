@@ -187,36 +187,50 @@ func (m *detailModel) detailResult(d *detailText, c *model.Call) {
 		d.line("   " + st.label.on("preview"))
 		d.block(r.TextPreview, 5, 20)
 	}
-	if len(r.Images) > 0 {
-		note := strconv.Itoa(len(r.Images)) + st.muted.on(" (at most "+strconv.Itoa(limitImages)+")")
-		if len(r.Images) > limitImages {
-			note = st.warn.on(strconv.Itoa(len(r.Images)) + " (over " + strconv.Itoa(limitImages) + ")")
-		}
-		d.kv("images", note)
-		for _, im := range r.Images {
-			verdict := st.ok.on("✓ within limits")
-			if im.Problem != "" {
-				verdict = st.err.on("✗ " + model.Sanitize(im.Problem))
-			} else if im.Size > limitImageBytes {
-				verdict = st.err.on("✗ over 5 MB")
-			}
-			d.line("     " + st.muted.on(fit(model.Sanitize(im.ID), 12)) + " " + fit(model.Sanitize(im.MimeType), 12) + " " +
-				fitRight(formatBytes(im.Size), 9) + "  " + verdict)
-		}
+	m.resultImages(d, r)
+	m.resultStructured(d, r)
+}
+
+// resultImages lists the images, each against the platform's limits.
+func (m *detailModel) resultImages(d *detailText, r *model.Result) {
+	if len(r.Images) == 0 {
+		return
 	}
-	if r.StructuredContentBytes > 0 || len(r.StructuredContent) > 0 || r.StructuredContentDropped {
-		size := r.StructuredContentBytes
-		if size == 0 {
-			size = len(r.StructuredContent)
+	st := d.st
+	note := strconv.Itoa(len(r.Images)) + st.muted.on(" (at most "+strconv.Itoa(limitImages)+")")
+	if len(r.Images) > limitImages {
+		note = st.warn.on(strconv.Itoa(len(r.Images)) + " (over " + strconv.Itoa(limitImages) + ")")
+	}
+	d.kv("images", note)
+	for _, im := range r.Images {
+		verdict := st.ok.on("✓ within limits")
+		if im.Problem != "" {
+			verdict = st.err.on("✗ " + model.Sanitize(im.Problem))
+		} else if im.Size > limitImageBytes {
+			verdict = st.err.on("✗ over 5 MB")
 		}
-		note := formatBytes(size) + st.muted.on(" (limit "+strconv.Itoa(limitStructuredChars)+" chars)")
-		if r.StructuredContentDropped {
-			note += " " + st.warn.on("dropped by the platform")
-		}
-		d.kv("structured", note)
-		if len(r.StructuredContent) > 0 {
-			d.jsonBlock(r.StructuredContent, 5)
-		}
+		d.line("     " + st.muted.on(fit(model.Sanitize(im.ID), 12)) + " " + fit(model.Sanitize(im.MimeType), 12) + " " +
+			fitRight(formatBytes(im.Size), 9) + "  " + verdict)
+	}
+}
+
+// resultStructured is the structured content's size against its limit, then the content.
+func (m *detailModel) resultStructured(d *detailText, r *model.Result) {
+	if r.StructuredContentBytes == 0 && len(r.StructuredContent) == 0 && !r.StructuredContentDropped {
+		return
+	}
+	st := d.st
+	size := r.StructuredContentBytes
+	if size == 0 {
+		size = len(r.StructuredContent)
+	}
+	note := formatBytes(size) + st.muted.on(" (limit "+strconv.Itoa(limitStructuredChars)+" chars)")
+	if r.StructuredContentDropped {
+		note += " " + st.warn.on("dropped by the platform")
+	}
+	d.kv("structured", note)
+	if len(r.StructuredContent) > 0 {
+		d.jsonBlock(r.StructuredContent, 5)
 	}
 }
 
