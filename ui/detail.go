@@ -27,7 +27,7 @@ type detailModel struct {
 }
 
 func newDetailModel(c *common, g *globalKeys) detailModel {
-	return detailModel{common: c, pager: newPager(g, true), bar: newBar()}
+	return detailModel{common: c, pager: newPager(c, g, true), bar: newBar()}
 }
 
 // SetSize: height holds the call's line above the pager.
@@ -87,13 +87,11 @@ func (m *detailModel) build(top bool) {
 	}
 }
 
-// View is the call's line, then the pager.
-func (m *detailModel) View() string {
-	var b strings.Builder
-	m.renderCallLine(&b)
+// render writes the call's line, then the pager.
+func (m *detailModel) render(b *strings.Builder) {
+	m.renderCallLine(b)
 	b.WriteByte('\n')
 	b.WriteString(m.viewport.View())
-	return b.String()
 }
 
 // renderCallLine says which call this is.

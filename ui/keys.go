@@ -53,10 +53,11 @@ type tableKeys struct {
 	navKeys
 	Open, Back, Filter, Follow, Log key.Binding
 	global                          *globalKeys
+	short, drops                    []key.Binding // built once: the footer is drawn every frame
 }
 
 func newTableKeys(g *globalKeys) tableKeys {
-	return tableKeys{
+	k := tableKeys{
 		navKeys: newNavKeys(),
 		Open:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
 		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
@@ -65,13 +66,14 @@ func newTableKeys(g *globalKeys) tableKeys {
 		Log:     key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "event log")),
 		global:  g,
 	}
+	k.short = []key.Binding{k.Open, k.Filter, k.Follow, g.Pause, g.Copy, k.Log, g.Help, g.Quit}
+	// `? help` never gives way: it lists the rest.
+	k.drops = []key.Binding{k.Log, g.Copy, g.Pause, k.Follow, k.Filter, g.Quit, k.Open}
+	return k
 }
 
 // ShortHelp is the table's footer.
-func (k *tableKeys) ShortHelp() []key.Binding {
-	g := k.global
-	return []key.Binding{k.Open, k.Filter, k.Follow, g.Pause, g.Copy, k.Log, g.Help, g.Quit}
-}
+func (k *tableKeys) ShortHelp() []key.Binding { return k.short }
 
 // FullHelp is the table's `?` screen, in columns.
 func (k *tableKeys) FullHelp() [][]key.Binding {
@@ -84,19 +86,16 @@ func (k *tableKeys) FullHelp() [][]key.Binding {
 	}
 }
 
-// giveWay is the footer's bindings in the order they leave a narrow
-// terminal; `? help` never does (it lists the rest).
-func (k *tableKeys) giveWay() []key.Binding {
-	g := k.global
-	return []key.Binding{k.Log, g.Copy, g.Pause, k.Follow, k.Filter, g.Quit, k.Open}
-}
+// giveWay is the footer's bindings in the order they leave a narrow terminal.
+func (k *tableKeys) giveWay() []key.Binding { return k.drops }
 
 // pagerKeys scroll the detail or the event log, and go back to the table.
 type pagerKeys struct {
 	navKeys
-	Back   key.Binding
-	copies bool // `y` copies what the pager shows (the detail's call)
-	global *globalKeys
+	Back         key.Binding
+	copies       bool // `y` copies what the pager shows (the detail's call)
+	global       *globalKeys
+	short, drops []key.Binding // built once: the footer is drawn every frame
 }
 
 func newPagerKeys(g *globalKeys, copies bool) pagerKeys {
@@ -107,17 +106,17 @@ func newPagerKeys(g *globalKeys, copies bool) pagerKeys {
 		global:  g,
 	}
 	k.PageDown = key.NewBinding(key.WithKeys("pgdown", " ", "ctrl+f", "ctrl+d"), key.WithHelp("pgdn", "page down"))
+	k.short = []key.Binding{k.Back, k.Down, k.Up, g.Copy, g.Pause, g.Help, g.Quit}
+	k.drops = []key.Binding{g.Copy, g.Pause, k.Up, k.Down, g.Quit, k.Back}
+	if !copies {
+		k.short = append(k.short[:3:3], g.Pause, g.Help, g.Quit)
+		k.drops = k.drops[1:]
+	}
 	return k
 }
 
 // ShortHelp is the pager's footer.
-func (k *pagerKeys) ShortHelp() []key.Binding {
-	g := k.global
-	if !k.copies {
-		return []key.Binding{k.Back, k.Down, k.Up, g.Pause, g.Help, g.Quit}
-	}
-	return []key.Binding{k.Back, k.Down, k.Up, g.Copy, g.Pause, g.Help, g.Quit}
-}
+func (k *pagerKeys) ShortHelp() []key.Binding { return k.short }
 
 // FullHelp is the pager's `?` screen, in columns.
 func (k *pagerKeys) FullHelp() [][]key.Binding {
@@ -129,10 +128,7 @@ func (k *pagerKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.column(), back, {g.Pause, g.Help, g.Quit}, {g.ForceQuit}}
 }
 
-func (k *pagerKeys) giveWay() []key.Binding {
-	g := k.global
-	return []key.Binding{g.Copy, g.Pause, k.Up, k.Down, g.Quit, k.Back}
-}
+func (k *pagerKeys) giveWay() []key.Binding { return k.drops }
 
 // filterKeys end typing the filter (the other keys edit it).
 type filterKeys struct {

@@ -23,7 +23,7 @@ type logModel struct {
 }
 
 func newLogModel(c *common, g *globalKeys) logModel {
-	return logModel{common: c, pager: newPager(g, false)}
+	return logModel{common: c, pager: newPager(c, g, false)}
 }
 
 // SetSize: height holds the log's title line above the pager.
@@ -87,17 +87,15 @@ func (m *logModel) build() {
 	}
 }
 
-// View is the log's title line, then the pager.
-func (m *logModel) View() string {
-	var b strings.Builder
+// render writes the log's title line, then the pager.
+func (m *logModel) render(b *strings.Builder) {
 	n := len(m.snap.Other)
 	left := " " + m.st.muted.on("◂ ") + m.st.bold.on("event log") + "  " +
 		m.st.muted.on("task, source and warning events that belong to no call, newest last")
 	right := m.st.muted.on(strconv.Itoa(n)+" kept") + " "
-	joinEnds(&b, left, right, m.width)
+	joinEnds(b, left, right, m.width)
 	b.WriteByte('\n')
 	b.WriteString(m.viewport.View())
-	return b.String()
 }
 
 // logIndent lines continuation lines up after the time stamp.

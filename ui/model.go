@@ -2,6 +2,7 @@ package ui
 
 import (
 	"io"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -69,11 +70,11 @@ type component interface {
 	help.KeyMap
 	giveWay() []key.Binding // footer bindings that leave a narrow terminal, in order
 	SetSize(width, height int)
-	View() string
+	render(b *strings.Builder) // the part's lines, into the frame
 	onKey(msg tea.KeyMsg) (request, tea.Cmd)
 	onMouse(msg tea.MouseMsg) tea.Cmd
-	status() []string     // the footer's right side: position, filter
-	focused() *model.Call // what `y` copies; nil: nothing
+	appendStatus(right []string) []string // the footer's right side: filter, position
+	focused() *model.Call                 // what `y` copies; nil: nothing
 }
 
 // request is what a component's key asks of the root: a change of view or

@@ -13,10 +13,11 @@ import (
 type pager struct {
 	keys     pagerKeys
 	viewport viewport.Model
+	muted    paint // the scroll position's colour
 }
 
-func newPager(g *globalKeys, copies bool) pager {
-	p := pager{keys: newPagerKeys(g, copies), viewport: viewport.New(80, 20)}
+func newPager(c *common, g *globalKeys, copies bool) pager {
+	p := pager{keys: newPagerKeys(g, copies), viewport: viewport.New(80, 20), muted: c.st.muted}
 	p.viewport.KeyMap = viewport.KeyMap{} // keys are the pager's; the viewport only takes the wheel
 	return p
 }
@@ -58,7 +59,7 @@ func (p *pager) onMouse(msg tea.MouseMsg) tea.Cmd {
 	return cmd
 }
 
-// status is the footer's right side: how far down the text is scrolled.
-func (p *pager) status() []string {
-	return []string{strconv.Itoa(int(p.viewport.ScrollPercent()*100)) + "%"}
+// appendStatus adds the footer's right side: how far down the text is scrolled.
+func (p *pager) appendStatus(right []string) []string {
+	return append(right, p.muted.on(strconv.Itoa(int(p.viewport.ScrollPercent()*100))+"%"))
 }

@@ -217,10 +217,9 @@ func (m *tableModel) onMouse(msg tea.MouseMsg) tea.Cmd {
 	return nil
 }
 
-// status is the footer's right side: the filter, what it names that does
-// not exist, and the position.
-func (m *tableModel) status() []string {
-	var right []string
+// appendStatus adds the footer's right side: the filter, what it names
+// that does not exist, and the position.
+func (m *tableModel) appendStatus(right []string) []string {
 	if !m.filter.empty() {
 		right = append(right, m.st.warn.on("/"+model.Sanitize(m.filter.text)))
 	}

@@ -9,14 +9,11 @@ import (
 	"toolscope/model"
 )
 
-// View is the sources line, the column titles and the rows in the window.
-func (m *tableModel) View() string {
-	var b strings.Builder
-	b.Grow(m.width * (m.height + 1) * 2)
-	m.renderSources(&b)
+// render writes the sources line, the column titles and the rows in the window.
+func (m *tableModel) render(b *strings.Builder) {
+	m.renderSources(b)
 	b.WriteByte('\n')
-	m.renderTable(&b)
-	return b.String()
+	m.renderTable(b)
 }
 
 // renderSources: each source with its state and counts, on one line.

@@ -31,7 +31,7 @@ func (m *Model) View() string {
 		}
 		return b.String()
 	}
-	b.WriteString(m.active().View())
+	m.active().render(&b)
 	b.WriteByte('\n')
 	m.renderFooter(&b)
 	return b.String()
@@ -130,7 +130,7 @@ func (m *Model) renderFooter(b *strings.Builder) {
 		}
 		right = append(right, st.accent.on(flash))
 	}
-	right = append(right, m.active().status()...)
+	right = m.active().appendStatus(right)
 	if len(right) > 1 && m.flash != "" && ansi.StringWidth(strings.Join(right, "  "))+10 > m.width {
 		right = right[:1] // a message (a saved file's path) before the position
 	}
