@@ -54,8 +54,11 @@ func (m *Model) fullHelpLines() []string {
 	for _, l := range m.fullHelpKeyLines() {
 		lines = append(lines, " "+l)
 	}
-	lines = append(lines, "")
-	for _, p := range m.helpNotes() {
+	notes := m.helpNotes()
+	if len(notes) > 0 {
+		lines = append(lines, "")
+	}
+	for _, p := range notes {
 		for _, l := range wrapWords(p, max(20, m.width-2)) {
 			lines = append(lines, " "+m.st.muted.on(l))
 		}
@@ -77,8 +80,12 @@ func (m *Model) helpTakesScreen() bool {
 
 // helpLineCount is how many lines the full help has at this width.
 func (m *Model) helpLineCount() int {
-	n := len(m.fullHelpKeyLines()) + 1
-	for _, p := range m.helpNotes() {
+	n := len(m.fullHelpKeyLines())
+	notes := m.helpNotes()
+	if len(notes) > 0 {
+		n++ // the blank line between
+	}
+	for _, p := range notes {
 		n += len(wrapWords(p, max(20, m.width-2)))
 	}
 	return n

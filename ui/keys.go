@@ -118,14 +118,15 @@ func newPagerKeys(g *globalKeys, copies bool) pagerKeys {
 // ShortHelp is the pager's footer.
 func (k *pagerKeys) ShortHelp() []key.Binding { return k.short }
 
-// FullHelp is the pager's `?` screen, in columns.
+// FullHelp is the pager's `?` screen, in two columns: its first holds the
+// longest keys, so the whole fits 80 cells.
 func (k *pagerKeys) FullHelp() [][]key.Binding {
 	g := k.global
-	back := []key.Binding{k.Back}
+	rest := []key.Binding{k.Back}
 	if k.copies {
-		back = append(back, g.Copy)
+		rest = append(rest, g.Copy)
 	}
-	return [][]key.Binding{k.column(), back, {g.Pause, g.Help, g.Quit}, {g.ForceQuit}}
+	return [][]key.Binding{k.column(), append(rest, g.Pause, g.Help, g.Quit, g.ForceQuit)}
 }
 
 func (k *pagerKeys) giveWay() []key.Binding { return k.drops }
