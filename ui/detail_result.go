@@ -8,7 +8,8 @@ import (
 	"toolscope/model"
 )
 
-// Platform limits a result is measured against (agentarea-mcp-tool-context.md).
+// Platform limits a result is measured against (README, "Warning codes":
+// text_offloaded, structured_content_dropped, image_too_large, too_many_images).
 const (
 	limitTextChars       = 8000
 	limitImageBytes      = 5 * 1000 * 1000
