@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -37,54 +38,78 @@ func shownName(k tea.KeyMsg) string {
 	return s
 }
 
-// helpNames are the key names on a `?` screen: "↑/k" names ↑ and k.
+// helpNames are the key names in the key columns of a `?` screen that takes
+// the terminal (the lines between the title and the first blank line):
+// "↑/k up" names ↑ and k.
 func helpNames(view string) map[string]bool {
 	names := map[string]bool{}
-	for _, f := range strings.Fields(view) {
-		if f == "/" {
-			names[f] = true
-			continue
+	for _, line := range strings.Split(view, "\n")[1:] {
+		if strings.TrimSpace(line) == "" {
+			break
 		}
-		for _, n := range strings.Split(f, "/") {
-			names[n] = true
+		for _, f := range strings.Fields(line) {
+			if f == "/" {
+				names[f] = true
+				continue
+			}
+			for _, n := range strings.Split(f, "/") {
+				names[n] = true
+			}
 		}
 	}
 	return names
+}
+
+// keyViews are the table, the detail and the log, each with the keys that
+// bring it to a state where most keys act (mid-list, mid-page).
+var keyViews = []struct {
+	name  string
+	setup []string
+}{
+	{"table", []string{"g", "j", "j", "j"}},
+	{"detail", []string{"g", "j", "<enter>", "<pgdown>"}},
+	{"log", []string{"l", "g", "<pgdown>"}},
+}
+
+// keysStore is the fixture with a log long enough to scroll.
+func keysStore() *model.Store {
+	store := fixtureStore()
+	for i := 0; i < 40; i++ {
+		store.Apply(model.Event{Time: at(60000 + i), Source: model.SourceFeed, SourceName: "task-6f1c",
+			Kind: model.KindWarning, Code: "malformed_event", Message: "line " + itoa(i)})
+	}
+	return store
+}
+
+// keyViewAt is a view at a size, ready; the `?` screen when help is set.
+func keyViewAt(store *model.Store, setup []string, w, h int, help bool) *Model {
+	m := newModel(store, testOptions(&bytes.Buffer{}))
+	send(m, tea.WindowSizeMsg{Width: w, Height: h})
+	send(m, keyMsgs(setup...)...)
+	if help {
+		send(m, keyMsgs("?")...)
+	}
+	return m
+}
+
+// acts says whether k changes the view or returns a command.
+func acts(m *Model, k tea.KeyMsg) bool {
+	before := m.View()
+	cmd := send(m, k)
+	return cmd != nil || m.View() != before
 }
 
 // TestEveryKeyThatWorksIsInTheHelp: in the table, the detail and the log,
 // any key that changes the screen or returns a command is listed on that
 // view's `?` screen.
 func TestEveryKeyThatWorksIsInTheHelp(t *testing.T) {
-	store := fixtureStore()
-	for i := 0; i < 40; i++ { // a log long enough to scroll
-		store.Apply(model.Event{Time: at(60000 + i), Source: model.SourceFeed, SourceName: "task-6f1c",
-			Kind: model.KindWarning, Code: "malformed_event", Message: "line " + itoa(i)})
-	}
-	views := []struct {
-		name  string
-		setup []string // keys that bring the view to a state where most keys act
-	}{
-		{"table", []string{"g", "j", "j", "j"}},
-		{"detail", []string{"g", "j", "<enter>", "<pgdown>"}},
-		{"log", []string{"l", "g", "<pgdown>"}},
-	}
-	for _, v := range views {
-		ready := func(w, h int) *Model {
-			m := newModel(store, testOptions(nil))
-			send(m, tea.WindowSizeMsg{Width: w, Height: h})
-			send(m, keyMsgs(v.setup...)...)
-			return m
-		}
+	store := keysStore()
+	for _, v := range keyViews {
 		// A short terminal: the `?` screen takes it whole.
-		h := ready(120, 12)
-		send(h, keyMsgs("?")...)
+		h := keyViewAt(store, v.setup, 120, 9, true)
 		listed := helpNames(h.View())
 		for _, k := range candidateKeys() {
-			m := ready(120, 30)
-			before := m.View()
-			cmd := send(m, k)
-			if m.View() == before && cmd == nil {
+			if !acts(keyViewAt(store, v.setup, 120, 30, false), k) {
 				continue // the key does nothing here
 			}
 			if !listed[shownName(k)] {
@@ -93,6 +118,37 @@ func TestEveryKeyThatWorksIsInTheHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryKeyInTheHelpWorks: every key a view's `?` screen lists acts in
+// that view, with the help closed or open.
+func TestEveryKeyInTheHelpWorks(t *testing.T) {
+	store := keysStore()
+	for _, v := range keyViews {
+		h := keyViewAt(store, v.setup, 120, 9, true)
+		listed := helpNames(h.View())
+		pressed := map[string]bool{}
+		for _, k := range candidateKeys() {
+			name := shownName(k)
+			if !listed[name] {
+				continue
+			}
+			pressed[name] = true
+			if !acts(keyViewAt(store, v.setup, 120, 40, false), k) && !acts(keyViewAt(store, v.setup, 120, 40, true), k) {
+				t.Errorf("%s: the `?` screen lists %q but it does nothing there:\n%s", v.name, name, h.View())
+			}
+		}
+		for name := range listed {
+			if !pressed[name] && !helpWords[name] {
+				t.Errorf("%s: the `?` screen lists %q, no key this test presses", v.name, name)
+			}
+		}
+	}
+}
+
+// helpWords are the descriptions between the keys.
+var helpWords = map[string]bool{"up": true, "down": true, "top": true, "bottom": true, "page": true,
+	"detail": true, "back": true, "filter": true, "follow": true, "event": true, "log": true,
+	"pause": true, "copy": true, "json": true, "help": true, "quit": true}
 
 // TestFooterLabelsNameTheirKeys: a footer hint ("↑/k") names only keys its
 // binding answers, in every part's keymap.

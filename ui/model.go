@@ -312,12 +312,6 @@ func (m *Model) closeView() {
 	m.layout()
 }
 
-// selected is the table's call under the cursor.
-func (m *Model) selected() *model.Call { return m.table.selected() }
-
-// tableRows is how many calls fit on screen.
-func (m *Model) tableRows() int { return m.table.rowsShown() }
-
 func (m *Model) setFlash(s string) {
 	m.flash = s
 	m.flashUntil = m.opts.Now().Add(3 * time.Second)
