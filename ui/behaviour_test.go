@@ -47,8 +47,8 @@ func TestFollowAndMove(t *testing.T) {
 		t.Fatalf("following: a new call must be selected, got %q", m.selected().ID)
 	}
 	send(m, keyMsgs("k")...)
-	if m.follow || m.selected().ToolCallID != "call_esc" {
-		t.Fatalf("k: follow=%v selected %q", m.follow, m.selected().ID)
+	if m.table.follow || m.selected().ToolCallID != "call_esc" {
+		t.Fatalf("k: follow=%v selected %q", m.table.follow, m.selected().ID)
 	}
 	store.Apply(newCallEvent("call_new2"))
 	send(m, frameMsg{})
@@ -56,12 +56,12 @@ func TestFollowAndMove(t *testing.T) {
 		t.Fatalf("moved: selection must stay on its call, got %q", m.selected().ID)
 	}
 	send(m, keyMsgs("G")...)
-	if !m.follow || m.selected().ToolCallID != "call_new2" {
-		t.Fatalf("G: follow=%v selected %q", m.follow, m.selected().ID)
+	if !m.table.follow || m.selected().ToolCallID != "call_new2" {
+		t.Fatalf("G: follow=%v selected %q", m.table.follow, m.selected().ID)
 	}
 	send(m, tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp})
-	if m.follow || m.cursor != len(m.rows)-4 {
-		t.Fatalf("wheel up: follow=%v cursor %d of %d", m.follow, m.cursor, len(m.rows))
+	if m.table.follow || m.table.cursor != len(m.table.rows)-4 {
+		t.Fatalf("wheel up: follow=%v cursor %d of %d", m.table.follow, m.table.cursor, len(m.table.rows))
 	}
 	send(m, tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonLeft, Y: tableTop + 1})
 	if m.selected().ToolCallID != "call_def" {
@@ -116,7 +116,7 @@ func TestOpenCallWhenItArrives(t *testing.T) {
 	}
 	store.Apply(newCallEvent("late_one"))
 	send(m, frameMsg{})
-	if m.mode != modeDetail || m.detailCall == nil || m.detailCall.ToolCallID != "late_one" {
+	if m.mode != modeDetail || m.detail.call == nil || m.detail.call.ToolCallID != "late_one" {
 		t.Fatal("detail not opened once the call arrived")
 	}
 	send(m, keyMsgs("<esc>")...)
@@ -152,15 +152,15 @@ func TestFilter(t *testing.T) {
 		m := sized(store, testOptions(nil))
 		send(m, keyMsgs("/", c.query, "<enter>")...)
 		var got []string
-		for _, r := range m.rows {
+		for _, r := range m.table.rows {
 			got = append(got, r.ToolCallID)
 		}
 		if strings.Join(got, ",") != strings.Join(c.want, ",") {
 			t.Errorf("%q: got %q, want %q", c.query, got, c.want)
 		}
 		send(m, keyMsgs("<esc>")...)
-		if len(m.rows) != 10 {
-			t.Errorf("%q: esc must clear the filter, %d rows", c.query, len(m.rows))
+		if len(m.table.rows) != 10 {
+			t.Errorf("%q: esc must clear the filter, %d rows", c.query, len(m.table.rows))
 		}
 	}
 }
@@ -321,7 +321,7 @@ func TestOpenCallUnderReplayClock(t *testing.T) {
 func TestRunesInOneMessage(t *testing.T) {
 	m := sized(fixtureStore(), testOptions(nil))
 	send(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("gjj")})
-	if m.cursor != 2 || m.follow {
-		t.Fatalf("\"gjj\" in one message: cursor %d follow %v, want 2 false", m.cursor, m.follow)
+	if m.table.cursor != 2 || m.table.follow {
+		t.Fatalf("\"gjj\" in one message: cursor %d follow %v, want 2 false", m.table.cursor, m.table.follow)
 	}
 }

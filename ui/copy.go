@@ -203,17 +203,12 @@ type copiedMsg struct {
 	err   error
 }
 
-// copySelected copies the call under the cursor (or the open one): to the
-// terminal's clipboard with OSC 52, which a terminal may drop without a word,
-// and to a file whose path the footer shows, so the copy is never lost.
-func (m *Model) copySelected() tea.Cmd {
-	c := m.selected()
-	switch m.mode {
-	case modeDetail:
-		c = m.detailCall
-	case modeLog:
-		return nil
-	}
+// copyFocused copies the call in focus (the table's selected row or the
+// open detail's call; the log has none): to the terminal's clipboard with
+// OSC 52, which a terminal may drop without a word, and to a file whose path
+// the footer shows, so the copy is never lost.
+func (m *Model) copyFocused() tea.Cmd {
+	c := m.active().focused()
 	if c == nil {
 		return nil
 	}

@@ -1,44 +1,85 @@
 package ui
 
 import (
-	"sort"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/bubbles/progress"
 
 	"toolscope/model"
 )
 
-func (m *Model) openDetail(c *model.Call) {
-	m.mode = modeDetail
-	m.detailID = c.ID
-	m.detailCall = c
-	m.help.ShowAll = false
-	m.viewport.Height = m.detailHeight()
-	m.detailSet = false
-	m.buildDetail(true)
+// detailModel is one call, every section of it, in its own pager. It is
+// rebuilt when the call changes in a new snapshot or the clock moves a
+// second (relative times), and only redrawn when the text changed.
+type detailModel struct {
+	*common
+	pager
+	bar progress.Model
+
+	width     int
+	id        string
+	call      *model.Call // nil: closed, or no longer in the store
+	built     time.Time   // the clock the text was built at
+	textWidth int         // the width the text was built for
+	text      string      // the viewport's content, to skip an unchanged rebuild
+	jsonCache jsonCache   // the call's JSON blocks
 }
 
-func (m *Model) closeDetail() {
-	m.mode = modeTable
-	m.detailCall = nil
-	m.detailID = ""
-	m.detailText, m.detailSet = "", false
-	m.jsonCache = jsonCache{} // let the call's bytes go
-	m.scrollToCursor()
+func newDetailModel(c *common, g *globalKeys) detailModel {
+	return detailModel{common: c, pager: newPager(c, g, true), bar: newBar()}
 }
 
-// buildDetail renders the call into the viewport; top scrolls back up.
-func (m *Model) buildDetail(top bool) {
-	m.detailBuilt = m.now
-	m.detailWidth = m.width
-	m.viewport.Width = m.width
-	text := ""
-	if m.detailCall != nil {
-		text = m.renderDetail(m.detailCall)
+// SetSize: height holds the call's line above the pager.
+func (m *detailModel) SetSize(width, height int) {
+	m.width = width
+	m.pager.setSize(width, height-1)
+	if m.id != "" && m.textWidth != width {
+		m.build(false)
 	}
-	if !m.detailSet || text != m.detailText {
-		m.detailText, m.detailSet = text, true
+}
+
+func (m *detailModel) open(c *model.Call) {
+	m.id = c.ID
+	m.call = c
+	m.text = ""
+	m.viewport.SetContent("")
+	m.build(true)
+}
+
+func (m *detailModel) close() {
+	m.call = nil
+	m.id = ""
+	m.text = ""
+	m.viewport.SetContent("")
+	m.jsonCache = jsonCache{} // let the call's bytes go
+}
+
+// setCall takes the call's newer version from a new snapshot.
+func (m *detailModel) setCall(c *model.Call) {
+	m.call = c
+	m.build(false)
+}
+
+// onClock rebuilds once the clock moved a second either way.
+func (m *detailModel) onClock() {
+	if d := m.now.Sub(m.built); d >= time.Second || d <= -time.Second {
+		m.build(false)
+	}
+}
+
+func (m *detailModel) focused() *model.Call { return m.call }
+
+// build renders the call into the viewport; top scrolls back up.
+func (m *detailModel) build(top bool) {
+	m.built = m.now
+	m.textWidth = m.width
+	text := ""
+	if m.call != nil {
+		text = m.renderDetail(m.call)
+	}
+	if text != m.text || text == "" {
+		m.text = text
 		m.viewport.SetContent(text)
 	}
 	if top {
@@ -46,255 +87,22 @@ func (m *Model) buildDetail(top bool) {
 	}
 }
 
-// renderCallLine is the detail view's second line: which call this is.
-func (m *Model) renderCallLine(b *strings.Builder) {
-	c := m.detailCall
+// render writes the call's line, then the pager.
+func (m *detailModel) render(b *strings.Builder) {
+	m.renderCallLine(b)
+	b.WriteByte('\n')
+	b.WriteString(m.viewport.View())
+}
+
+// renderCallLine says which call this is.
+func (m *detailModel) renderCallLine(b *strings.Builder) {
+	c := m.call
 	if c == nil {
-		b.WriteString(fit(m.st.muted.on(" call "+model.Sanitize(m.detailID)+" is no longer in the store"), m.width))
+		b.WriteString(fit(m.st.muted.on(" call "+model.Sanitize(m.id)+" is no longer in the store"), m.width))
 		return
 	}
 	left := " " + m.st.muted.on("◂ ") + m.st.bold.on(model.Sanitize(toolName(c))) + "  " +
 		m.st.muted.on(model.Sanitize(c.ID))
 	right := m.st.status(c.Status).on(string(c.Status)) + m.st.muted.on(" · "+formatDuration(c.Elapsed(m.now))) + " "
-	m.joinEnds(b, left, right)
-}
-
-func toolName(c *model.Call) string {
-	if c.Tool != "" {
-		return c.Tool
-	}
-	if c.AgentName != "" {
-		return c.AgentName
-	}
-	return "?"
-}
-
-// renderDetail is every section of one call, top to bottom.
-func (m *Model) renderDetail(c *model.Call) string {
-	d := &doc{st: &m.st, width: m.width, cache: &m.jsonCache}
-	// The outcome first, then why (token, context), then what went in and
-	// came out, and the raw timeline last.
-	m.detailCallSection(d, c)
-	m.detailResult(d, c)
-	m.detailProgress(d, c)
-	m.detailToken(d, c)
-	m.detailMeta(d, c)
-	m.detailSoat(d, c)
-	m.detailHeaders(d, c)
-	d.section("ARGUMENTS", d.st.muted.on(argSize(c)))
-	d.jsonBlock(c.Arguments, 3)
-	m.detailNotifications(d, c)
-	m.detailAttempts(d, c)
-	m.detailWarnings(d, c)
-	m.detailTimeline(d, c)
-	return strings.TrimRight(d.b.String(), "\n")
-}
-
-func argSize(c *model.Call) string {
-	if len(c.Arguments) == 0 {
-		return ""
-	}
-	return formatBytes(len(c.Arguments))
-}
-
-func (m *Model) detailCallSection(d *doc, c *model.Call) {
-	st := d.st
-	d.section("CALL", st.status(c.Status).on(string(c.Status)))
-	d.kv("id", model.Sanitize(c.ID))
-	tool := model.Sanitize(toolName(c))
-	if c.AgentName != "" && c.AgentName != c.Tool {
-		tool += st.muted.on("  agent sees " + model.Sanitize(c.AgentName))
-	}
-	d.kv("tool", tool)
-	if c.TaskID != "" {
-		d.kv("task", model.Sanitize(c.TaskID))
-	}
-	if c.ToolCallID != "" {
-		d.kv("tool call", model.Sanitize(c.ToolCallID))
-	}
-	if c.IdempotencyKey != "" {
-		d.kv("idempotency key", model.Sanitize(c.IdempotencyKey))
-	}
-	if c.RequestID != "" {
-		d.kv("json-rpc id", model.Sanitize(c.RequestID))
-	}
-	if len(c.Sources) > 0 {
-		names := make([]string, len(c.Sources))
-		for i, s := range c.Sources {
-			names[i] = model.Sanitize(s)
-		}
-		d.kv("seen by", strings.Join(names, ", "))
-	}
-	start := c.Started
-	if start.IsZero() {
-		start = c.FirstSeen
-	}
-	d.kv("started", clockMillis(start)+" UTC")
-	el := formatDuration(c.Elapsed(m.now))
-	if c.TimeoutMS > 0 {
-		el += st.muted.on(" of a " + formatTimeout(c.TimeoutMS) + " timeout")
-	}
-	if c.Finished() {
-		d.kv("ended", clockMillis(c.Ended)+" UTC  "+st.muted.on("after ")+el)
-	} else {
-		d.kv("elapsed", el)
-	}
-	d.kv("events", strconv.Itoa(c.Events))
-}
-
-// timelineEntry is one line of the timeline: a kept event or a progress point.
-type timelineEntry struct {
-	at    time.Time
-	ev    *model.Event
-	point *model.Point
-}
-
-func (m *Model) detailTimeline(d *doc, c *model.Call) {
-	st := d.st
-	hist := c.Progress.History()
-	entries := make([]timelineEntry, 0, len(c.Timeline)+len(hist))
-	for i := range c.Timeline {
-		entries = append(entries, timelineEntry{at: c.Timeline[i].Time, ev: &c.Timeline[i]})
-	}
-	for i := range hist {
-		entries = append(entries, timelineEntry{at: hist[i].Time(), point: &hist[i]})
-	}
-	sort.SliceStable(entries, func(i, j int) bool { return entries[i].at.Before(entries[j].at) })
-	note := strconv.Itoa(len(entries)) + " events"
-	if kept := len(c.Timeline) + c.SentCount() + c.Progress.Relayed; c.Events > len(entries) && kept > 0 {
-		note += " kept of " + strconv.Itoa(c.Events)
-	}
-	d.section("TIMELINE", st.muted.on(note))
-	var prev time.Time
-	for _, e := range entries {
-		delta := "      "
-		if !prev.IsZero() {
-			delta = "+" + formatDuration(e.at.Sub(prev))
-		}
-		prev = e.at
-		var src, kind, sum string
-		var kp paint
-		if e.ev != nil {
-			src = model.Sanitize(e.ev.Source)
-			if e.ev.SourceName != "" && e.ev.SourceName != e.ev.Source {
-				src += " " + model.Sanitize(e.ev.SourceName)
-			}
-			kind, sum, kp = m.eventSummary(e.ev)
-		} else {
-			src = model.SourceFeed
-			if e.point.FromTap {
-				src = model.SourceTap
-			}
-			kind, sum, kp = "tool.progress", m.pointSummary(e.point), st.run
-		}
-		d.line("   " + st.muted.on(clockMillis(e.at)) + " " + fitRight(delta, 7) + "  " +
-			fit(cut(src, 16), 16) + " " + kp.on(fit(kind, 14)) + " " + cut(sum, max(10, d.width-60)))
-	}
-	if len(entries) == 0 {
-		d.line("   " + st.muted.on("(nothing yet)"))
-	}
-}
-
-func (m *Model) pointSummary(p *model.Point) string {
-	st := &m.st
-	s := formatNumber(p.Progress)
-	if p.HasTotal {
-		s += "/" + formatNumber(p.Total)
-	}
-	switch {
-	case !p.FromTap:
-		s += " " + st.ok.on("relayed")
-	case p.AfterCancel:
-		s += " " + st.warn.on("sent after the cancellation, not relayed")
-	case p.Relayed:
-		s += " " + st.ok.on("would relay")
-	default:
-		s += " " + st.muted.on("dropped by the 0.5 s rule")
-	}
-	if p.Message != "" {
-		s += " " + st.muted.on(strconv.Quote(wire(p.Message)))
-	}
-	return s
-}
-
-// eventSummary is the kind, a one-line summary and the kind's colour.
-func (m *Model) eventSummary(e *model.Event) (string, string, paint) {
-	st := &m.st
-	var parts []string
-	add := func(s string) {
-		if s != "" {
-			parts = append(parts, s)
-		}
-	}
-	kp := st.text
-	switch e.Kind {
-	case model.KindToolCall:
-		kp = st.accent
-		add(model.Sanitize(e.Tool))
-		if e.Attempt > 0 {
-			add("attempt " + strconv.Itoa(e.Attempt))
-		}
-		if e.Context != nil {
-			add("token " + verdictText(e.Context))
-		}
-		if len(e.Arguments) > 0 {
-			add("args " + formatBytes(len(e.Arguments)))
-		}
-		if e.TimeoutMS > 0 {
-			add("timeout " + formatTimeout(e.TimeoutMS))
-		}
-	case model.KindToolResult:
-		kp = st.ok
-		status := "ok"
-		if e.IsError || e.Error != "" || e.RPCCode != 0 || e.HTTPStatus >= 400 {
-			status, kp = "error", st.err
-		}
-		add(status)
-		if e.HTTPStatus != 0 {
-			add("http " + strconv.Itoa(e.HTTPStatus))
-		}
-		if e.RPCCode != 0 {
-			add("rpc " + strconv.Itoa(e.RPCCode))
-		}
-		if e.TextChars > 0 {
-			add(strconv.Itoa(e.TextChars) + " chars")
-		}
-		if len(e.Images) > 0 {
-			add("img " + strconv.Itoa(len(e.Images)))
-		}
-		if e.StructuredContentBytes > 0 {
-			add("sc " + formatBytes(e.StructuredContentBytes))
-		}
-		if e.Replayed {
-			add("replayed")
-		}
-		if e.Late {
-			add("late")
-		}
-		if e.DurationMS > 0 {
-			add(formatDuration(time.Duration(e.DurationMS) * time.Millisecond))
-		}
-		add(cut(model.Sanitize(e.Error), 60))
-	case model.KindToolCancelled:
-		kp = st.muted
-		add(model.Sanitize(e.Reason))
-	case model.KindWarning:
-		kp = st.warn
-		add(wire(e.Code) + ": " + wire(e.Message))
-	case model.KindTaskStatus:
-		add(model.Sanitize(e.EventType))
-		add(wire(e.Message))
-		add(model.Sanitize(e.Reason))
-	case model.KindEvent:
-		add(model.Sanitize(e.EventType))
-	}
-	return model.Sanitize(string(e.Kind)), strings.Join(parts, " · "), kp
-}
-
-func verdictText(ctx *model.Context) string {
-	v := ctx.Verdict
-	if ctx.HTTPStatus != 0 {
-		v += " " + strconv.Itoa(ctx.HTTPStatus)
-	}
-	return v
+	joinEnds(b, left, right, m.width)
 }

@@ -8,7 +8,8 @@ import (
 	"toolscope/model"
 )
 
-// Platform limits a result is measured against (agentarea-mcp-tool-context.md).
+// Platform limits a result is measured against (README, "Warning codes":
+// text_offloaded, structured_content_dropped, image_too_large, too_many_images).
 const (
 	limitTextChars       = 8000
 	limitImageBytes      = 5 * 1000 * 1000
@@ -18,7 +19,7 @@ const (
 
 var sparkLevels = []rune("▁▂▃▄▅▆▇█")
 
-func (m *Model) detailProgress(d *doc, c *model.Call) {
+func (m *detailModel) detailProgress(d *detailText, c *model.Call) {
 	st := d.st
 	p := &c.Progress
 	hist := p.History()
@@ -54,7 +55,7 @@ func (m *Model) detailProgress(d *doc, c *model.Call) {
 
 // detailNotifications lists every kept notification with its bar, and
 // whether the platform relays it.
-func (m *Model) detailNotifications(d *doc, c *model.Call) {
+func (m *detailModel) detailNotifications(d *detailText, c *model.Call) {
 	st := d.st
 	p := &c.Progress
 	hist := p.History()
@@ -130,7 +131,7 @@ func sparkline(hist []model.Point) string {
 	return b.String()
 }
 
-func (m *Model) detailResult(d *doc, c *model.Call) {
+func (m *detailModel) detailResult(d *detailText, c *model.Call) {
 	st := d.st
 	a := c.LastAttempt()
 	if a == nil || !a.HasResult {
@@ -187,40 +188,54 @@ func (m *Model) detailResult(d *doc, c *model.Call) {
 		d.line("   " + st.label.on("preview"))
 		d.block(r.TextPreview, 5, 20)
 	}
-	if len(r.Images) > 0 {
-		note := strconv.Itoa(len(r.Images)) + st.muted.on(" (at most "+strconv.Itoa(limitImages)+")")
-		if len(r.Images) > limitImages {
-			note = st.warn.on(strconv.Itoa(len(r.Images)) + " (over " + strconv.Itoa(limitImages) + ")")
-		}
-		d.kv("images", note)
-		for _, im := range r.Images {
-			verdict := st.ok.on("✓ within limits")
-			if im.Problem != "" {
-				verdict = st.err.on("✗ " + model.Sanitize(im.Problem))
-			} else if im.Size > limitImageBytes {
-				verdict = st.err.on("✗ over 5 MB")
-			}
-			d.line("     " + st.muted.on(fit(model.Sanitize(im.ID), 12)) + " " + fit(model.Sanitize(im.MimeType), 12) + " " +
-				fitRight(formatBytes(im.Size), 9) + "  " + verdict)
-		}
+	m.resultImages(d, r)
+	m.resultStructured(d, r)
+}
+
+// resultImages lists the images, each against the platform's limits.
+func (m *detailModel) resultImages(d *detailText, r *model.Result) {
+	if len(r.Images) == 0 {
+		return
 	}
-	if r.StructuredContentBytes > 0 || len(r.StructuredContent) > 0 || r.StructuredContentDropped {
-		size := r.StructuredContentBytes
-		if size == 0 {
-			size = len(r.StructuredContent)
+	st := d.st
+	note := strconv.Itoa(len(r.Images)) + st.muted.on(" (at most "+strconv.Itoa(limitImages)+")")
+	if len(r.Images) > limitImages {
+		note = st.warn.on(strconv.Itoa(len(r.Images)) + " (over " + strconv.Itoa(limitImages) + ")")
+	}
+	d.kv("images", note)
+	for _, im := range r.Images {
+		verdict := st.ok.on("✓ within limits")
+		if im.Problem != "" {
+			verdict = st.err.on("✗ " + model.Sanitize(im.Problem))
+		} else if im.Size > limitImageBytes {
+			verdict = st.err.on("✗ over 5 MB")
 		}
-		note := formatBytes(size) + st.muted.on(" (limit "+strconv.Itoa(limitStructuredChars)+" chars)")
-		if r.StructuredContentDropped {
-			note += " " + st.warn.on("dropped by the platform")
-		}
-		d.kv("structured", note)
-		if len(r.StructuredContent) > 0 {
-			d.jsonBlock(r.StructuredContent, 5)
-		}
+		d.line("     " + st.muted.on(fit(model.Sanitize(im.ID), 12)) + " " + fit(model.Sanitize(im.MimeType), 12) + " " +
+			fitRight(formatBytes(im.Size), 9) + "  " + verdict)
 	}
 }
 
-func (m *Model) detailAttempts(d *doc, c *model.Call) {
+// resultStructured is the structured content's size against its limit, then the content.
+func (m *detailModel) resultStructured(d *detailText, r *model.Result) {
+	if r.StructuredContentBytes == 0 && len(r.StructuredContent) == 0 && !r.StructuredContentDropped {
+		return
+	}
+	st := d.st
+	size := r.StructuredContentBytes
+	if size == 0 {
+		size = len(r.StructuredContent)
+	}
+	note := formatBytes(size) + st.muted.on(" (limit "+strconv.Itoa(limitStructuredChars)+" chars)")
+	if r.StructuredContentDropped {
+		note += " " + st.warn.on("dropped by the platform")
+	}
+	d.kv("structured", note)
+	if len(r.StructuredContent) > 0 {
+		d.jsonBlock(r.StructuredContent, 5)
+	}
+}
+
+func (m *detailModel) detailAttempts(d *detailText, c *model.Call) {
 	if len(c.Attempts) == 0 {
 		return
 	}
@@ -266,7 +281,7 @@ func (m *Model) detailAttempts(d *doc, c *model.Call) {
 	}
 }
 
-func (m *Model) detailWarnings(d *doc, c *model.Call) {
+func (m *detailModel) detailWarnings(d *detailText, c *model.Call) {
 	if len(c.Warnings) == 0 {
 		return
 	}

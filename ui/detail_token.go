@@ -21,7 +21,7 @@ var contextClaims = []string{"protocol", "task_id", "tool_call_id", "workspace_i
 
 const metaPrefix = "agentarea/"
 
-func (m *Model) detailToken(d *doc, c *model.Call) {
+func (m *detailModel) detailToken(d *detailText, c *model.Call) {
 	st := d.st
 	ctx := c.Context
 	if ctx == nil {
@@ -88,7 +88,7 @@ func (m *Model) detailToken(d *doc, c *model.Call) {
 	}
 }
 
-func (m *Model) verdictPaint(v string) paint {
+func (m *detailModel) verdictPaint(v string) paint {
 	switch v {
 	case model.VerdictValid:
 		return m.st.ok
@@ -99,7 +99,7 @@ func (m *Model) verdictPaint(v string) paint {
 }
 
 // claimValue shows times (iat, nbf, exp) as UTC and relative to now.
-func (m *Model) claimValue(k string, v any) string {
+func (m *detailModel) claimValue(k string, v any) string {
 	if f, ok := v.(float64); ok && (k == "iat" || k == "exp" || k == "nbf") && f > 0 && f < math.MaxInt32*4 {
 		sec, frac := math.Modf(f)
 		t := time.Unix(int64(sec), int64(frac*1e9)).UTC()
@@ -136,7 +136,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // detailMeta compares every agentarea/* key of _meta with its claim, and
 // lists context claims _meta lacks (contract step 3).
-func (m *Model) detailMeta(d *doc, c *model.Call) {
+func (m *detailModel) detailMeta(d *detailText, c *model.Call) {
 	st := d.st
 	var claims map[string]any
 	if c.Context != nil {
@@ -192,7 +192,7 @@ func isIdentityKey(k string) bool {
 	return false
 }
 
-func (m *Model) detailSoat(d *doc, c *model.Call) {
+func (m *detailModel) detailSoat(d *detailText, c *model.Call) {
 	if len(c.SoatContext) == 0 {
 		return
 	}
@@ -216,7 +216,7 @@ func (m *Model) detailSoat(d *doc, c *model.Call) {
 	}
 }
 
-func (m *Model) detailHeaders(d *doc, c *model.Call) {
+func (m *detailModel) detailHeaders(d *detailText, c *model.Call) {
 	if len(c.Headers) == 0 {
 		return
 	}

@@ -22,7 +22,7 @@ func TestFilterFindsShownText(t *testing.T) {
 		m := sized(store, testOptions(nil))
 		send(m, keyMsgs("/", c.query, "<enter>")...)
 		var got []string
-		for _, r := range m.rows {
+		for _, r := range m.table.rows {
 			got = append(got, r.ToolCallID)
 		}
 		if strings.Join(got, ",") != c.want {

@@ -134,7 +134,7 @@ func TestDetailOfDeepArguments(t *testing.T) {
 	for _, args := range []string{nested(9000), wideJSON(20000), `["` + strings.Repeat("é", 40000) + `"]`, `[` + strings.Repeat("é", 40000)} {
 		m := sized(detailStore(args), Options{Now: fixedClock})
 		m.openDetail(m.snap.FindCall("call_deep"))
-		text := m.detailText
+		text := m.detail.text
 		if !utf8.ValidString(text) {
 			t.Errorf("%.20q: invalid UTF-8", args)
 		}
@@ -154,23 +154,23 @@ func TestDetailKeepsItsJSON(t *testing.T) {
 	now := fixedNow
 	m := sized(store, Options{Now: func() time.Time { return now }})
 	m.openDetail(m.snap.FindCall("call_deep"))
-	prev := m.detailText
+	prev := m.detail.text
 	for i := 1; i <= 5; i++ {
 		store.Apply(model.Event{Time: at(i * 100), Source: model.SourceTap, SourceName: "local:7070", Kind: model.KindToolProgress,
 			TaskID: taskA, ToolCallID: "call_deep", Exchange: "e1", Progress: float64(i)})
 		now = now.Add(time.Second)
 		send(m, frameMsg{})
-		if m.detailText == prev || !strings.Contains(m.detailText, "sent") {
+		if m.detail.text == prev || !strings.Contains(m.detail.text, "sent") {
 			t.Fatalf("frame %d: the detail did not follow the call", i)
 		}
-		prev = m.detailText
+		prev = m.detail.text
 	}
-	if m.jsonCache.built != 1 {
-		t.Errorf("the arguments were rendered %d times", m.jsonCache.built)
+	if m.detail.jsonCache.built != 1 {
+		t.Errorf("the arguments were rendered %d times", m.detail.jsonCache.built)
 	}
 	send(m, tea.WindowSizeMsg{Width: 100, Height: 40})
-	if m.jsonCache.built != 2 || !strings.Contains(m.detailText, "nested deeper than") {
-		t.Errorf("after a resize: rendered %d times", m.jsonCache.built)
+	if m.detail.jsonCache.built != 2 || !strings.Contains(m.detail.text, "nested deeper than") {
+		t.Errorf("after a resize: rendered %d times", m.detail.jsonCache.built)
 	}
 }
 

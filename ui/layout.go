@@ -67,6 +67,31 @@ type contentWidths struct {
 
 // layoutColumns picks the columns that fit in width and sizes them.
 func layoutColumns(width int, content contentWidths) []column {
+	cols := wantedColumns(width, content)
+	cols = dropColumns(cols, width)
+	sizeColumns(cols, width)
+	return cols
+}
+
+// needWidth is the line width of cols at the given sizes.
+func needWidth(cols []column, size func(column) int) int {
+	n := markerWidth - 1
+	for _, c := range cols {
+		n += size(c) + 1
+	}
+	return n
+}
+
+// wantedWidth is a column's width before spare room is shared.
+func wantedWidth(c column) int {
+	if c.fill {
+		return c.min
+	}
+	return c.want
+}
+
+// wantedColumns is every column with the width its content wants.
+func wantedColumns(width int, content contentWidths) []column {
 	cols := make([]column, 0, len(columnSet))
 	for _, c := range columnSet {
 		switch c.id {
@@ -102,21 +127,12 @@ func layoutColumns(width int, content contentWidths) []column {
 		st := cols[len(cols)-1]
 		cols = append([]column{st}, cols[:len(cols)-1]...)
 	}
-	need := func(size func(column) int) int {
-		n := markerWidth - 1
-		for _, c := range cols {
-			n += size(c) + 1
-		}
-		return n
-	}
-	wanted := func(c column) int {
-		if c.fill {
-			return c.min
-		}
-		return c.want
-	}
-	// Drop the least telling columns until what stays is shown whole.
-	for need(wanted) > width {
+	return cols
+}
+
+// dropColumns drops the least telling columns until what stays is shown whole.
+func dropColumns(cols []column, width int) []column {
+	for needWidth(cols, wantedWidth) > width {
 		worst := -1
 		for i, c := range cols {
 			if c.drop > 0 && (worst < 0 || c.drop > cols[worst].drop) {
@@ -128,12 +144,18 @@ func layoutColumns(width int, content contentWidths) []column {
 		}
 		cols = append(cols[:worst], cols[worst+1:]...)
 	}
+	return cols
+}
+
+// sizeColumns sets each column's width: wanted, cut if still too wide,
+// grown into the spare room.
+func sizeColumns(cols []column, width int) {
 	for i := range cols {
-		cols[i].width = wanted(cols[i])
+		cols[i].width = wantedWidth(cols[i])
 	}
 	// Still too wide (a narrow terminal): the flags' tail gives way first
 	// (they list the verdicts first), then the tool name, then the rest.
-	over := need(func(c column) int { return c.width }) - width
+	over := needWidth(cols, func(c column) int { return c.width }) - width
 	shrink := func(id colID, floor int) {
 		for i := range cols {
 			if c := &cols[i]; c.id == id && over > 0 {
@@ -147,7 +169,7 @@ func layoutColumns(width int, content contentWidths) []column {
 	shrink(colTool, 0)
 	shrink(colFlags, 0)
 	// Spare width goes to progress, else to the flags and the tool.
-	spare := width - need(func(c column) int { return c.width })
+	spare := width - needWidth(cols, func(c column) int { return c.width })
 	for _, grow := range []func(column) bool{
 		func(c column) bool { return c.fill },
 		func(c column) bool { return c.id == colFlags },
@@ -168,5 +190,4 @@ func layoutColumns(width int, content contentWidths) []column {
 			c.title = c.short
 		}
 	}
-	return cols
 }

@@ -14,18 +14,45 @@ import (
 // status, pass-through events and warnings such as malformed input, so
 // nothing a source reported is out of sight.
 
-func (m *Model) openLog() {
-	m.mode = modeLog
-	m.help.ShowAll = false
-	m.viewport.Height = m.detailHeight()
-	m.buildLog()
+// logModel is the event log in its own pager.
+type logModel struct {
+	*common
+	pager
+	width int
+	shown bool // open: a new snapshot or width rebuilds it
+}
+
+func newLogModel(c *common, g *globalKeys) logModel {
+	return logModel{common: c, pager: newPager(c, g, false)}
+}
+
+// SetSize: height holds the log's title line above the pager.
+func (m *logModel) SetSize(width, height int) {
+	resized := width != m.width
+	m.width = width
+	m.pager.setSize(width, height-1)
+	if m.shown && resized {
+		m.build()
+	}
+}
+
+func (m *logModel) open() {
+	m.shown = true
+	m.build()
 	m.viewport.GotoBottom()
 }
 
-func (m *Model) buildLog() {
+func (m *logModel) close() {
+	m.shown = false
+	m.viewport.SetContent("")
+}
+
+func (m *logModel) focused() *model.Call { return nil }
+
+// build writes the snapshot's other events into the pager, staying at the
+// bottom if it was there.
+func (m *logModel) build() {
 	atBottom := m.viewport.AtBottom()
-	m.detailWidth = m.width
-	m.viewport.Width = m.width
 	st := &m.st
 	var b strings.Builder
 	other := m.snap.Other
@@ -55,18 +82,20 @@ func (m *Model) buildLog() {
 		}
 	}
 	m.viewport.SetContent(b.String())
-	m.detailSet = false
 	if atBottom {
 		m.viewport.GotoBottom()
 	}
 }
 
-func (m *Model) renderLogLine(b *strings.Builder) {
+// render writes the log's title line, then the pager.
+func (m *logModel) render(b *strings.Builder) {
 	n := len(m.snap.Other)
 	left := " " + m.st.muted.on("◂ ") + m.st.bold.on("event log") + "  " +
 		m.st.muted.on("task, source and warning events that belong to no call, newest last")
 	right := m.st.muted.on(strconv.Itoa(n)+" kept") + " "
-	m.joinEnds(b, left, right)
+	joinEnds(b, left, right, m.width)
+	b.WriteByte('\n')
+	b.WriteString(m.viewport.View())
 }
 
 // logIndent lines continuation lines up after the time stamp.

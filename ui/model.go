@@ -1,17 +1,15 @@
-// Package ui is toolscope's live screen: a Bubble Tea program that redraws
-// from store snapshots on a frame tick, one row a call, and the detail of one
-// call. It reads the store and never writes to it.
 package ui
 
 import (
 	"io"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/progress"
 	"github.com/charmbracelet/bubbles/textinput"
-	"github.com/charmbracelet/bubbles/viewport"
 	"github.com/charmbracelet/lipgloss"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -57,53 +55,67 @@ const (
 	modeLog
 )
 
-// Model is the screen's tea.Model. It is used through a pointer: Update
-// changes it in place and returns it.
+// common is what every part of the screen reads: the styles, and the
+// snapshot and clocks the root sets once a frame.
+type common struct {
+	st      styles
+	snap    *model.Snapshot
+	now     time.Time // the screen's clock (the session's, for a replay)
+	wallNow time.Time // drives the spinner, which turns even on a session clock
+}
+
+// component is one part of the screen under the header: it draws in the
+// size it is given, answers its own keys and says them in its help.
+type component interface {
+	help.KeyMap
+	giveWay() []key.Binding // footer bindings that leave a narrow terminal, in order
+	SetSize(width, height int)
+	render(b *strings.Builder) // the part's lines, into the frame
+	onKey(msg tea.KeyMsg) (request, tea.Cmd)
+	onMouse(msg tea.MouseMsg) tea.Cmd
+	appendStatus(right []string) []string // the footer's right side: filter, position
+	focused() *model.Call                 // what `y` copies; nil: nothing
+}
+
+// request is what a component's key asks of the root: a change of view or
+// of what the root owns. It is answered at once, not as a message, so keys
+// that arrive together ("g⏎j") act in order.
+type request int
+
+const (
+	stay       request = iota
+	openDetail         // the table's selected call
+	openLog
+	startFilter
+	goBack // close the help, else clear the filter or return to the table
+)
+
+// Model is the screen's tea.Model, the root over the table, the detail and
+// the log. It is used through a pointer: Update changes it in place and
+// returns it.
 type Model struct {
+	common
 	store *model.Store
 	opts  Options
-	st    styles
-	keys  keyMap
+	keys  globalKeys
 
-	help     help.Model
-	input    textinput.Model
-	viewport viewport.Model
-	bar      progress.Model
+	help       help.Model
+	input      textinput.Model // the filter line
+	filterKeys filterKeys
+	filtering  bool
+
+	table  tableModel
+	detail detailModel
+	log    logModel
+	mode   viewMode
 
 	width, height int
-	now           time.Time
 	sessionNow    time.Time
-	wallNow       time.Time // drives the spinner, which turns even on a session clock
 	frame         time.Duration
-
-	snap    *model.Snapshot
-	waiting uint64 // events applied to the store but not yet shown (paused)
-	paused  bool
-	rate    rateMeter
-
-	// the table
-	rows       []*model.Call // filtered view of snap.Calls (may alias it)
-	rowsBuf    []*model.Call
-	filter     filterQuery
-	filtering  bool
-	follow     bool
-	cursor     int
-	offset     int
-	selectedID string
-	running    int
-	// compactFlags: the table is narrow, a valid token is flagged ✓
-	compactFlags bool
-
-	// the detail view
-	mode        viewMode
-	detailID    string
-	detailCall  *model.Call
-	detailBuilt time.Time
-	detailWidth int
-	detailText  string    // the viewport's content, to skip an unchanged rebuild
-	detailSet   bool      // the viewport holds detailText (the log shares it)
-	jsonCache   jsonCache // the detail's JSON blocks
-	pendingOpen string
+	waiting       uint64 // events applied to the store but not yet shown (paused)
+	paused        bool
+	rate          rateMeter
+	pendingOpen   string
 
 	flash      string
 	flashUntil time.Time
@@ -123,35 +135,42 @@ func newModel(store *model.Store, opts Options) *Model {
 		opts.FPS = maxFPS
 	}
 	m := &Model{
+		common:      common{st: newStyles()},
 		store:       store,
 		opts:        opts,
-		st:          newStyles(),
-		keys:        newKeyMap(),
+		keys:        newGlobalKeys(),
 		help:        help.New(),
 		input:       textinput.New(),
-		viewport:    viewport.New(80, 20),
+		filterKeys:  newFilterKeys(),
 		width:       80,
 		height:      24,
 		frame:       time.Second / time.Duration(opts.FPS),
-		follow:      true,
 		pendingOpen: opts.OpenCall,
 	}
-	m.bar = progress.New(progress.WithoutPercentage(), progress.WithSolidFill(string(pickColor(colorRun))),
-		// lipgloss's profile honours NO_COLOR; progress's own default does not.
-		progress.WithColorProfile(lipgloss.ColorProfile()))
-	m.bar.EmptyColor = string(pickColor(colorBarBG))
-	m.bar.Full, m.bar.Empty = '━', '─'
+	m.table = newTableModel(&m.common, &m.keys)
+	m.detail = newDetailModel(&m.common, &m.keys)
+	m.log = newLogModel(&m.common, &m.keys)
 	m.input.Prompt = "/"
 	m.input.PromptStyle = lipgloss.NewStyle().Foreground(colorAccent)
 	m.input.PlaceholderStyle = lipgloss.NewStyle().Foreground(colorMuted)
 	m.input.Placeholder = "tool: task: status: source: flag: or text"
 	m.input.Cursor.SetMode(cursor.CursorStatic) // a blinking cursor is noise in a monitor
-	m.viewport.KeyMap = viewport.KeyMap{}       // keys are ours; the viewport only takes the wheel
 	m.help.ShortSeparator = "  "
+	m.layout()
 	m.refresh()
 	m.now = m.clock()
 	m.wallNow = opts.Now()
 	return m
+}
+
+// newBar is the progress bar the table and the detail draw with.
+func newBar() progress.Model {
+	bar := progress.New(progress.WithoutPercentage(), progress.WithSolidFill(string(pickColor(colorRun))),
+		// lipgloss's profile honours NO_COLOR; progress's own default does not.
+		progress.WithColorProfile(lipgloss.ColorProfile()))
+	bar.EmptyColor = string(pickColor(colorBarBG))
+	bar.Full, bar.Empty = '━', '─'
+	return bar
 }
 
 // pickColor resolves an adaptive colour for components that take one hex.
@@ -160,6 +179,17 @@ func pickColor(c lipgloss.AdaptiveColor) string {
 		return c.Dark
 	}
 	return c.Light
+}
+
+// active is the component on screen.
+func (m *Model) active() component {
+	switch m.mode {
+	case modeDetail:
+		return &m.detail
+	case modeLog:
+		return &m.log
+	}
+	return &m.table
 }
 
 type frameMsg time.Time
@@ -185,8 +215,8 @@ func (m *Model) onFrame() {
 	}
 	m.now = m.clock()
 	m.wallNow = m.opts.Now()
-	if d := m.now.Sub(m.detailBuilt); m.mode == modeDetail && (d >= time.Second || d <= -time.Second) {
-		m.buildDetail(false) // relative times ("exp in 4m") move with the clock
+	if m.mode == modeDetail {
+		m.detail.onClock() // relative times ("exp in 4m") move with the clock
 	}
 }
 
@@ -216,7 +246,7 @@ func newestEvent(s *model.Snapshot) time.Time {
 	return t
 }
 
-// refresh takes a new snapshot and re-derives the table.
+// refresh takes a new snapshot and hands it to the parts.
 func (m *Model) refresh() {
 	m.snap = m.store.Snapshot()
 	m.waiting = 0
@@ -231,120 +261,55 @@ func (m *Model) refresh() {
 		m.sessionNow = newestEvent(m.snap)
 	}
 	m.now = m.clock()
-	m.applyFilter()
-	running := 0
-	for _, c := range m.snap.Calls {
-		if c.Status == model.StatusRunning {
-			running++
-		}
-	}
-	m.running = running
+	m.table.setSnapshot()
 	if m.pendingOpen != "" {
 		if c := m.snap.FindCall(m.pendingOpen); c != nil {
 			m.pendingOpen = ""
-			m.selectCall(c.ID)
+			m.table.selectCall(c.ID)
 			m.openDetail(c)
 		}
 	}
-	if m.mode == modeLog {
-		m.buildLog()
-	}
-	if m.mode == modeDetail {
-		if c := m.findCall(m.detailID); c != nil && c != m.detailCall {
-			m.detailCall = c
-			m.buildDetail(false)
+	switch m.mode {
+	case modeLog:
+		m.log.build()
+	case modeDetail:
+		if c := m.findCall(m.detail.id); c != nil && c != m.detail.call {
+			m.detail.setCall(c)
 		}
 	}
 }
 
 // findCall looks a call up by ID, trying the selected row first.
 func (m *Model) findCall(id string) *model.Call {
-	if m.cursor >= 0 && m.cursor < len(m.rows) && m.rows[m.cursor].ID == id {
-		return m.rows[m.cursor]
+	if c := m.table.selected(); c != nil && c.ID == id {
+		return c
 	}
 	return m.snap.FindCall(id)
 }
 
-// applyFilter rebuilds the visible rows and keeps the cursor on its call.
-func (m *Model) applyFilter() {
-	if m.filter.empty() {
-		m.rows = m.snap.Calls
-	} else {
-		rows := m.rowsBuf[:0]
-		for _, c := range m.snap.Calls {
-			if m.filter.match(c) {
-				rows = append(rows, c)
-			}
-		}
-		m.rowsBuf, m.rows = rows, rows
-	}
-	switch {
-	case m.follow || m.selectedID == "":
-		m.cursor = len(m.rows) - 1
-	case m.cursor < len(m.rows) && m.rows[m.cursor].ID == m.selectedID:
-	default:
-		found := false
-		for i, c := range m.rows {
-			if c.ID == m.selectedID {
-				m.cursor, found = i, true
-				break
-			}
-		}
-		if !found {
-			m.cursor = min(m.cursor, len(m.rows)-1)
-		}
-	}
-	m.setCursor(m.cursor)
+func (m *Model) openDetail(c *model.Call) {
+	m.mode = modeDetail
+	m.help.ShowAll = false
+	m.layout()
+	m.detail.open(c)
 }
 
-func (m *Model) setCursor(i int) {
-	if i >= len(m.rows) {
-		i = len(m.rows) - 1
-	}
-	if i < 0 {
-		i = 0
-	}
-	m.cursor = i
-	if i < len(m.rows) {
-		m.selectedID = m.rows[i].ID
-	}
-	m.scrollToCursor()
+func (m *Model) openLog() {
+	m.mode = modeLog
+	m.help.ShowAll = false
+	m.layout()
+	m.log.open()
 }
 
-func (m *Model) selectCall(id string) {
-	for i, c := range m.rows {
-		if c.ID == id {
-			m.follow = false
-			m.setCursor(i)
-			return
-		}
+func (m *Model) closeView() {
+	switch m.mode {
+	case modeDetail:
+		m.detail.close()
+	case modeLog:
+		m.log.close()
 	}
-}
-
-func (m *Model) scrollToCursor() {
-	h := m.tableRows()
-	if m.follow {
-		m.offset = max(0, len(m.rows)-h)
-	}
-	if m.cursor < m.offset {
-		m.offset = m.cursor
-	}
-	if m.cursor >= m.offset+h {
-		m.offset = m.cursor - h + 1
-	}
-	if m.offset > max(0, len(m.rows)-h) {
-		m.offset = max(0, len(m.rows)-h)
-	}
-	if m.offset < 0 {
-		m.offset = 0
-	}
-}
-
-func (m *Model) selected() *model.Call {
-	if m.cursor >= 0 && m.cursor < len(m.rows) {
-		return m.rows[m.cursor]
-	}
-	return nil
+	m.mode = modeTable
+	m.layout()
 }
 
 func (m *Model) setFlash(s string) {

@@ -15,7 +15,7 @@ import (
 
 // sourceProblems are the lines for every failed or reconnecting source, at
 // most width cells each.
-func (m *Model) sourceProblems(width int) []string {
+func (m *tableModel) sourceProblems(width int) []string {
 	st := &m.st
 	var lines []string
 	for _, s := range m.snap.Sources {
@@ -64,7 +64,7 @@ func wrapText(text string, width int) []string {
 
 // renderEmptyTable fills h lines when no call is shown: why sources are not
 // delivering, else a waiting (or no-match) message in the middle.
-func (m *Model) renderEmptyTable(b *strings.Builder, h int) {
+func (m *tableModel) renderEmptyTable(b *strings.Builder, h int) {
 	st := &m.st
 	var lines []string
 	if m.filter.empty() {

@@ -22,7 +22,7 @@ func spinnerFrame(now time.Time) string {
 }
 
 // renderRow writes one call as one table line of exactly m.width cells.
-func (m *Model) renderRow(b *strings.Builder, c *model.Call, cols []column, sel bool) {
+func (m *tableModel) renderRow(b *strings.Builder, c *model.Call, cols []column, sel bool) {
 	var line strings.Builder
 	line.Grow(m.width * 2)
 	if sel {
@@ -44,7 +44,7 @@ func (m *Model) renderRow(b *strings.Builder, c *model.Call, cols []column, sel 
 	b.WriteString(m.st.selected.Render(plain))
 }
 
-func (m *Model) cell(c *model.Call, col column) string {
+func (m *tableModel) cell(c *model.Call, col column) string {
 	w := col.width
 	st := &m.st
 	switch col.id {
@@ -121,7 +121,7 @@ func fitColored(s string, w int) string {
 
 // progressCell: a bar with progress/total and the last message, or a spinner
 // when the total is unknown.
-func (m *Model) progressCell(c *model.Call, w int) string {
+func (m *tableModel) progressCell(c *model.Call, w int) string {
 	p := &c.Progress
 	st := &m.st
 	hasPoints := c.SentCount() > 0 || p.NPoints > 0
@@ -176,7 +176,7 @@ func (m *Model) progressCell(c *model.Call, w int) string {
 
 // outcomeCell fills the progress column of a call that reported no
 // progress: what it ended with (error, cancel reason, a preview of the text).
-func (m *Model) outcomeCell(c *model.Call, w int) string {
+func (m *tableModel) outcomeCell(c *model.Call, w int) string {
 	st := &m.st
 	a := c.LastAttempt()
 	if a == nil {
@@ -206,7 +206,7 @@ func (m *Model) outcomeCell(c *model.Call, w int) string {
 }
 
 // elapsedText is "3.6s/300s": elapsed, and the timeout when known.
-func (m *Model) elapsedText(c *model.Call) string {
+func (m *tableModel) elapsedText(c *model.Call) string {
 	s := formatDuration(c.Elapsed(m.now))
 	if c.TimeoutMS > 0 {
 		s += "/" + formatTimeout(c.TimeoutMS)
@@ -214,7 +214,7 @@ func (m *Model) elapsedText(c *model.Call) string {
 	return s
 }
 
-func (m *Model) elapsedCell(c *model.Call, w int) string {
+func (m *tableModel) elapsedCell(c *model.Call, w int) string {
 	over := c.TimeoutMS > 0 && c.Elapsed(m.now) > time.Duration(c.TimeoutMS)*time.Millisecond
 	s := fitRight(m.elapsedText(c), w)
 	switch {
@@ -247,7 +247,7 @@ func statusGlyph(s model.Status, now time.Time) string {
 // flagsCell lists, most telling first: attempt, replay, token verdict,
 // images, structured content, offload, limits, PII, other warnings. compact
 // flags a valid token as ✓ (narrow terminals).
-func (m *Model) flagsCell(c *model.Call, compact bool) string {
+func (m *tableModel) flagsCell(c *model.Call, compact bool) string {
 	st := &m.st
 	var parts []string
 	add := func(p paint, s string) { parts = append(parts, p.on(s)) }

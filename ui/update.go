@@ -5,17 +5,21 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// Update handles frames, keys, the mouse and resizes.
+// Update handles frames, keys, the mouse and resizes: the root answers the
+// keys every view shares and hands the rest to the part on screen.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case frameMsg:
 		m.onFrame()
 		return m, m.tick()
 	case tea.WindowSizeMsg:
-		m.resize(msg.Width, msg.Height)
+		m.width, m.height = max(msg.Width, 20), max(msg.Height, 6)
+		m.help.Width = m.width
+		m.input.Width = max(10, m.width-16)
+		m.layout()
 		return m, nil
 	case tea.MouseMsg:
-		return m, m.onMouse(msg)
+		return m, m.active().onMouse(msg)
 	case tea.KeyMsg:
 		return m, m.onKey(msg)
 	case copiedMsg:
@@ -25,25 +29,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m *Model) resize(w, h int) {
-	m.width, m.height = max(w, 20), max(h, 6)
-	m.help.Width = m.width
-	m.input.Width = max(10, m.width-16)
-	m.viewport.Width = m.width
-	m.viewport.Height = m.detailHeight()
-	if m.detailWidth != m.width {
-		switch m.mode {
-		case modeDetail:
-			m.buildDetail(false)
-		case modeLog:
-			m.buildLog()
-		}
-	}
-	m.scrollToCursor()
+// layout gives the part on screen what the header and footer leave.
+func (m *Model) layout() {
+	body := m.height - 1 - m.footerLines()
+	m.table.SetSize(m.width, body)
+	m.detail.SetSize(m.width, body)
+	m.log.SetSize(m.width, body)
 }
 
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
-	if msg.Type == tea.KeyCtrlC {
+	k := &m.keys
+	if key.Matches(msg, k.ForceQuit) {
 		return tea.Quit
 	}
 	if m.filtering {
@@ -58,14 +54,12 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	}
-	k := &m.keys
 	switch {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
 	case key.Matches(msg, k.Help):
 		m.help.ShowAll = !m.help.ShowAll
-		m.viewport.Height = m.detailHeight()
-		m.scrollToCursor()
+		m.layout()
 		return nil
 	case key.Matches(msg, k.Pause):
 		m.paused = !m.paused
@@ -75,143 +69,64 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, k.Copy):
-		return m.copySelected()
+		return m.copyFocused()
 	}
-	if m.mode != modeTable {
-		return m.onDetailKey(msg)
-	}
-	return m.onTableKey(msg)
-}
-
-func (m *Model) onTableKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
-	page := max(1, m.tableRows()-1)
-	switch {
-	case key.Matches(msg, k.Up):
-		m.moveCursor(-1)
-	case key.Matches(msg, k.Down):
-		m.moveCursor(1)
-	case key.Matches(msg, k.PageUp):
-		m.moveCursor(-page)
-	case key.Matches(msg, k.PageDown):
-		m.moveCursor(page)
-	case key.Matches(msg, k.Top):
-		m.follow = false
-		m.setCursor(0)
-	case key.Matches(msg, k.Bottom):
-		m.follow = true
-		m.setCursor(len(m.rows) - 1)
-	case key.Matches(msg, k.Follow):
-		m.follow = !m.follow
-		if m.follow {
-			m.setCursor(len(m.rows) - 1)
-		}
-	case key.Matches(msg, k.Open):
-		if c := m.selected(); c != nil {
-			m.openDetail(c)
-		}
-	case key.Matches(msg, k.Log):
-		m.openLog()
-	case key.Matches(msg, k.Filter):
-		m.filtering = true
-		m.input.SetValue(m.filter.text)
-		m.input.CursorEnd()
-		return m.input.Focus()
-	case key.Matches(msg, k.Back):
-		switch {
-		case m.help.ShowAll:
-			m.help.ShowAll = false
-			m.scrollToCursor()
-		case !m.filter.empty():
-			m.setFilter("")
-		}
-	}
-	return nil
-}
-
-// moveCursor moves the selection; moving stops following unless it lands on
-// the newest call.
-func (m *Model) moveCursor(d int) {
-	if len(m.rows) == 0 {
-		return
-	}
-	m.follow = false
-	m.setCursor(m.cursor + d)
-}
-
-func (m *Model) onFilterKey(msg tea.KeyMsg) tea.Cmd {
-	switch msg.Type {
-	case tea.KeyEnter:
-		m.filtering = false
-		m.input.Blur()
-		return nil
-	case tea.KeyEsc:
-		m.filtering = false
-		m.input.Blur()
-		m.setFilter("")
-		return nil
-	}
-	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(msg)
-	if m.input.Value() != m.filter.text {
-		m.setFilter(m.input.Value())
+	req, cmd := m.active().onKey(msg)
+	if req != stay {
+		return m.answer(req)
 	}
 	return cmd
 }
 
-func (m *Model) setFilter(s string) {
-	m.filter = parseFilter(s)
-	m.filter.text = s
-	m.applyFilter()
-}
-
-func (m *Model) onDetailKey(msg tea.KeyMsg) tea.Cmd {
-	k := &m.keys
-	vp := &m.viewport
-	switch {
-	case key.Matches(msg, k.Back), msg.Type == tea.KeyLeft, msg.String() == "h":
-		if m.help.ShowAll {
-			m.help.ShowAll = false
-			m.viewport.Height = m.detailHeight()
-			return nil
+// answer does what a part's key asked of the root.
+func (m *Model) answer(req request) tea.Cmd {
+	switch req {
+	case openDetail:
+		if c := m.table.selected(); c != nil {
+			m.openDetail(c)
 		}
-		m.closeDetail()
-	case key.Matches(msg, k.Up):
-		vp.ScrollUp(1)
-	case key.Matches(msg, k.Down):
-		vp.ScrollDown(1)
-	case key.Matches(msg, k.PageUp):
-		vp.PageUp()
-	case key.Matches(msg, k.PageDown), msg.String() == " ":
-		vp.PageDown()
-	case key.Matches(msg, k.Top):
-		vp.GotoTop()
-	case key.Matches(msg, k.Bottom):
-		vp.GotoBottom()
+	case openLog:
+		m.openLog()
+	case startFilter:
+		m.filtering = true
+		m.input.SetValue(m.table.filter.text)
+		m.input.CursorEnd()
+		m.layout()
+		return m.input.Focus()
+	case goBack:
+		switch {
+		case m.help.ShowAll:
+			m.help.ShowAll = false
+			m.layout()
+		case m.mode != modeTable:
+			m.closeView()
+		case !m.table.filter.empty():
+			m.table.setFilter("")
+		}
 	}
 	return nil
 }
 
-func (m *Model) onMouse(msg tea.MouseMsg) tea.Cmd {
-	if m.mode != modeTable {
-		var cmd tea.Cmd
-		m.viewport, cmd = m.viewport.Update(msg)
-		return cmd
-	}
-	if msg.Action != tea.MouseActionPress {
+func (m *Model) onFilterKey(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.filterKeys.Apply):
+		m.endFilter()
+		return nil
+	case key.Matches(msg, m.filterKeys.Clear):
+		m.endFilter()
+		m.table.setFilter("")
 		return nil
 	}
-	switch msg.Button {
-	case tea.MouseButtonWheelUp:
-		m.moveCursor(-3)
-	case tea.MouseButtonWheelDown:
-		m.moveCursor(3)
-	case tea.MouseButtonLeft:
-		// a click on a row selects it
-		if i := msg.Y - tableTop; i >= 0 && i < m.tableRows() && m.offset+i < len(m.rows) {
-			m.follow = false
-			m.setCursor(m.offset + i)
-		}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	if m.input.Value() != m.table.filter.text {
+		m.table.setFilter(m.input.Value())
 	}
-	return nil
+	return cmd
+}
+
+func (m *Model) endFilter() {
+	m.filtering = false
+	m.input.Blur()
+	m.layout()
 }
