@@ -40,6 +40,9 @@ type task struct {
 	WorkspaceID string
 	AgentID     string
 	ExecutionID string
+	// TraceParent is the W3C trace context of the agent's run of the task:
+	// every call's _meta carries it, so exported spans land in that trace.
+	TraceParent string
 	EndUserID   string
 	Metadata    map[string]any
 
@@ -201,7 +204,8 @@ func (p *platform) cancelCall(ctx context.Context, id int64, reason string) {
 }
 
 // meta is the call's _meta: the agentarea/* keys, the progress token (the
-// request id) and the 2026-07-28 per-request protocol keys.
+// request id), the 2026-07-28 per-request protocol keys and the task's
+// W3C traceparent.
 func (t *task) meta(callID string, requestID int64) map[string]any {
 	m := map[string]any{
 		decoder.MetaProgressToken:                    requestID,
@@ -217,6 +221,9 @@ func (t *task) meta(callID string, requestID int64) map[string]any {
 	}
 	if t.EndUserID != "" {
 		m[decoder.MetaEndUserID] = t.EndUserID
+	}
+	if t.TraceParent != "" {
+		m["traceparent"] = t.TraceParent
 	}
 	if t.Metadata != nil {
 		m[decoder.MetaMetadata] = t.Metadata
