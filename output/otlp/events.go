@@ -30,7 +30,7 @@ const logHalf = MaxSpanEvents / 2
 type eventLog struct {
 	head  []spanEvent
 	tail  []spanEvent // a ring of logHalf, made when the head is full
-	nTail int // events offered past the head
+	nTail int         // events offered past the head
 }
 
 func (l *eventLog) add(ev spanEvent) {
