@@ -20,7 +20,7 @@ type watchedExporter struct {
 
 	mu      sync.Mutex
 	failing bool
-	// Failures and Exported count batches (tests and the report read them).
+	// failures and exported count batches.
 	failures, exported int
 }
 
@@ -44,6 +44,13 @@ func (w *watchedExporter) ExportSpans(ctx context.Context, spans []sdktrace.Read
 			w.endpoint, w.cleanError(err), len(spans)))
 	}
 	return err
+}
+
+// counts returns the failed and successful exports so far.
+func (w *watchedExporter) counts() (failures, exported int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.failures, w.exported
 }
 
 // cleanError is the error as a warning may show it: one line, sanitised,
