@@ -132,7 +132,7 @@ func tracesURL(raw string) (string, error) {
 // shownEndpoint is where spans go, as a message may show it (credentials
 // in the URL redacted).
 func shownEndpoint(explicit string) string {
-	raw := explicit
+	raw, _ := tracesURL(explicit)
 	if raw == "" {
 		raw = os.Getenv(EnvTracesEndpoint)
 	}

@@ -60,7 +60,8 @@ func TestCollectorDownWarnsOnce(t *testing.T) {
 	if len(ws) != 1 {
 		t.Fatalf("%d warnings, want exactly 1: %v", len(ws), ws)
 	}
-	if ws[0].Kind != model.KindWarning || ws[0].Code != "otlp_export_failed" || !strings.Contains(ws[0].Message, "monitoring goes on") {
+	if ws[0].Kind != model.KindWarning || ws[0].Code != "otlp_export_failed" || !strings.Contains(ws[0].Message, "monitoring goes on") ||
+		!strings.Contains(ws[0].Message, "/v1/traces") {
 		t.Errorf("warning %+v", ws[0])
 	}
 	if got, _ := e.watch.counts(); got < 2 {
