@@ -100,6 +100,31 @@ func TestRunShowsEveryScenario(t *testing.T) {
 		}
 	})
 
+	t.Run("every call carries its task's traceparent", func(t *testing.T) {
+		traceparent := regexp.MustCompile(`^00-[0-9a-f]{32}-[0-9a-f]{16}-01$`)
+		byTask := map[string]string{}
+		seen := map[string]bool{}
+		for _, e := range events {
+			if e.Kind != model.KindToolCall || e.Source != model.SourceTap || e.TaskID == "" {
+				continue
+			}
+			if !traceparent.MatchString(e.TraceParent) {
+				t.Fatalf("%s: traceparent %q", e.Tool, e.TraceParent)
+			}
+			if tp, ok := byTask[e.TaskID]; ok && tp != e.TraceParent {
+				t.Errorf("task %s: calls with traceparents %s and %s", e.TaskID, tp, e.TraceParent)
+			}
+			if _, ok := byTask[e.TaskID]; !ok && seen[e.TraceParent] {
+				t.Errorf("two tasks share traceparent %s", e.TraceParent)
+			}
+			byTask[e.TaskID] = e.TraceParent
+			seen[e.TraceParent] = true
+		}
+		if len(byTask) < 2 {
+			t.Fatalf("tap calls of %d tasks", len(byTask))
+		}
+	})
+
 	t.Run("long call: sent and relayed differ", func(t *testing.T) {
 		sent := pick(events, model.SourceTap, model.KindToolProgress, toolReadWorkbook)
 		relayed := pick(events, model.SourceFeed, model.KindToolProgress, toolReadWorkbook)
