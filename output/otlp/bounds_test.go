@@ -105,3 +105,22 @@ func TestProgressEventsAreBounded(t *testing.T) {
 		t.Errorf("sent_count %d", got)
 	}
 }
+
+// A feed event delivered twice (same event_id) counts once.
+func TestDuplicateFeedEventCountsOnce(t *testing.T) {
+	c := newCollector(t)
+	e, _ := newTestExporter(t, c.URL, nil)
+	feed := func(kind model.Kind, id string, ms int) model.Event {
+		return model.Event{Time: at(ms), Source: model.SourceFeed, SourceName: "feed:x", Kind: kind, EventID: id,
+			TaskID: "t", ToolCallID: "c", Tool: "mcp__s__tool", Progress: 1}
+	}
+	for _, ev := range []model.Event{feed(model.KindToolCall, "e1", 0), feed(model.KindToolProgress, "e2", 1),
+		feed(model.KindToolProgress, "e2", 1), feed(model.KindToolResult, "e3", 2)} {
+		e.Emit(ev)
+	}
+	e.Close()
+	s := c.all()[0]
+	if got := intAttr(t, s.Attributes, "toolscope.progress.relayed_count"); got != 1 || len(s.Events) != 1 {
+		t.Errorf("relayed_count %d, %d events: a duplicate counted", got, len(s.Events))
+	}
+}

@@ -29,7 +29,7 @@ type collector struct {
 	requests int
 }
 
-func newCollector(t *testing.T) *collector {
+func newCollector(t testing.TB) *collector {
 	c := &collector{}
 	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/x-protobuf" {

@@ -67,7 +67,7 @@ func TestCollectorDownWarnsOnce(t *testing.T) {
 	if got, _ := e.watch.counts(); got < 2 {
 		t.Errorf("%d failed exports, want several (one warning for all)", got)
 	}
-	if slowest > 50*time.Millisecond {
+	if slowest >= 250*time.Millisecond {
 		t.Errorf("slowest Emit %v with the collector down", slowest)
 	}
 }
@@ -95,9 +95,12 @@ func TestHangingCollectorNeverBlocks(t *testing.T) {
 	start = time.Now()
 	e.Close()
 	closing := time.Since(start)
-	t.Logf("15000 events in %v (slowest Emit %v); Close %v", emitted, slowest, closing)
-	if slowest > 50*time.Millisecond {
-		t.Errorf("slowest Emit %v with a hanging collector", slowest)
+	mean := emitted / 15000
+	t.Logf("15000 events in %v (mean Emit %v, slowest %v); Close %v", emitted, mean, slowest, closing)
+	// Emit never waits for an export (300 ms here): the slowest one is a
+	// scheduling hiccup of a loaded machine at worst.
+	if slowest >= 250*time.Millisecond || mean > 200*time.Microsecond {
+		t.Errorf("Emit: mean %v, slowest %v with a hanging collector", mean, slowest)
 	}
 	if closing > 3*time.Second {
 		t.Errorf("Close took %v", closing)

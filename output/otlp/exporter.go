@@ -35,6 +35,7 @@ type Exporter struct {
 	mu     sync.Mutex
 	calls  *callTable
 	due    []*attemptState // ended attempts, in the order their linger ends
+	seen   seenIDs
 	closed bool
 
 	stop chan struct{}
@@ -103,7 +104,7 @@ func (e *Exporter) Emit(ev model.Event) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
+	if e.closed || ev.EventID != "" && !e.seen.firstTime(ev.EventID) {
 		return
 	}
 	now := e.now()
