@@ -124,3 +124,16 @@ func TestDuplicateFeedEventCountsOnce(t *testing.T) {
 		t.Errorf("relayed_count %d, %d events: a duplicate counted", got, len(s.Events))
 	}
 }
+
+// A warning about an exchange that carries no call (a token on tools/list)
+// makes no span.
+func TestWarningAloneMakesNoSpan(t *testing.T) {
+	c := newCollector(t)
+	e, _ := newTestExporter(t, c.URL, nil)
+	e.Emit(model.Event{Time: at(0), Source: model.SourceTap, SourceName: "tap:x", Kind: model.KindWarning,
+		Exchange: "9", Code: "context_on_other_method", Message: "a token on tools/list"})
+	e.Close()
+	if len(c.all()) != 0 {
+		t.Fatalf("%d spans for a warning alone", len(c.all()))
+	}
+}

@@ -78,6 +78,9 @@ func (t *callTable) apply(ev *model.Event, now time.Time) []*attemptState {
 		}
 	}
 	var out []*attemptState
+	if c == nil && ev.Kind == model.KindWarning {
+		return nil // about an exchange that is no call (tools/list...), or a call let go of
+	}
 	if c == nil {
 		c = &callState{}
 		c.elem = t.recent.PushFront(c)
