@@ -71,6 +71,18 @@ func (c *collector) all() []*tracepb.Span {
 	return append([]*tracepb.Span(nil), c.spans...)
 }
 
+func (c *collector) firstHeader() http.Header {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.headers[0]
+}
+
+func (c *collector) resourceAttrs() []*commonpb.KeyValue {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.resource
+}
+
 // contains says whether any request body holds s.
 func (c *collector) contains(s string) bool {
 	c.mu.Lock()

@@ -12,6 +12,7 @@ func TestStandardEnvironment(t *testing.T) {
 	c := newCollector(t)
 	t.Setenv(EnvEndpoint, c.URL)
 	t.Setenv(EnvHeaders, "x-honeycomb-team=env-key-123")
+	t.Setenv("OTEL_SERVICE_NAME", "toolscope-ci")
 	if !Configured("") {
 		t.Fatal("Configured with the endpoint variable set")
 	}
@@ -21,8 +22,11 @@ func TestStandardEnvironment(t *testing.T) {
 	if len(c.all()) != 1 {
 		t.Fatalf("%d spans", len(c.all()))
 	}
-	if got := c.headers[0].Get("X-Honeycomb-Team"); got != "env-key-123" {
+	if got := c.firstHeader().Get("X-Honeycomb-Team"); got != "env-key-123" {
 		t.Errorf("header from %s: %q", EnvHeaders, got)
+	}
+	if v, _ := attr(c.resourceAttrs(), "service.name"); v.GetStringValue() != "toolscope-ci" {
+		t.Errorf("service.name %v: OTEL_SERVICE_NAME should win", v)
 	}
 }
 
@@ -37,7 +41,7 @@ func TestExplicitURLAndHeadersWin(t *testing.T) {
 	if len(c.all()) != 1 || len(w.list()) != 0 {
 		t.Fatalf("%d spans, warnings %v: the URL given did not win", len(c.all()), w.list())
 	}
-	if got := c.headers[0].Get("X-Key"); got != "from-config" {
+	if got := c.firstHeader().Get("X-Key"); got != "from-config" {
 		t.Errorf("header %q", got)
 	}
 }

@@ -74,9 +74,11 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("OpenTelemetry exporter: %w", err)
 	}
-	res, err := resource.New(ctx, resource.WithTelemetrySDK(), resource.WithFromEnv(),
-		resource.WithSchemaURL(semconv.SchemaURL), resource.WithAttributes(semconv.ServiceName(cfg.ServiceName)))
-	if err != nil && res == nil {
+	// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, read last, win. A
+	// malformed variable loses only its own attributes.
+	res, err := resource.New(ctx, resource.WithTelemetrySDK(),
+		resource.WithAttributes(semconv.ServiceName(cfg.ServiceName)), resource.WithFromEnv())
+	if res == nil {
 		return nil, fmt.Errorf("OpenTelemetry resource: %w", err)
 	}
 	quietErrors.Do(func() { otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {})) })
@@ -92,7 +94,7 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 	// the agent's own sampling said.
 	e.provider = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(bsp), sdktrace.WithResource(res),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()))
-	e.tracer = e.provider.Tracer(ScopeName)
+	e.tracer = e.provider.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL))
 	go e.loop()
 	return e, nil
 }

@@ -162,7 +162,7 @@ func TestSpanOfACallSeenByTapAndFeed(t *testing.T) {
 	if code := strAttr(t, s.Events[2].Attributes, "toolscope.warning.code"); code != "progress_not_increasing" {
 		t.Errorf("warning code %q", code)
 	}
-	if v, ok := attr(c.resource, "service.name"); !ok || v.GetStringValue() != "toolscope-test" {
+	if v, ok := attr(c.resourceAttrs(), "service.name"); !ok || v.GetStringValue() != "toolscope-test" {
 		t.Errorf("service.name %v", v)
 	}
 	if len(w.list()) != 0 {
