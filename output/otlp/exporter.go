@@ -43,6 +43,8 @@ type Exporter struct {
 	now  func() time.Time // wall clock of linger and idleness (tests move it)
 }
 
+var _ model.Sink = (*Exporter)(nil)
+
 // quietErrors keeps the SDK's own error reports off stderr (the TUI owns
 // the terminal); export failures reach the user as one warning event.
 var quietErrors sync.Once
