@@ -137,3 +137,32 @@ func TestWarningAloneMakesNoSpan(t *testing.T) {
 		t.Fatalf("%d spans for a warning alone", len(c.all()))
 	}
 }
+
+// A feed alone announces a call once and reports the attempt that answered:
+// one span from the tool.call to that result, with its attempt number.
+func TestFeedOnlyRetryIsOneSpan(t *testing.T) {
+	c := newCollector(t)
+	e, _ := newTestExporter(t, c.URL, nil)
+	feed := func(kind model.Kind, ms int) model.Event {
+		return model.Event{Time: at(ms), Source: model.SourceFeed, SourceName: "feed:x", Kind: kind,
+			TaskID: "t", ToolCallID: "c", Tool: "mcp__s__post"}
+	}
+	res := feed(model.KindToolResult, 2500)
+	res.Attempt, res.Replayed = 2, true
+	for _, ev := range []model.Event{feed(model.KindToolCall, 0), feed(model.KindToolProgress, 100), res} {
+		e.Emit(ev)
+	}
+	e.Close()
+	spans := c.all()
+	if len(spans) != 1 {
+		t.Fatalf("%d spans, want 1", len(spans))
+	}
+	s := spans[0]
+	if intAttr(t, s.Attributes, "agentarea.attempt") != 2 || s.StartTimeUnixNano != uint64(at(0).UnixNano()) ||
+		s.EndTimeUnixNano != uint64(at(2500).UnixNano()) {
+		t.Errorf("attempt %d from %d to %d", intAttr(t, s.Attributes, "agentarea.attempt"), s.StartTimeUnixNano, s.EndTimeUnixNano)
+	}
+	if _, unfinished := attr(s.Attributes, "toolscope.unfinished"); unfinished {
+		t.Error("unfinished")
+	}
+}

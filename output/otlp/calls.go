@@ -203,6 +203,9 @@ func (c *callState) attemptFor(ev *model.Event) *attemptState {
 		return a
 	}
 	n := ev.Attempt
+	if a := c.feedOnlyRetry(ev); a != nil {
+		return a
+	}
 	if n == 0 {
 		switch ev.Kind {
 		case model.KindToolCall:
@@ -222,6 +225,22 @@ func (c *callState) attemptFor(ev *model.Event) *attemptState {
 		}
 	}
 	return c.attemptN(n)
+}
+
+// feedOnlyRetry is the open attempt a feed's result of attempt n > 1
+// ends, when no tap saw the attempts: a feed announces a call once and
+// reports only the attempt that answered, so its one span runs from the
+// tool.call to that result and carries that attempt's number.
+func (c *callState) feedOnlyRetry(ev *model.Event) *attemptState {
+	if ev.Kind != model.KindToolResult || ev.Attempt < 2 || ev.Source == model.SourceTap || len(c.attempts) == 0 {
+		return nil
+	}
+	last := c.attempts[len(c.attempts)-1]
+	if last.n >= ev.Attempt || last.exchange != "" || !last.feedCall || !last.ended.IsZero() {
+		return nil
+	}
+	last.n = ev.Attempt
+	return last
 }
 
 // attemptN returns attempt n, made if new; nil past MaxAttempts.
