@@ -197,7 +197,7 @@ func (c *callState) attemptFor(ev *model.Event) *attemptState {
 			}
 		}
 		a := c.attemptN(n)
-		if a != nil && a.exchange == "" {
+		if a != nil && a.exchange == "" && !a.queued { // a queued one is being, or has been, made
 			a.exchange, a.sourceName = ev.Exchange, ev.SourceName
 		}
 		return a
@@ -236,7 +236,7 @@ func (c *callState) feedOnlyRetry(ev *model.Event) *attemptState {
 		return nil
 	}
 	last := c.attempts[len(c.attempts)-1]
-	if last.n >= ev.Attempt || last.exchange != "" || !last.feedCall || !last.ended.IsZero() {
+	if last.n >= ev.Attempt || last.exchange != "" || !last.feedCall || !last.ended.IsZero() || last.queued {
 		return nil
 	}
 	last.n = ev.Attempt
