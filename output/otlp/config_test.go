@@ -55,6 +55,9 @@ func TestNoEndpointIsAnError(t *testing.T) {
 	if _, err := New(context.Background(), Config{}); err == nil {
 		t.Fatal("New without an endpoint")
 	}
+	if e, err := NewIfConfigured(context.Background(), Config{}); e != nil || err != nil {
+		t.Fatalf("NewIfConfigured without an endpoint: %v, %v", e, err)
+	}
 	if _, err := New(context.Background(), Config{URL: "localhost:4318"}); err == nil || !strings.Contains(err.Error(), "http://") {
 		t.Fatalf("a URL without a scheme: %v", err)
 	}

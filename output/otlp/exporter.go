@@ -101,6 +101,15 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 	return e, nil
 }
 
+// NewIfConfigured is New when export is asked for (cfg.URL, from --otlp,
+// or the standard variables), and nil without an error when it is not.
+func NewIfConfigured(ctx context.Context, cfg Config) (*Exporter, error) {
+	if !Configured(cfg.URL) {
+		return nil, nil
+	}
+	return New(ctx, cfg)
+}
+
 // Emit folds one event into its call. It never waits for the network.
 func (e *Exporter) Emit(ev model.Event) {
 	if !ev.IsCallEvent() {
