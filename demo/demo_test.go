@@ -102,11 +102,43 @@ func TestRunShowsEveryScenario(t *testing.T) {
 
 	t.Run("the platform keeps its relay rule at every speed", func(t *testing.T) {
 		// The demo's platform relays at 0.5 s of scenario time; its feeds
-		// are checked against the same clock, so the rule holds.
+		// are checked against the same clock, so the rule holds. On a
+		// loaded machine a late wake-up can bunch two relays planned 50 ms
+		// apart (speed 10) into one instant: one or two are tolerated, where
+		// checking on the wrong clock gives about twenty.
+		var too []string
 		for _, ev := range events {
-			if ev.Kind == model.KindWarning && ev.Code == "progress_relayed_too_soon" {
-				t.Errorf("%s: %s", ev.Tool, ev.Message)
+			if ev.Kind == model.KindWarning && ev.Code == string(model.WarnProgressRelayedTooSoon) {
+				too = append(too, ev.Tool+": "+ev.Message)
 			}
+		}
+		if len(too) > 2 {
+			t.Errorf("%d relays judged too soon:\n%s", len(too), strings.Join(too, "\n"))
+		}
+	})
+
+	t.Run("every call carries its task's traceparent", func(t *testing.T) {
+		traceparent := regexp.MustCompile(`^00-[0-9a-f]{32}-[0-9a-f]{16}-01$`)
+		byTask := map[string]string{}
+		seen := map[string]bool{}
+		for _, e := range events {
+			if e.Kind != model.KindToolCall || e.Source != model.SourceTap || e.TaskID == "" {
+				continue
+			}
+			if !traceparent.MatchString(e.TraceParent) {
+				t.Fatalf("%s: traceparent %q", e.Tool, e.TraceParent)
+			}
+			if tp, ok := byTask[e.TaskID]; ok && tp != e.TraceParent {
+				t.Errorf("task %s: calls with traceparents %s and %s", e.TaskID, tp, e.TraceParent)
+			}
+			if _, ok := byTask[e.TaskID]; !ok && seen[e.TraceParent] {
+				t.Errorf("two tasks share traceparent %s", e.TraceParent)
+			}
+			byTask[e.TaskID] = e.TraceParent
+			seen[e.TraceParent] = true
+		}
+		if len(byTask) < 2 {
+			t.Fatalf("tap calls of %d tasks", len(byTask))
 		}
 	})
 

@@ -40,6 +40,9 @@ type task struct {
 	WorkspaceID string
 	AgentID     string
 	ExecutionID string
+	// TraceParent is the W3C trace context of the agent's run of the task:
+	// every call's _meta carries it, so exported spans land in that trace.
+	TraceParent string
 	EndUserID   string
 	Metadata    map[string]any
 
@@ -200,10 +203,15 @@ func (p *platform) cancelCall(ctx context.Context, id int64, reason string) {
 		Params: map[string]any{"requestId": id, "reason": reason}})
 }
 
-// meta is the call's _meta, as decoder.PlatformMeta builds it.
+// meta is the call's _meta, as decoder.PlatformMeta builds it, with the
+// task's W3C traceparent.
 func (t *task) meta(callID string, requestID int64) map[string]any {
-	return decoder.PlatformMeta(decoder.CallContext{TaskID: t.ID, ToolCallID: callID, WorkspaceID: t.WorkspaceID,
+	m := decoder.PlatformMeta(decoder.CallContext{TaskID: t.ID, ToolCallID: callID, WorkspaceID: t.WorkspaceID,
 		AgentID: t.AgentID, EndUserID: t.EndUserID, Metadata: t.Metadata}, requestID)
+	if t.TraceParent != "" {
+		m["traceparent"] = t.TraceParent
+	}
+	return m
 }
 
 // progressRelay relays one attempt's progress notifications to the task feed

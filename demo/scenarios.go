@@ -93,6 +93,7 @@ func newTask(tp taskPlan) *task {
 		WorkspaceID: demoWorkspaceID,
 		AgentID:     demoAgentID,
 		ExecutionID: newUUID(),
+		TraceParent: "00-" + newID("", 16) + "-" + newID("", 8) + "-01",
 		EndUserID:   tp.EndUserID,
 		Metadata:    tp.Metadata,
 	}

@@ -84,6 +84,11 @@ type Event struct {
 	AgentName   string            `json:"agent_name,omitempty"`
 	TimeoutMS   int64             `json:"timeout_ms,omitempty"`
 	Headers     map[string]string `json:"headers,omitempty"`
+	// TraceParent and TraceState are the W3C trace context of _meta
+	// (traceparent, tracestate): OpenTelemetry export makes the call's span
+	// a child of that span.
+	TraceParent string `json:"traceparent,omitempty"`
+	TraceState  string `json:"tracestate,omitempty"`
 
 	// tool.progress (see MarshalJSON: always written for that kind)
 	Progress float64  `json:"-"`

@@ -81,6 +81,7 @@ const (
 	WarnMalformedLine               WarningCode = "malformed_line"
 	WarnWriteFailed                 WarningCode = "write_failed"
 	WarnDemoFailed                  WarningCode = "demo_failed"
+	WarnOTLPExportFailed            WarningCode = "otlp_export_failed"
 	WarnHistoryEventTooLarge        WarningCode = "history_event_too_large"
 	WarnHistoryTruncated            WarningCode = "history_truncated"
 	WarnCallAbandoned               WarningCode = "call_abandoned"
@@ -170,6 +171,7 @@ var WarningCodes = []WarningInfo{
 	{WarnMalformedLine, "a replay line that is not an event", ruleToolscope, 0},
 	{WarnWriteFailed, "a writer that failed", ruleToolscope, 0},
 	{WarnDemoFailed, "the demo's own failure", ruleToolscope, 0},
+	{WarnOTLPExportFailed, "spans could not be sent to the `--otlp` collector (once per outage; monitoring goes on)", ruleToolscope, 0},
 	{WarnHistoryEventTooLarge, "a history item over `--max-event-bytes` skipped", ruleMemoryLimit, 0},
 	{WarnHistoryTruncated, "history pages past `--max-history-pages` not read", ruleMemoryLimit, 0},
 	{WarnCallAbandoned, "a running call ended by toolscope to stay bounded: past `--max-running-calls`, twice its timeout, or an hour idle", ruleMemoryLimit, 0},

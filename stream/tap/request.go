@@ -234,6 +234,7 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 		ev.Meta = meta.AgentArea
 	}
 	ev.Context = &vctx
+	ev.TraceParent, ev.TraceState = meta.Trace["traceparent"], meta.Trace["tracestate"]
 	if t.cfg.InstanceName != "" && cp.Name != "" {
 		ev.AgentName = decoder.QualifiedName(t.cfg.InstanceName, cp.Name)
 	}
