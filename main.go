@@ -19,6 +19,7 @@ import (
 	"toolscope/decoder"
 	"toolscope/demo"
 	"toolscope/model"
+	"toolscope/output"
 	"toolscope/stream/feed"
 	"toolscope/stream/replay"
 	"toolscope/stream/tap"
@@ -144,6 +145,9 @@ type outputFlags struct {
 	record          string
 	maxCalls        int
 	maxRunningCalls int
+	// redactor knows the configured credential header (set by the live
+	// commands before newPipeline).
+	redactor model.Redactor
 }
 
 func (o *outputFlags) register(fs *flag.FlagSet) {
@@ -181,7 +185,7 @@ func stdoutIsTerminal() bool {
 // pipeline is the store and its writers for one run.
 type pipeline struct {
 	store  *model.Store
-	hub    *model.Hub
+	hub    *output.Hub
 	output string
 	title  string
 	// reported is set once a write error has been said on stderr.
@@ -190,7 +194,7 @@ type pipeline struct {
 
 // newPipeline builds the store, the stdout writer for json/text output and
 // the --record writer.
-func newPipeline(o outputFlags, output string) (*pipeline, error) {
+func newPipeline(o outputFlags, mode string) (*pipeline, error) {
 	opts := model.DefaultOptions()
 	if o.maxCalls > 0 {
 		opts.MaxFinishedCalls = o.maxCalls
@@ -198,23 +202,23 @@ func newPipeline(o outputFlags, output string) (*pipeline, error) {
 	if o.maxRunningCalls > 0 {
 		opts.MaxRunningCalls = o.maxRunningCalls
 	}
-	p := &pipeline{store: model.NewStore(opts), output: output}
-	p.hub = model.NewHub(p.store)
-	switch output {
+	p := &pipeline{store: model.NewStore(opts), output: mode}
+	p.hub = output.NewHub(p.store)
+	switch mode {
 	case "json":
-		p.hub.AddWriter(model.NewWriter("stdout", os.Stdout, model.FormatJSON, true, nil))
+		p.hub.Add(output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatJSON, Redactor: o.redactor}))
 	case "text":
-		p.hub.AddWriter(model.NewWriter("stdout", os.Stdout, model.FormatText, true, nil))
+		p.hub.Add(output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatText, Redactor: o.redactor}))
 	}
 	if o.record != "" {
 		f, err := os.OpenFile(o.record, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("--record: %w", err)
 		}
-		p.hub.AddWriter(model.NewWriter("--record "+o.record, f, model.FormatJSON, false, f))
+		p.hub.Add(output.NewWriter(f, output.WriterConfig{Name: "--record " + o.record, Format: output.FormatJSON, Redactor: o.redactor, Closer: f}))
 	}
 	p.hub.OnWriteError = func(err error) {
-		if output != "tui" { // the screen shows it as a warning; said on exit too
+		if mode != "tui" { // the screen shows it as a warning; said on exit too
 			p.reported.Store(true)
 			fmt.Fprintf(os.Stderr, "toolscope: %v (monitoring goes on)\n", err)
 		}
@@ -378,9 +382,6 @@ func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (
 	if l.timeout < tap.MinTimeout || l.timeout > tap.MaxTimeout {
 		return nil, usageError(cmd, "--timeout %v is outside 1s..1800s (the range the contract allows)", l.timeout)
 	}
-	if l.credentialHeader != "" {
-		model.AddSecretHeader(l.credentialHeader)
-	}
 	cfgs := extraTaps
 	for i, pair := range l.taps {
 		listen, upstream, ok := strings.Cut(pair, "=")
@@ -541,6 +542,7 @@ func runWatch(args []string) int {
 		return 2
 	}
 	live.settle(fs, output)
+	out.redactor = model.NewRedactor(live.credentialHeader)
 	p, err := newPipeline(out, output)
 	if err != nil {
 		return exitCode("watch", err)
@@ -610,6 +612,7 @@ func runTap(args []string) int {
 		return 2
 	}
 	live.settle(fs, output)
+	out.redactor = model.NewRedactor(live.credentialHeader)
 	p, err := newPipeline(out, output)
 	if err != nil {
 		return exitCode("tap", err)
@@ -681,6 +684,7 @@ func runDemo(args []string) int {
 		return 2
 	}
 	live.settle(fs, output)
+	out.redactor = model.NewRedactor(live.credentialHeader)
 	p, err := newPipeline(out, output)
 	if err != nil {
 		return exitCode("demo", err)

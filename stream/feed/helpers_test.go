@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // feedServer is a real SSE server on loopback whose answers a test scripts.
@@ -134,12 +135,12 @@ type collector struct {
 	mu    sync.Mutex
 	evs   []model.Event
 	store *model.Store
-	hub   *model.Hub
+	hub   *output.Hub
 }
 
 func newCollector() *collector {
 	s := model.NewStore(model.Options{})
-	return &collector{store: s, hub: model.NewHub(s)}
+	return &collector{store: s, hub: output.NewHub(s)}
 }
 
 func (c *collector) Emit(e model.Event) {
