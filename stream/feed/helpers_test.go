@@ -130,7 +130,7 @@ func scriptTask(task string, calls, progress int) []feedEvent {
 }
 
 // collector is a sink that keeps every event in order and applies it to a
-// store through a hub, as main.go wires it.
+// store through a hub, as cli wires it.
 type collector struct {
 	mu    sync.Mutex
 	evs   []model.Event

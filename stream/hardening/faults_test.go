@@ -587,7 +587,7 @@ func TestTapShutdownWithUnusedConnection(t *testing.T) {
 	}
 	defer conn.Close()
 	time.Sleep(50 * time.Millisecond)
-	// main.go gives Shutdown 5 s; 1.5 s is enough to tell.
+	// cli gives Shutdown 5 s; 1.5 s is enough to tell.
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
