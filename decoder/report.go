@@ -57,9 +57,9 @@ func (w Warning) MarshalJSON() ([]byte, error) {
 	}{w.Code, w.Message})
 }
 
-// Times reads iat and exp from claims and says, relative to now, when the
+// tokenTimes reads iat and exp from claims and says, relative to now, when the
 // token was issued and when it expires: "issued 12 s ago, expires in 4 m 48 s".
-func Times(claims map[string]any, now time.Time) *TokenTimes {
+func tokenTimes(claims map[string]any, now time.Time) *TokenTimes {
 	iat, iatOK := numericDate(claims["iat"])
 	exp, expOK := numericDate(claims["exp"])
 	if !iatOK && !expOK {
@@ -107,7 +107,7 @@ func Decode(in DecodeInput) (DecodeReport, error) {
 	}
 	v := VerifyInput{Token: token, Secrets: in.Secrets, InstanceID: in.InstanceID, Now: in.Now, CallUnknown: true}
 	if len(in.Call) > 0 {
-		call, inBatch, err := ReadCall(in.Call)
+		call, inBatch, err := readCall(in.Call)
 		if errors.Is(err, ErrMetaNotObject) {
 			v.MetaProblem, err = err.Error(), nil // the verdict says it: 400/-32602
 		}
@@ -120,14 +120,14 @@ func Decode(in DecodeInput) (DecodeReport, error) {
 	ctx, ws := Verify(v)
 	return DecodeReport{
 		Verdict: ctx.Verdict, HTTPStatus: ctx.HTTPStatus, RPCCode: ctx.RPCCode, Reason: ctx.Reason,
-		Header: ctx.Header, Claims: ctx.Claims, Times: Times(ctx.Claims, in.Now),
+		Header: ctx.Header, Claims: ctx.Claims, Times: tokenTimes(ctx.Claims, in.Now),
 		Steps: ctx.Steps, Warnings: ws, Tool: v.ToolName, Secrets: len(in.Secrets),
 	}, nil
 }
 
-// ReadCall reads a tools/call request body (a JSON-RPC request, a batch
+// readCall reads a tools/call request body (a JSON-RPC request, a batch
 // holding one, or a bare params object) into its params.
-func ReadCall(body []byte) (CallParams, bool, error) {
+func readCall(body []byte) (CallParams, bool, error) {
 	msgs, batch, err := ParseMessages(body)
 	if err != nil {
 		return CallParams{}, false, err
