@@ -16,6 +16,7 @@ import (
 
 	"toolscope/decoder"
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // runDemo runs the whole demo at speed into a hub with a JSON writer, and
@@ -24,7 +25,7 @@ func runDemo(t *testing.T, speed float64) ([]model.Event, *model.Store) {
 	t.Helper()
 	var out bytes.Buffer
 	store := model.NewStore(model.Options{})
-	hub := model.NewHub(store, model.NewWriter("test output", &out, model.FormatJSON, false, nil))
+	hub := output.NewHub(store, output.NewWriter(&out, output.WriterConfig{Name: "test output"}))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := Run(ctx, Options{Speed: speed}, hub); err != nil {
@@ -409,7 +410,7 @@ func outline(c *model.Call) string {
 
 func TestRunStopsWhenCancelled(t *testing.T) {
 	store := model.NewStore(model.Options{})
-	hub := model.NewHub(store)
+	hub := output.NewHub(store)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// Cancel once calls are in flight (at speed 1 the long ones run for seconds).

@@ -10,7 +10,7 @@ import (
 // eventFields lets MarshalJSON reuse the struct tags without recursing.
 type eventFields Event
 
-// MarshalJSON writes the event as DESIGN.md's table names it: time in UTC
+// MarshalJSON writes the event as the README's JSON-lines interface names it: time in UTC
 // with sub-seconds, and for tool.progress always progress, total (null when
 // unknown) and relayed.
 func (e Event) MarshalJSON() ([]byte, error) {

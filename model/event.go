@@ -23,7 +23,7 @@ const (
 	KindEvent         Kind = "event"
 )
 
-// Kinds lists every kind, in the order DESIGN.md's table gives them.
+// Kinds lists every kind, in the order the README's JSON-lines interface gives them.
 var Kinds = []Kind{KindToolCall, KindToolProgress, KindToolResult, KindToolCancelled,
 	KindTaskStatus, KindSourceStatus, KindWarning, KindEvent}
 
@@ -53,7 +53,7 @@ const (
 )
 
 // Event is one normalized observation from any source. Field names follow the
-// JSON table of DESIGN.md; fields that do not apply to a kind stay zero and are
+// README's JSON-lines interface; fields that do not apply to a kind stay zero and are
 // omitted on the wire. Progress events always carry progress, total (null when
 // unknown) and relayed.
 type Event struct {

@@ -9,8 +9,8 @@ import (
 // Redacted replaces a secret's value wherever one would be written.
 const Redacted = "[redacted]"
 
-// secretHeaders are header names whose values are credentials. More can be
-// added with AddSecretHeader (the instance's configured credential header).
+// secretHeaders are header names whose values are credentials. It is never
+// modified: a configured credential header goes into a Redactor instead.
 var secretHeaders = map[string]bool{
 	"Authorization":       true,
 	"Proxy-Authorization": true,
@@ -25,16 +25,29 @@ const ContextHeader = "X-AgentArea-Context"
 
 var canonicalContextHeader = textproto.CanonicalMIMEHeaderKey(ContextHeader)
 
-// AddSecretHeader marks one more header name as holding a credential.
-// Call it at start-up, before sources run.
-func AddSecretHeader(name string) {
-	secretHeaders[textproto.CanonicalMIMEHeaderKey(name)] = true
+// Redactor says which header values are credentials and replaces them: the
+// common ones, any name that reads like one, and the ones this run was told
+// of (--credential-header). The zero Redactor knows the first two. It is a
+// value built at start-up and handed to what writes events, never a global.
+type Redactor struct {
+	extra map[string]bool // canonical names
+}
+
+// NewRedactor also treats these headers as credentials.
+func NewRedactor(credentialHeaders ...string) Redactor {
+	r := Redactor{extra: map[string]bool{}}
+	for _, h := range credentialHeaders {
+		if h != "" {
+			r.extra[textproto.CanonicalMIMEHeaderKey(h)] = true
+		}
+	}
+	return r
 }
 
 // IsSecretHeader says whether a header's value must never be shown.
-func IsSecretHeader(name string) bool {
+func (r Redactor) IsSecretHeader(name string) bool {
 	canon := textproto.CanonicalMIMEHeaderKey(name)
-	return secretHeaders[canon] || credentialLike(canon)
+	return secretHeaders[canon] || r.extra[canon] || credentialLike(canon)
 }
 
 // credentialWords in a header name mark it as holding a credential
@@ -52,15 +65,19 @@ func credentialLike(canon string) bool {
 	return false
 }
 
-// RedactHeader returns a header value safe to record: credentials become
+// RedactHeader is Redactor{}.Header: the redaction every writer applies
+// whatever it was configured with.
+func RedactHeader(name, value string) string { return Redactor{}.Header(name, value) }
+
+// Header returns a header value safe to record: credentials become
 // "Bearer [redacted]" (the scheme is kept, it helps debugging), a context
 // token keeps its header and claims but loses its signature.
-func RedactHeader(name, value string) string {
+func (r Redactor) Header(name, value string) string {
 	canon := textproto.CanonicalMIMEHeaderKey(name)
 	if canon == canonicalContextHeader {
 		return RedactToken(value)
 	}
-	if !secretHeaders[canon] && !credentialLike(canon) {
+	if !r.IsSecretHeader(canon) {
 		return value
 	}
 	if scheme, _, ok := strings.Cut(value, " "); ok && len(scheme) < 16 && value != "" {
@@ -82,20 +99,23 @@ func RedactToken(token string) string {
 	return token[:i+1] + Redacted
 }
 
-// Redact returns the event with every secret it may hold replaced. The
+// Redact is Redactor{}.Event.
+func Redact(e Event) Event { return Redactor{}.Event(e) }
+
+// Event returns the event with every secret it may hold replaced. The
 // original is not modified (its maps may be shared with the store).
-func Redact(e Event) Event {
+func (r Redactor) Event(e Event) Event {
 	if len(e.Headers) > 0 {
 		var out map[string]string
 		for k, v := range e.Headers {
-			if r := RedactHeader(k, v); r != v {
+			if red := r.Header(k, v); red != v {
 				if out == nil {
 					out = make(map[string]string, len(e.Headers))
 					for k2, v2 := range e.Headers {
 						out[k2] = v2
 					}
 				}
-				out[k] = r
+				out[k] = red
 			}
 		}
 		if out != nil {

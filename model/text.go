@@ -54,48 +54,7 @@ func TextLine(e Event) string {
 		}
 		add("msg", strconv.Quote(e.Message))
 	case KindToolResult:
-		status := "ok"
-		if e.IsError || e.Error != "" {
-			status = "error"
-		}
-		add("status", status)
-		if e.Attempt > 1 {
-			add("attempt", strconv.Itoa(e.Attempt))
-		}
-		if e.Replayed {
-			add("replayed", "true")
-		}
-		if e.HTTPStatus != 0 {
-			add("http", strconv.Itoa(e.HTTPStatus))
-		}
-		if e.RPCCode != 0 {
-			add("rpc_code", strconv.Itoa(e.RPCCode))
-		}
-		if e.TextChars > 0 {
-			add("text_chars", strconv.Itoa(e.TextChars))
-		}
-		if e.Offloaded {
-			add("offloaded", "true")
-		}
-		if len(e.Images) > 0 {
-			add("images", strconv.Itoa(len(e.Images)))
-		}
-		if e.StructuredContentBytes > 0 {
-			add("structured_bytes", strconv.Itoa(e.StructuredContentBytes))
-		}
-		if e.StructuredContentDropped {
-			add("structured_dropped", "true")
-		}
-		if e.Late {
-			add("late", "true")
-		}
-		if e.TimedOut {
-			add("timed_out", "true")
-		}
-		if e.DurationMS > 0 {
-			add("duration_ms", strconv.FormatInt(e.DurationMS, 10))
-		}
-		add("error", truncate(e.Error, 120))
+		addResultFields(add, &e)
 	case KindToolCancelled:
 		add("reason", e.Reason)
 	case KindTaskStatus:
@@ -113,6 +72,52 @@ func TextLine(e Event) string {
 		add("data", truncate(string(e.Data), 100))
 	}
 	return b.String()
+}
+
+// addResultFields adds a tool.result's fields to its text line.
+func addResultFields(add func(k, v string), e *Event) {
+	status := "ok"
+	if e.IsError || e.Error != "" {
+		status = "error"
+	}
+	add("status", status)
+	if e.Attempt > 1 {
+		add("attempt", strconv.Itoa(e.Attempt))
+	}
+	if e.Replayed {
+		add("replayed", "true")
+	}
+	if e.HTTPStatus != 0 {
+		add("http", strconv.Itoa(e.HTTPStatus))
+	}
+	if e.RPCCode != 0 {
+		add("rpc_code", strconv.Itoa(e.RPCCode))
+	}
+	if e.TextChars > 0 {
+		add("text_chars", strconv.Itoa(e.TextChars))
+	}
+	if e.Offloaded {
+		add("offloaded", "true")
+	}
+	if len(e.Images) > 0 {
+		add("images", strconv.Itoa(len(e.Images)))
+	}
+	if e.StructuredContentBytes > 0 {
+		add("structured_bytes", strconv.Itoa(e.StructuredContentBytes))
+	}
+	if e.StructuredContentDropped {
+		add("structured_dropped", "true")
+	}
+	if e.Late {
+		add("late", "true")
+	}
+	if e.TimedOut {
+		add("timed_out", "true")
+	}
+	if e.DurationMS > 0 {
+		add("duration_ms", strconv.FormatInt(e.DurationMS, 10))
+	}
+	add("error", truncate(e.Error, 120))
 }
 
 func callLabel(e *Event) string {

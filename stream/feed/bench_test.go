@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // benchStream builds n feed events (calls of one tool.call, eight
@@ -50,7 +51,7 @@ func benchIngest(b *testing.B, lead string) {
 	}))
 	defer srv.Close()
 	store := model.NewStore(model.Options{})
-	hub := model.NewHub(store)
+	hub := output.NewHub(store)
 	b.SetBytes(int64(len(stream) / max(b.N, 1)))
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // feedServer is a real SSE server on loopback whose answers a test scripts.
@@ -129,17 +130,17 @@ func scriptTask(task string, calls, progress int) []feedEvent {
 }
 
 // collector is a sink that keeps every event in order and applies it to a
-// store through a hub, as main.go wires it.
+// store through a hub, as cli wires it.
 type collector struct {
 	mu    sync.Mutex
 	evs   []model.Event
 	store *model.Store
-	hub   *model.Hub
+	hub   *output.Hub
 }
 
 func newCollector() *collector {
 	s := model.NewStore(model.Options{})
-	return &collector{store: s, hub: model.NewHub(s)}
+	return &collector{store: s, hub: output.NewHub(s)}
 }
 
 func (c *collector) Emit(e model.Event) {

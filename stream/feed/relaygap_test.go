@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // stamped is a feed envelope with its own timestamp.
@@ -41,7 +42,7 @@ func TestFeedRuleWarnings(t *testing.T) {
 		w.frame("task.completed", stamped("task.completed", "e9", "2026-07-29T10:00:05Z", map[string]any{}))
 	})
 	store := model.NewStore(model.Options{})
-	if err := runFeed(t, testConfig(srv.url("task-rules")), model.NewHub(store)); err != nil {
+	if err := runFeed(t, testConfig(srv.url("task-rules")), output.NewHub(store)); err != nil {
 		t.Fatal(err)
 	}
 	s := store.Snapshot()

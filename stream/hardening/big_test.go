@@ -19,6 +19,7 @@ import (
 
 	"toolscope/decoder"
 	"toolscope/model"
+	"toolscope/output"
 	"toolscope/ui"
 )
 
@@ -98,7 +99,7 @@ func TestHundredMegabyteBodies(t *testing.T) {
 	up := &bigUpstream{size: size, got: map[string]string{}}
 	upSrv := httptest.NewServer(up)
 	defer upSrv.Close()
-	tp := startTap(t, "big-tap", upSrv.URL, model.NewHub(store))
+	tp := startTap(t, "big-tap", upSrv.URL, output.NewHub(store))
 	url := "http://" + tp.Addr()
 	client := newClient()
 	defer client.CloseIdleConnections()
@@ -194,7 +195,7 @@ func TestHugeJWTHeader(t *testing.T) {
 	up := &upstream{Progress: 2}
 	upSrv := httptest.NewServer(up)
 	defer upSrv.Close()
-	tp := startTap(t, "jwt-tap", upSrv.URL, model.NewHub(store))
+	tp := startTap(t, "jwt-tap", upSrv.URL, output.NewHub(store))
 	url := "http://" + tp.Addr()
 	client := newClient()
 	defer client.CloseIdleConnections()
@@ -276,7 +277,7 @@ func TestHundredMegabyteStream(t *testing.T) {
 	upSrv := httptest.NewServer(up)
 	defer upSrv.Close()
 	store := model.NewStore(model.Options{})
-	tp := startTap(t, "stream-tap", upSrv.URL, model.NewHub(store))
+	tp := startTap(t, "stream-tap", upSrv.URL, output.NewHub(store))
 	client := newClient()
 	base := heapInuse()
 	heap := sampleHeap(5 * time.Millisecond)

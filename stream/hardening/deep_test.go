@@ -14,6 +14,7 @@ import (
 
 	"toolscope/decoder"
 	"toolscope/model"
+	"toolscope/output"
 	"toolscope/stream/feed"
 	"toolscope/ui"
 )
@@ -93,7 +94,7 @@ func TestDeeplyNestedJSON(t *testing.T) {
 	}
 
 	store := model.NewStore(model.Options{})
-	hub := model.NewHub(store)
+	hub := output.NewHub(store)
 	up := &deepUpstream{bodies: map[string][]byte{}}
 	upSrv := httptest.NewServer(up)
 	defer upSrv.Close()
@@ -175,7 +176,7 @@ func TestDeeplyNestedJSON(t *testing.T) {
 	fstore := model.NewStore(model.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := feed.Run(ctx, feedConfig(feedSrv.URL, "deep-feed"), model.NewHub(fstore)); err != nil {
+	if err := feed.Run(ctx, feedConfig(feedSrv.URL, "deep-feed"), output.NewHub(fstore)); err != nil {
 		t.Fatalf("feed: %v", err)
 	}
 	fs := fstore.Snapshot()

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 	"toolscope/stream/feed"
 	"toolscope/ui"
 )
@@ -89,7 +90,7 @@ func TestUpstreamKilledMidStream(t *testing.T) {
 		return true
 	}
 	upSrv := httptest.NewServer(up)
-	tp := startTap(t, "faults-tap", upSrv.URL, model.NewHub(store))
+	tp := startTap(t, "faults-tap", upSrv.URL, output.NewHub(store))
 	tapURL := "http://" + tp.Addr()
 	client := newClient()
 
@@ -191,7 +192,7 @@ func TestUpstreamKilledMidStream(t *testing.T) {
 type collector struct {
 	mu  sync.Mutex
 	evs []model.Event
-	hub *model.Hub
+	hub *output.Hub
 }
 
 func (c *collector) Emit(e model.Event) {
@@ -229,7 +230,7 @@ func TestFeedKilledAndRestarted(t *testing.T) {
 	addr := ln.Addr().String()
 	srv := serveOn(ln, log)
 	store := model.NewStore(model.Options{})
-	col := &collector{hub: model.NewHub(store)}
+	col := &collector{hub: output.NewHub(store)}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -349,7 +350,7 @@ func TestSlowReaderDoesNotStall(t *testing.T) {
 		}
 	}
 	upSrv := httptest.NewServer(up)
-	tp := startTap(t, "slow-tap", upSrv.URL, model.NewHub(store))
+	tp := startTap(t, "slow-tap", upSrv.URL, output.NewHub(store))
 	scr := startScreen(store, ui.Options{Title: "slow"}, 120, 40)
 
 	conn, err := net.Dial("tcp", tp.Addr())
@@ -466,7 +467,7 @@ func TestPausedScreenDuringBurst(t *testing.T) {
 	up := &upstream{Progress: 20}
 	upSrv := httptest.NewServer(up)
 	defer upSrv.Close()
-	tp := startTap(t, "pause-tap", upSrv.URL, model.NewHub(store))
+	tp := startTap(t, "pause-tap", upSrv.URL, output.NewHub(store))
 	scr := startScreen(store, ui.Options{Title: "p-test"}, 140, 60)
 	defer scr.close()
 	scr.waitFrames(2)
@@ -526,10 +527,10 @@ func TestRecordDiskFull(t *testing.T) {
 		t.Skipf("no /dev/full: %v", err)
 	}
 	store := model.NewStore(model.Options{})
-	hub := model.NewHub(store)
-	hub.AddWriter(model.NewWriter("--record /dev/full", f, model.FormatJSON, false, f))
+	hub := output.NewHub(store)
+	hub.Add(output.NewWriter(f, output.WriterConfig{Name: "--record /dev/full", Closer: f}))
 	var stdout bytes.Buffer
-	hub.AddWriter(model.NewWriter("stdout", &stdout, model.FormatJSON, true, nil))
+	hub.Add(output.NewWriter(&stdout, output.WriterConfig{Name: "stdout"}))
 	var reported []error
 	hub.OnWriteError = func(err error) { reported = append(reported, err) }
 
@@ -548,6 +549,7 @@ func TestRecordDiskFull(t *testing.T) {
 	ev = base
 	ev.Time, ev.Kind = at.Add(time.Hour), model.KindToolResult
 	hub.Emit(ev)
+	hub.Flush() // the writers write on their own goroutines
 
 	if len(reported) != 1 {
 		t.Fatalf("%d write errors reported, want exactly 1: %v", len(reported), reported)
@@ -578,14 +580,14 @@ func TestRecordDiskFull(t *testing.T) {
 func TestTapShutdownWithUnusedConnection(t *testing.T) {
 	upSrv := httptest.NewServer(&upstream{})
 	defer upSrv.Close()
-	tp := startTap(t, "idle-tap", upSrv.URL, model.NewHub(model.NewStore(model.Options{})))
+	tp := startTap(t, "idle-tap", upSrv.URL, output.NewHub(model.NewStore(model.Options{})))
 	conn, err := net.Dial("tcp", tp.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	time.Sleep(50 * time.Millisecond)
-	// main.go gives Shutdown 5 s; 1.5 s is enough to tell.
+	// cli gives Shutdown 5 s; 1.5 s is enough to tell.
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	start := time.Now()

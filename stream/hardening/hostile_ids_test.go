@@ -14,6 +14,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"toolscope/model"
+	"toolscope/output"
 	"toolscope/stream/feed"
 	"toolscope/ui"
 )
@@ -28,7 +29,7 @@ func TestHostileIdentifiers(t *testing.T) {
 	upSrv := httptest.NewServer(up)
 	defer upSrv.Close()
 	store := model.NewStore(model.Options{})
-	hub := model.NewHub(store)
+	hub := output.NewHub(store)
 	tp := startTap(t, "ids-tap", upSrv.URL, hub)
 	client := newClient()
 	for i, c := range cases {

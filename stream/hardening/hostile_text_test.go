@@ -15,6 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"toolscope/model"
+	"toolscope/output"
 	"toolscope/stream/feed"
 	"toolscope/ui"
 )
@@ -74,7 +75,7 @@ func TestHostileTextInert(t *testing.T) {
 		payloads[fmt.Sprintf("hostile-%02d", i)] = c.Text
 	}
 	store := model.NewStore(model.Options{})
-	hub := model.NewHub(store)
+	hub := output.NewHub(store)
 	up := hostileUpstream(payloads)
 	upSrv := httptest.NewServer(up)
 	defer upSrv.Close()

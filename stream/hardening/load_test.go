@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 	"toolscope/stream/feed"
 	"toolscope/ui"
 )
@@ -64,7 +65,7 @@ func TestLoad(t *testing.T) {
 	upSrv := httptest.NewServer(up)
 
 	store := model.NewStore(model.Options{})
-	hub := model.NewHub(store)
+	hub := output.NewHub(store)
 	tp := startTap(t, "load-tap", upSrv.URL, hub)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"toolscope/model"
+	"toolscope/output"
 	"toolscope/ui"
 )
 
@@ -38,7 +39,7 @@ func TestHostileNumbersAndSizes(t *testing.T) {
 	upSrv := httptest.NewServer(up)
 	defer upSrv.Close()
 	store := model.NewStore(model.Options{})
-	tp := startTap(t, "num-tap", upSrv.URL, model.NewHub(store))
+	tp := startTap(t, "num-tap", upSrv.URL, output.NewHub(store))
 	client := newClient()
 	var all []callSpec
 	for i := range values {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 	"toolscope/ui"
 )
 
@@ -48,7 +49,7 @@ func TestSoatHeaderInjection(t *testing.T) {
 	rec := &headerRecorder{next: &upstream{Progress: 1}, seen: map[string][]http.Header{}}
 	upSrv := httptest.NewServer(rec)
 	defer upSrv.Close()
-	tp := startTap(t, "soat-tap", upSrv.URL, model.NewHub(store))
+	tp := startTap(t, "soat-tap", upSrv.URL, output.NewHub(store))
 
 	for i, c := range cases {
 		spec := callSpec{Task: testTask, ToolCallID: fmt.Sprintf("soat-%02d", i), Tool: "work", ID: i + 1, Token: true}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // TestProgressTokenEchoForms: servers echo a progressToken in their own
@@ -37,7 +38,7 @@ func TestProgressTokenEchoForms(t *testing.T) {
 	upSrv := httptest.NewServer(up)
 	defer upSrv.Close()
 	store := model.NewStore(model.Options{})
-	tp := startTap(t, "token-tap", upSrv.URL, model.NewHub(store))
+	tp := startTap(t, "token-tap", upSrv.URL, output.NewHub(store))
 	client := newClient()
 	for i, c := range cases {
 		id := fmt.Sprintf("token-%d", i)
@@ -91,7 +92,7 @@ func TestRequestIDEchoForms(t *testing.T) {
 	upSrv := httptest.NewServer(up)
 	defer upSrv.Close()
 	store := model.NewStore(model.Options{})
-	tp := startTap(t, "id-tap", upSrv.URL, model.NewHub(store))
+	tp := startTap(t, "id-tap", upSrv.URL, output.NewHub(store))
 	client := newClient()
 	for i, c := range cases {
 		id := fmt.Sprintf("rid-%d", i)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 type collect struct {
@@ -22,7 +23,7 @@ func (c *collect) Emit(e model.Event) { c.mu.Lock(); c.evs = append(c.evs, e); c
 func TestReplayAppliesEverythingAndWarnsOnBadLines(t *testing.T) {
 	store := model.NewStore(model.Options{})
 	var got collect
-	hub := model.NewHub(store)
+	hub := output.NewHub(store)
 	sink := model.SinkFunc(func(e model.Event) { got.Emit(e); hub.Emit(e) })
 	if err := Run(context.Background(), "testdata/sample.jsonl", Options{Speed: 0}, sink); err != nil {
 		t.Fatal(err)
@@ -142,7 +143,7 @@ func TestReplayOfOpenCallsBounded(t *testing.T) {
 		fmt.Fprintf(&b, `{"time":"2026-07-29T10:00:%02d.%03dZ","source":"feed","source_name":"f","kind":"tool.call","task_id":"T","tool_call_id":"c%d","tool":"work"}`+"\n", i/1000%60, i%1000, i)
 	}
 	store := model.NewStore(model.Options{MaxRunningCalls: 500, MaxFinishedCalls: 500})
-	if err := Play(context.Background(), strings.NewReader(b.String()), Options{Speed: 0, Name: "x"}, model.NewHub(store)); err != nil {
+	if err := Play(context.Background(), strings.NewReader(b.String()), Options{Speed: 0, Name: "x"}, output.NewHub(store)); err != nil {
 		t.Fatal(err)
 	}
 	snap := store.Snapshot()

@@ -19,6 +19,7 @@ import (
 
 	"toolscope/decoder"
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // BenchmarkTap measures the same upstream three ways: direct, through a bare
@@ -43,7 +44,7 @@ func BenchmarkTap(b *testing.B) {
 	defer bare.Close()
 	store := model.NewStore(model.Options{})
 	tp, err := New(Config{Name: "bench", Listen: "127.0.0.1:0", Upstream: upstream.URL, Secrets: [][]byte{testSecret},
-		InstanceID: testInstanceID, InstanceName: "Bench"}, model.NewHub(store))
+		InstanceID: testInstanceID, InstanceName: "Bench"}, output.NewHub(store))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // testSecret is a context secret of a valid length (32..512 characters).
@@ -38,7 +39,7 @@ func startTap(t *testing.T, cfg Config) *harness {
 		cfg.Name = "test-tap"
 	}
 	store := model.NewStore(model.Options{})
-	tp, err := New(cfg, model.NewHub(store))
+	tp, err := New(cfg, output.NewHub(store))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // heldUpload starts a POST whose body is sent up to held bytes short of
@@ -263,7 +264,7 @@ func TestOpenCallsBounded(t *testing.T) {
 	}))
 	t.Cleanup(upstream.Close)
 	store := model.NewStore(model.Options{MaxRunningCalls: 100, MaxFinishedCalls: 100})
-	tp, err := New(Config{Name: "open", Listen: "127.0.0.1:0", Upstream: upstream.URL, Timeout: time.Second}, model.NewHub(store))
+	tp, err := New(Config{Name: "open", Listen: "127.0.0.1:0", Upstream: upstream.URL, Timeout: time.Second}, output.NewHub(store))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -340,11 +340,7 @@ func (t *Tap) headerMap(h http.Header) map[string]string {
 	out := make(map[string]string, len(h))
 	for k, vs := range h {
 		v := strings.Join(vs, ", ")
-		if t.cfg.CredentialHeader != "" && k == t.cfg.CredentialHeader {
-			out[k] = model.RedactHeader("Authorization", v)
-		} else {
-			out[k] = model.RedactHeader(k, v)
-		}
+		out[k] = t.redactor.Header(k, v)
 	}
 	return out
 }

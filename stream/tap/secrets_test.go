@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // recordedLines starts a tap whose every event is also written as the JSON
@@ -22,12 +23,12 @@ func recordedTap(t *testing.T, cfg Config) (*harness, func() string) {
 	t.Helper()
 	var mu sync.Mutex
 	var buf bytes.Buffer
-	w := model.NewWriter("test", lockedWriter{&mu, &buf}, model.FormatJSON, true, nil)
+	w := output.NewWriter(lockedWriter{&mu, &buf}, output.WriterConfig{Name: "test"})
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:0"
 	}
 	store := model.NewStore(model.Options{})
-	tp, err := New(cfg, model.NewHub(store, w))
+	tp, err := New(cfg, output.NewHub(store, w))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +39,7 @@ func recordedTap(t *testing.T, cfg Config) (*harness, func() string) {
 	t.Cleanup(h.shutdown)
 	return h, func() string {
 		h.shutdown()
+		w.Flush() // the writer writes on its own goroutine
 		mu.Lock()
 		defer mu.Unlock()
 		return buf.String()

@@ -7,6 +7,7 @@ import (
 
 	"toolscope/decoder"
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // BenchmarkSideWork is the tap's own work for one small tools/call, off the
@@ -14,7 +15,7 @@ import (
 // result's parse and summary, the tool.result event, into a store.
 func BenchmarkSideWork(b *testing.B) {
 	store := model.NewStore(model.Options{})
-	tp, err := New(Config{Name: "bench", Upstream: "http://127.0.0.1:1", Secrets: [][]byte{testSecret}, InstanceID: testInstanceID, InstanceName: "Bench"}, model.NewHub(store))
+	tp, err := New(Config{Name: "bench", Upstream: "http://127.0.0.1:1", Secrets: [][]byte{testSecret}, InstanceID: testInstanceID, InstanceName: "Bench"}, output.NewHub(store))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // TestProgressOnSessionStream: progress sent on the session's GET stream
@@ -148,7 +149,7 @@ func TestSlowSinkNeverDelaysBytes(t *testing.T) {
 	}))
 	t.Cleanup(upstream.Close)
 	store := model.NewStore(model.Options{})
-	hub := model.NewHub(store)
+	hub := output.NewHub(store)
 	slow := model.SinkFunc(func(e model.Event) {
 		time.Sleep(50 * time.Millisecond)
 		hub.Emit(e)

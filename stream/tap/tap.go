@@ -29,7 +29,8 @@ type Tap struct {
 	calls    *registry
 	cross    crossIndex // what earlier calls carried, for the rules across calls
 	cancels  pendingCancels
-	budget   *byteBudget // request-body bytes held (see reqbody.go)
+	budget   *byteBudget    // request-body bytes held (see reqbody.go)
+	redactor model.Redactor // knows the configured credential header too
 
 	seq      atomic.Uint64
 	inflight sync.WaitGroup // exchanges being run
@@ -53,7 +54,7 @@ func New(cfg Config, sink model.Sink) (*Tap, error) {
 		return nil, errors.New("tap: a sink is required")
 	}
 	t := &Tap{cfg: cfg, sink: sink, upstream: u, calls: newRegistry(), runners: newRunners(),
-		budget: &byteBudget{limit: cfg.MaxBufferedBytes}}
+		budget: &byteBudget{limit: cfg.MaxBufferedBytes}, redactor: model.NewRedactor(cfg.CredentialHeader)}
 	t.proxy = t.newProxy()
 	return t, nil
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 
 	"toolscope/decoder"
 	"toolscope/demo"
-	"toolscope/model"
 	"toolscope/stream/probe"
 )
 
@@ -77,14 +76,26 @@ func (f *probeFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.secretFiles, "secret-file", "read the context secret from `FILE` (the first secret given signs)")
 }
 
-func runProbe(args []string) int {
-	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
-	var f probeFlags
-	f.register(fs)
-	pos, code, ok := parseFlags(fs, probeUsage, args)
+// probeCommand is `toolscope probe`: a server checked against the
+// contract, case by case.
+type probeCommand struct {
+	fs *flag.FlagSet
+	f  probeFlags
+}
+
+func newProbeCommand() *probeCommand {
+	c := &probeCommand{fs: flag.NewFlagSet("probe", flag.ContinueOnError)}
+	c.f.register(c.fs)
+	return c
+}
+
+// Run probes the server; 0 when every required case passed, 1 otherwise.
+func (c *probeCommand) Run(args []string) int {
+	pos, code, ok := parseFlags(c.fs, probeUsage, args)
 	if !ok {
 		return code
 	}
+	f := &c.f
 	var only []string
 	if f.only != "" {
 		only = strings.Split(f.only, ",")
@@ -104,7 +115,7 @@ func runProbe(args []string) int {
 	if code != 0 {
 		return code
 	}
-	return probeAndReport(cfg, f)
+	return probeAndReport(cfg, *f)
 }
 
 // config builds the probe's configuration from the flags, the environment
@@ -150,9 +161,6 @@ func (f *probeFlags) config(pos []string, only []string) (probe.Config, func(), 
 	cfg.Secret = secrets[0]
 	if cfg.Credential, err = loadCredential(os.Getenv(credentialEnv), f.credentialFile); err != nil {
 		return cfg, nil, usageError("probe", "%v", err)
-	}
-	if cfg.Credential.Name != "" {
-		model.AddSecretHeader(cfg.Credential.Name)
 	}
 	return cfg, nil, 0
 }

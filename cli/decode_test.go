@@ -1,4 +1,4 @@
-package decoder
+package cli
 
 import (
 	"bytes"
@@ -108,21 +108,5 @@ func TestRunDecodeJSON(t *testing.T) {
 	}
 	if len(rep.Warnings) == 0 || rep.Warnings[0].Code != "token_lifetime" {
 		t.Fatalf("warnings %+v", rep.Warnings)
-	}
-}
-
-func TestHumanDuration(t *testing.T) {
-	cases := []struct {
-		d    time.Duration
-		want string
-	}{
-		{12 * time.Second, "12 s"}, {4*time.Minute + 48*time.Second, "4 m 48 s"}, {10 * time.Minute, "10 m"},
-		{2*time.Hour + 5*time.Minute, "2 h 5 m"}, {3 * time.Hour, "3 h"}, {76 * time.Hour, "3 d 4 h"}, {-90 * time.Second, "1 m 30 s"},
-		{1400 * time.Millisecond, "1 s"},
-	}
-	for _, c := range cases {
-		if got := HumanDuration(c.d); got != c.want {
-			t.Errorf("HumanDuration(%v) = %q, want %q", c.d, got, c.want)
-		}
 	}
 }

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"flag"
+
+	"toolscope/model"
+	"toolscope/stream/tap"
+)
+
+// liveRun is what one command that shows events brings to the skeleton:
+// its flags, its own taps and its own work. runLive does the rest, the
+// same for watch, tap, demo and replay.
+type liveRun struct {
+	cmd   string
+	fs    *flag.FlagSet
+	out   *outputFlags
+	live  *liveFlags   // the --feed/--tap flags; nil for a command without (replay)
+	taps  []tap.Config // the command's own taps, besides --tap
+	title string       // the screen's title
+	// openCall opens this call's detail on the screen ("" for the table).
+	openCall string
+	// started runs once the taps listen, when no screen is shown (tap
+	// says where on stderr).
+	started func(*sources)
+	// main is the command's own work, run beside the feeds; nil when the
+	// feeds are the work (watch).
+	main func(ctx context.Context, sink model.Sink) error
+}
+
+// runLive is the skeleton every live command shares: sources → hub →
+// outputs → screen or lines → exit code.
+func runLive(r liveRun) int {
+	mode, ok := r.out.resolve(r.cmd)
+	if !ok {
+		return 2
+	}
+	if r.live != nil {
+		r.live.settle(r.fs, mode)
+		r.out.redactor = model.NewRedactor(r.live.credentialHeader)
+	}
+	p, err := newPipeline(*r.out, mode)
+	if err != nil {
+		return exitCode(r.cmd, err)
+	}
+	src := &sources{}
+	if r.live != nil {
+		var code int
+		if src, code = r.live.build(r.cmd, p.hub, r.taps); src == nil {
+			p.close(r.cmd)
+			return code
+		}
+	}
+	if err := src.start(); err != nil {
+		p.close(r.cmd)
+		return exitCode(r.cmd, err)
+	}
+	if r.started != nil && mode != "tui" {
+		r.started(src)
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	p.title = r.title
+	err = p.runWithScreen(ctx, func(ctx context.Context) error {
+		return src.run(ctx, p.hub, r.main)
+	}, r.openCall)
+	// The sources stop before the outputs close, so every event they
+	// emitted is written.
+	src.shutdown(src.taps)
+	p.close(r.cmd)
+	return exitCode(r.cmd, err)
+}

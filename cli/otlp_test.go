@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// TestReplayExportsSpans: `replay --otlp URL` sends the recording's calls as
+// spans to a real OTLP/HTTP receiver, one `execute_tool <tool>` span per
+// attempt, and a collector that is down is a warning, not a failure.
+func TestReplayExportsSpans(t *testing.T) {
+	var mu sync.Mutex
+	var names []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req coltracepb.ExportTraceServiceRequest
+		if r.URL.Path != "/v1/traces" || proto.Unmarshal(body, &req) != nil {
+			http.Error(w, "not an OTLP trace export", http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					names = append(names, s.Name)
+				}
+			}
+		}
+		mu.Unlock()
+		resp, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.Write(resp)
+	}))
+	defer srv.Close()
+
+	code := -1
+	captureStdout(t, func() {
+		code = run([]string{"replay", "testdata/session.jsonl", "--output", "json", "--speed", "0", "--otlp", srv.URL})
+	})
+	if code != 0 {
+		t.Fatalf("replay --otlp: exit %d", code)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(names) == 0 {
+		t.Fatal("no span reached the collector")
+	}
+	for _, n := range names {
+		if !strings.HasPrefix(n, "execute_tool ") {
+			t.Errorf("span %q, want execute_tool <tool>", n)
+		}
+	}
+
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close() // nothing listens there now
+	out := captureStdout(t, func() {
+		code = run([]string{"replay", "testdata/session.jsonl", "--output", "json", "--speed", "0", "--otlp", down.URL})
+	})
+	if code != 0 {
+		t.Fatalf("replay with the collector down: exit %d, want 0 (export never changes the exit)", code)
+	}
+	if !strings.Contains(out, `"otlp_export_failed"`) {
+		t.Errorf("no otlp_export_failed warning in the output")
+	}
+}

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"toolscope/model"
+	"toolscope/output"
+	"toolscope/output/otlp"
+	"toolscope/ui"
+)
+
+// pipeline is the store, the hub and its outputs for one run.
+type pipeline struct {
+	store  *model.Store
+	hub    *output.Hub
+	output string
+	title  string
+	// reported is set once a write error has been said on stderr.
+	reported atomic.Bool
+}
+
+// newPipeline builds the store and the hub over the outputs the flags ask
+// for.
+func newPipeline(o outputFlags, mode string) (*pipeline, error) {
+	opts := model.DefaultOptions()
+	if o.maxCalls > 0 {
+		opts.MaxFinishedCalls = o.maxCalls
+	}
+	if o.maxRunningCalls > 0 {
+		opts.MaxRunningCalls = o.maxRunningCalls
+	}
+	// The exporter's warning (a collector that is down) goes through the
+	// hub, made just after it.
+	var hub atomic.Pointer[output.Hub]
+	outs, err := o.outputs(mode, func(e model.Event) {
+		if h := hub.Load(); h != nil {
+			h.Emit(e)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := &pipeline{store: model.NewStore(opts), output: mode}
+	p.hub = output.NewHub(p.store, outs...)
+	hub.Store(p.hub)
+	p.hub.OnWriteError = func(err error) {
+		if mode != "tui" { // the screen shows it as a warning; said on exit too
+			p.reported.Store(true)
+			fmt.Fprintf(os.Stderr, "toolscope: %v (monitoring goes on)\n", err)
+		}
+	}
+	return p, nil
+}
+
+// outputs are where events go besides the store: the OpenTelemetry export
+// (--otlp, first: it closes first, while the writers can still take its
+// last warning), the lines on stdout for --output json|text and the
+// --record file.
+func (o *outputFlags) outputs(mode string, warn func(model.Event)) ([]output.Output, error) {
+	var outs []output.Output
+	if otlp.Configured(o.otlp) {
+		exp, err := otlp.New(context.Background(), otlp.Config{URL: o.otlp, OnWarning: warn})
+		if err != nil {
+			return nil, fmt.Errorf("--otlp: %w", err)
+		}
+		outs = append(outs, exp)
+	}
+	switch mode {
+	case "json":
+		outs = append(outs, output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatJSON, Redactor: o.redactor}))
+	case "text":
+		outs = append(outs, output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatText, Redactor: o.redactor}))
+	}
+	if o.record != "" {
+		f, err := os.OpenFile(o.record, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			for _, out := range outs {
+				out.Close()
+			}
+			return nil, fmt.Errorf("--record: %w", err)
+		}
+		outs = append(outs, output.NewWriter(f, output.WriterConfig{Name: "--record " + o.record, Format: output.FormatJSON, Redactor: o.redactor, Closer: f}))
+	}
+	return outs, nil
+}
+
+// close flushes and closes the outputs. A write error is said once: here,
+// unless it was already said when it happened.
+func (p *pipeline) close(cmd string) {
+	if err := p.hub.Close(); err != nil && !p.reported.Load() {
+		fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
+	}
+}
+
+// signalContext ends on SIGINT or SIGTERM.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// runWithScreen runs work in the background and, for --output tui, the
+// screen in the foreground until the user quits; for json/text it waits
+// for work. It returns work's error.
+func (p *pipeline) runWithScreen(ctx context.Context, work func(context.Context) error, openCall string) error {
+	if p.output != "tui" {
+		return work(ctx)
+	}
+	// The screen stays until the user quits; work going on (or ending)
+	// does not close it, so what it captured can still be read.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workErr := make(chan error, 1)
+	go func() { workErr <- work(ctx) }()
+	if err := ui.Run(ctx, p.store, ui.Options{OpenCall: openCall, Title: p.title}); err != nil {
+		return err
+	}
+	cancel()
+	if err := <-workErr; err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+func exitCode(cmd string, err error) int {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "toolscope %s: %s\n", cmd, errText(cmd, err))
+	return 1
+}
+
+// errText is an error as said after "toolscope CMD: ", without the
+// command's name said again ("replay: read x", "tap tap: listen ...").
+func errText(cmd string, err error) string {
+	msg := err.Error()
+	for _, p := range []string{cmd + " " + cmd + ": ", cmd + ": "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return msg
+}
+
+// plural is "1 feed", "2 feeds".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

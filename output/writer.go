@@ -1,0 +1,184 @@
+package output
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"toolscope/model"
+)
+
+// Format of a writer.
+type Format string
+
+const (
+	FormatJSON Format = "json"
+	FormatText Format = "text"
+)
+
+// Defaults of a WriterConfig.
+const (
+	DefaultMaxDelay = 100 * time.Millisecond
+	DefaultQueueLen = 1024
+)
+
+// WriterConfig says what a Writer writes and how.
+type WriterConfig struct {
+	Name     string // says what it is in error messages: "--record out.jsonl"
+	Format   Format // JSON lines (the default) or text
+	Redactor model.Redactor
+	Closer   io.Closer // closed by Close; may be nil
+	// MaxDelay is the longest a written line stays in the buffer while
+	// events keep coming (default 100 ms); an idle writer flushes at once.
+	MaxDelay time.Duration
+	// QueueLen bounds the events waiting to be written (default 1024);
+	// past it Emit waits, so memory stays bounded and no line is lost.
+	QueueLen int
+}
+
+// Writer writes events to a stream as JSON lines or text, redacted. Emit
+// only queues the event: one goroutine encodes and writes them in batches,
+// flushing when the queue is empty and at least every MaxDelay, so a crash
+// loses at most that much of a recording. A write error (a full disk) stops
+// this writer only, and is reported once.
+type Writer struct {
+	cfg    WriterConfig
+	out    *bufio.Writer
+	queue  chan item
+	done   chan struct{}
+	report func(error, model.Event) // set by the hub before the first Emit
+
+	mu     sync.RWMutex // Emit holds it shared, Close alone: no send on a closed queue
+	closed bool
+
+	err       error // the loop's; read after done
+	closeOnce sync.Once
+}
+
+// item is an event to write, or (flushed set) a request to flush and say so.
+type item struct {
+	e       model.Event
+	flushed chan struct{}
+}
+
+// NewWriter writes to w until Close.
+func NewWriter(w io.Writer, cfg WriterConfig) *Writer {
+	if cfg.MaxDelay <= 0 {
+		cfg.MaxDelay = DefaultMaxDelay
+	}
+	if cfg.QueueLen <= 0 {
+		cfg.QueueLen = DefaultQueueLen
+	}
+	wr := &Writer{cfg: cfg, out: bufio.NewWriterSize(w, 64<<10),
+		queue: make(chan item, cfg.QueueLen), done: make(chan struct{})}
+	go wr.loop()
+	return wr
+}
+
+// ReportTo makes the writer tell report of its first error.
+func (w *Writer) ReportTo(report func(error, model.Event)) { w.report = report }
+
+// Emit queues one event; it waits while the queue is full. After Close it
+// does nothing.
+func (w *Writer) Emit(e model.Event) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if !w.closed {
+		w.queue <- item{e: e}
+	}
+}
+
+// Flush waits until every event emitted before it is written and flushed.
+func (w *Writer) Flush() {
+	flushed := make(chan struct{})
+	w.mu.RLock()
+	if w.closed {
+		w.mu.RUnlock()
+		return
+	}
+	w.queue <- item{flushed: flushed}
+	w.mu.RUnlock()
+	<-flushed
+}
+
+// Close writes what is queued, flushes, closes the closer and returns the
+// first error.
+func (w *Writer) Close() error {
+	w.closeOnce.Do(func() {
+		w.mu.Lock()
+		w.closed = true
+		close(w.queue)
+		w.mu.Unlock()
+		<-w.done
+		if w.cfg.Closer != nil {
+			if err := w.cfg.Closer.Close(); err != nil && w.err == nil {
+				w.err = fmt.Errorf("%s: %w", w.cfg.Name, err)
+			}
+		}
+	})
+	return w.err
+}
+
+func (w *Writer) loop() {
+	defer close(w.done)
+	var last model.Event
+	flushedAt := time.Now()
+	for it := range w.queue {
+		if it.flushed != nil {
+			w.flush(last)
+			close(it.flushed)
+			continue
+		}
+		w.write(it.e)
+		last = it.e
+		if len(w.queue) == 0 || time.Since(flushedAt) >= w.cfg.MaxDelay {
+			w.flush(last)
+			flushedAt = time.Now()
+		}
+	}
+	w.flush(last)
+}
+
+func (w *Writer) write(e model.Event) {
+	if w.err != nil {
+		return // stopped: the queue is still drained so emitters never wait on it
+	}
+	e = w.cfg.Redactor.Event(e)
+	var line []byte
+	if w.cfg.Format == FormatText {
+		line = append([]byte(model.TextLine(e)), '\n')
+	} else {
+		var err error
+		if line, err = model.EncodeLine(e); err != nil {
+			return // an event that cannot be encoded is skipped, not fatal
+		}
+	}
+	if w.out.Buffered() > 0 && w.out.Available() < len(line) {
+		// Whole lines per write: a reader of the file (tail -f, a crash)
+		// never sees half a line unless one line is over 64 KiB.
+		if err := w.out.Flush(); err != nil {
+			w.fail(err, e)
+			return
+		}
+	}
+	if _, err := w.out.Write(line); err != nil {
+		w.fail(err, e)
+	}
+}
+
+func (w *Writer) flush(last model.Event) {
+	if w.err == nil {
+		if err := w.out.Flush(); err != nil {
+			w.fail(err, last)
+		}
+	}
+}
+
+func (w *Writer) fail(err error, e model.Event) {
+	w.err = fmt.Errorf("%s: %w", w.cfg.Name, err)
+	if w.report != nil {
+		w.report(w.err, e)
+	}
+}
