@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"io"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/spinner"
@@ -15,6 +17,10 @@ type ProbeOptions struct {
 	Target string            // the server's URL, credentials already removed
 	Tool   string            // the tool called; "" until the run names it
 	Cases  []model.ProbeCase // every case planned, in the order they run
+	// Input and Output are the terminal's (nil: stdin and stdout); a test
+	// plays the terminal with them.
+	Input  io.Reader
+	Output io.Writer
 }
 
 // ProbeModel is `toolscope probe`'s screen: the cases as rows, filled in as

@@ -16,8 +16,7 @@ const probeLabelWidth = 15
 func (m *ProbeModel) detailHeader() string {
 	c := m.cases[m.cursor]
 	verdict, vs := m.probeVerdict(m.cursor)
-	left := m.st.accent.Render("▌ ") + m.st.title.Render(model.Sanitize(c.ID)) + "  " + vs.Render(verdict) +
-		m.st.muted.Render("  "+model.Sanitize(c.Title))
+	left := m.st.accent.Render("▌ ") + m.st.title.Render(model.Sanitize(c.ID)) + "  " + vs.Render(verdict)
 	return probeFit(left, m.width)
 }
 
@@ -27,8 +26,7 @@ func (m *ProbeModel) detailContent(c model.ProbeCase) string {
 	width := max(20, m.width-2)
 	var lines []string
 	field := func(label, value string) {
-		wrapped := strings.Split(ansi.Wrap(model.Sanitize(value), max(10, width-probeLabelWidth), ""), "\n")
-		for i, w := range wrapped {
+		for i, w := range probeWrap(model.Sanitize(value), max(10, width-probeLabelWidth)) {
 			l := strings.Repeat(" ", probeLabelWidth)
 			if i == 0 {
 				l = m.st.muted.Render(probeFit(label, probeLabelWidth))
@@ -76,4 +74,28 @@ func (m *ProbeModel) detailContent(c model.ProbeCase) string {
 	block("REQUEST SENT", "credential and token signature redacted", c.Request)
 	block("ANSWER", "the first 4 KiB", c.Answer)
 	return strings.Join(lines, "\n")
+}
+
+// probeWrap breaks prose at spaces to width cells; a word longer than the
+// width is cut. Unlike ansi.Wrap it never breaks at a hyphen, so "-32001"
+// and "--strict" stay whole.
+func probeWrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		for _, w := range strings.Split(ansi.Hardwrap(word, width, false), "\n") {
+			switch {
+			case line == "":
+				line = w
+			case ansi.StringWidth(line)+1+ansi.StringWidth(w) <= width:
+				line += " " + w
+			default:
+				lines, line = append(lines, line), w
+			}
+		}
+	}
+	if line != "" || len(lines) == 0 {
+		lines = append(lines, line)
+	}
+	return lines
 }

@@ -19,7 +19,14 @@ type ProbeWork func(ctx context.Context, done func(model.ProbeCase)) model.Probe
 func RunProbe(parent context.Context, opts ProbeOptions, work ProbeWork) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	p := tea.NewProgram(NewProbe(opts), tea.WithContext(ctx), tea.WithAltScreen())
+	progOpts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithAltScreen()}
+	if opts.Input != nil {
+		progOpts = append(progOpts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		progOpts = append(progOpts, tea.WithOutput(opts.Output))
+	}
+	p := tea.NewProgram(NewProbe(opts), progOpts...)
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)

@@ -265,7 +265,7 @@ func (m *ProbeModel) footerLines() []string {
 	}
 	lines = append(lines, "")
 	for _, p := range probeLegend {
-		for _, l := range strings.Split(ansi.Wrap(p, max(10, m.width-2), ""), "\n") {
+		for _, l := range probeWrap(p, max(10, m.width-2)) {
 			lines = append(lines, m.st.muted.Render(" "+l))
 		}
 	}
