@@ -273,6 +273,13 @@ func headerToken(s string) bool {
 	return true
 }
 
+// probeScreenInput and probeScreenOutput, when set, play the terminal for
+// the probe's screen (a test's keys and frames); nil: stdin and stdout.
+var (
+	probeScreenInput  io.Reader
+	probeScreenOutput io.Writer
+)
+
 // probeOnScreen runs the probe under its screen, which stays until the user
 // quits; the exit code is the one the screen's last line showed. The text
 // summary is printed after the screen closes, so the verdict stays in the
@@ -284,7 +291,8 @@ func probeOnScreen(ctx context.Context, cfg probe.Config, planned []model.ProbeC
 		code   int
 		why    string
 	)
-	opts := ui.ProbeOptions{Target: probe.ShownURL(cfg.URL), Tool: model.Sanitize(cfg.Tool), Cases: planned}
+	opts := ui.ProbeOptions{Target: probe.ShownURL(cfg.URL), Tool: model.Sanitize(cfg.Tool), Cases: planned,
+		Input: probeScreenInput, Output: probeScreenOutput}
 	err := ui.RunProbe(ctx, opts, func(ctx context.Context, done func(model.ProbeCase)) model.ProbeEnd {
 		cfg.OnCase = func(r probe.Result) { done(screenCase(r, cfg.URL)) }
 		rep, runErr = probe.Run(ctx, cfg)
