@@ -66,6 +66,8 @@ func (m *ProbeModel) detailContent(c model.ProbeCase) string {
 	}
 	if c.Done {
 		field("message", c.Message)
+	}
+	if c.Done && !c.Skipped {
 		field("took", c.Duration.Round(time.Millisecond).String())
 	}
 	if !c.Done || c.Skipped {
