@@ -85,7 +85,8 @@ func (m *ProbeModel) End() (model.ProbeEnd, bool) {
 	return *m.end, true
 }
 
-// Update handles keys, the terminal's size, finished cases and the spinner.
+// Update handles keys, the mouse, the terminal's size, finished cases and
+// the spinner.
 func (m *ProbeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -108,8 +109,32 @@ func (m *ProbeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case tea.KeyMsg:
 		return m, m.key(msg)
+	case tea.MouseMsg:
+		m.mouse(msg)
 	}
 	return m, nil
+}
+
+// mouse: the wheel scrolls the detail or moves the selection; a click on a
+// row selects it.
+func (m *ProbeModel) mouse(msg tea.MouseMsg) {
+	if m.detail {
+		m.viewport, _ = m.viewport.Update(msg)
+		return
+	}
+	if msg.Action != tea.MouseActionPress {
+		return
+	}
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		m.move(-3)
+	case tea.MouseButtonWheelDown:
+		m.move(3)
+	case tea.MouseButtonLeft:
+		if i := msg.Y - probeAbove; i >= 0 && i < m.tableRows() && m.offset+i < len(m.cases) {
+			m.cursor = m.offset + i
+		}
+	}
 }
 
 // finish fills in the row of a finished case: the first one of its id not

@@ -12,14 +12,14 @@ import (
 // how the run ended.
 type ProbeWork func(ctx context.Context, done func(model.ProbeCase)) model.ProbeEnd
 
-// RunProbe shows the probe screen on the terminal (alternate screen) while
-// work runs in the background. The screen stays after the run until the
-// user quits; quitting earlier cancels work's context. It returns once work
-// has returned, with the screen's error, if any.
+// RunProbe shows the probe screen on the terminal (alternate screen, mouse
+// wheel) while work runs in the background. The screen stays after the run
+// until the user quits; quitting earlier cancels work's context. It returns
+// once work has returned, with the screen's error, if any.
 func RunProbe(parent context.Context, opts ProbeOptions, work ProbeWork) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	progOpts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithAltScreen()}
+	progOpts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithAltScreen(), tea.WithMouseCellMotion()}
 	if opts.Input != nil {
 		progOpts = append(progOpts, tea.WithInput(opts.Input))
 	}

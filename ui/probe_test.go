@@ -310,3 +310,25 @@ func TestRunProbe(t *testing.T) {
 		t.Fatal("RunProbe returned before the work saw its context end")
 	}
 }
+
+// TestProbeMouse: the wheel moves the selection or scrolls the detail; a
+// click selects the row under it.
+func TestProbeMouse(t *testing.T) {
+	m := probeFinished(80, 24)
+	wheel := func(b tea.MouseButton) tea.Msg {
+		return tea.MouseMsg{X: 5, Y: 5, Button: b, Action: tea.MouseActionPress}
+	}
+	probeSend(m, wheel(tea.MouseButtonWheelDown))
+	if m.cursor != 3 {
+		t.Fatalf("wheel down: selection %d, want 3", m.cursor)
+	}
+	probeSend(m, tea.MouseMsg{X: 5, Y: probeAbove + 5, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	if m.cursor != 5 {
+		t.Fatalf("click on the sixth row: selection %d, want 5", m.cursor)
+	}
+	probeSend(m, probeKeys("g", "j", "j", "<enter>")...)
+	probeSend(m, wheel(tea.MouseButtonWheelDown))
+	if m.viewport.YOffset != 3 {
+		t.Fatalf("wheel in the detail: offset %d, want 3", m.viewport.YOffset)
+	}
+}
