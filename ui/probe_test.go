@@ -332,3 +332,24 @@ func TestProbeMouse(t *testing.T) {
 		t.Fatalf("wheel in the detail: offset %d, want 3", m.viewport.YOffset)
 	}
 }
+
+// TestProbeScrollsRows: with more cases than rows the selection stays on
+// screen, and the frame still fills the terminal exactly.
+func TestProbeScrollsRows(t *testing.T) {
+	var planned []model.ProbeCase
+	for i := range 26 {
+		planned = append(planned, model.ProbeCase{ID: "case_" + strconv.Itoa(i), Required: true, Expected: "401/-32001"})
+	}
+	m := NewProbe(ProbeOptions{Target: probeTarget, Cases: planned})
+	probeSend(m, tea.WindowSizeMsg{Width: 80, Height: 12})
+	for _, step := range []struct {
+		key, shown, hidden string
+	}{{"G", "case_25 ", "case_0 "}, {"g", "case_0 ", "case_25 "}, {"<pgdown>", "case_7 ", "case_0 "}} {
+		probeSend(m, probeKeys(step.key)...)
+		v := m.View()
+		probeCheckFrame(t, v, 80, 12)
+		if !strings.Contains(probeRowLine(t, v, strings.TrimSpace(step.shown)), "▌") || strings.Contains(v, step.hidden) {
+			t.Errorf("after %s: want %q selected on screen, %q off it:\n%s", step.key, step.shown, step.hidden, v)
+		}
+	}
+}
