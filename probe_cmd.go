@@ -49,7 +49,7 @@ answer, the last line the exit code; it stays until q. Without a terminal
 --output tui prints the text table.
 
 Exit status: 0 every required case passed, 1 one failed (or the server
-could not be probed), 2 usage.
+could not be probed, or the probe was stopped early), 2 usage.
 
 {{flags}}
 Examples:
