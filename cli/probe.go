@@ -1,21 +1,26 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"toolscope/decoder"
 	"toolscope/demo"
+	"toolscope/model"
 	"toolscope/stream/probe"
+	"toolscope/ui"
 )
 
 const probeUsage = `Usage: toolscope probe URL --instance-id ID [--tool NAME] [--args JSON] [--output tui|json|text]
@@ -37,10 +42,14 @@ The context secret comes from TOOLSCOPE_CONTEXT_SECRET or --secret-file; the
 instance's static credential header ("Authorization: Bearer ...",
 "X-API-Key: ...") from TOOLSCOPE_CREDENTIAL_HEADER or --credential-file;
 never from arguments. --demo probes the demo's own MCP server instead.
---output tui prints the text table (the probe has no screen yet).
+
+On a terminal the screen (--output tui, the default there) fills in each
+case as it ends: enter shows the request sent (secrets redacted) and the
+answer, the last line the exit code; it stays until q. Without a terminal
+--output tui prints the text table.
 
 Exit status: 0 every required case passed, 1 one failed (or the server
-could not be probed), 2 usage.
+could not be probed, or the probe was stopped early), 2 usage.
 
 {{flags}}
 Examples:
@@ -65,7 +74,7 @@ func (f *probeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.instanceID, "instance-id", "", "the MCP server instance `ID` tokens are minted for (their aud)")
 	fs.StringVar(&f.tool, "tool", "", "the `NAME` of a harmless tool a valid token must run (default: the first of tools/list)")
 	fs.StringVar(&f.args, "args", "{}", "the tool's arguments, a `JSON` object")
-	fs.StringVar(&f.output, "output", "", "`MODE`: tui (prints text for now), json or text (default: tui on a terminal, json otherwise)")
+	fs.StringVar(&f.output, "output", "", "`MODE`: tui (the text table when stdout is no terminal), json or text (default: tui on a terminal, json otherwise)")
 	fs.StringVar(&f.junit, "junit", "", "also write the results as JUnit XML to `FILE`")
 	fs.StringVar(&f.only, "only", "", "run only these comma-separated `CASES` (see --list)")
 	fs.StringVar(&f.credentialFile, "credential-file", "", "read the static credential header, one line \"Name: value\", from `FILE`")
@@ -115,7 +124,7 @@ func (c *probeCommand) Run(args []string) int {
 	if code != 0 {
 		return code
 	}
-	return probeAndReport(cfg, *f)
+	return probeAndReport(cfg, *f, cases)
 }
 
 // config builds the probe's configuration from the flags, the environment
@@ -188,12 +197,17 @@ func loadCredential(env, file string) (probe.Credential, error) {
 	return probe.Credential{Name: http.CanonicalHeaderKey(name), Value: value}, nil
 }
 
-// probeAndReport runs the probe, printing each case as it comes, then the
-// summary and the JUnit file.
-func probeAndReport(cfg probe.Config, f probeFlags) int {
+// probeAndReport runs the probe with its results on the screen or printed
+// as each case comes, then writes the JUnit file; it returns the exit code.
+func probeAndReport(cfg probe.Config, f probeFlags, cases []probe.Case) int {
 	output := f.output
-	if output == "" && !stdoutIsTerminal() {
+	switch {
+	case output == "" && stdoutIsTerminal():
+		output = "tui"
+	case output == "":
 		output = "json"
+	case output == "tui" && !stdoutIsTerminal():
+		output = "text" // the screen needs a terminal; a pipe or CI log gets the table
 	}
 	var junit io.WriteCloser
 	if f.junit != "" {
@@ -202,6 +216,11 @@ func probeAndReport(cfg probe.Config, f probeFlags) int {
 			return usageError("probe", "--junit: %v", err)
 		}
 		defer junit.Close()
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	if output == "tui" {
+		return probeOnScreen(ctx, cfg, plannedCases(cases, f.strict), junit)
 	}
 	if output == "json" {
 		cfg.OnCase = func(r probe.Result) { _ = probe.WriteCaseJSON(os.Stdout, r) }
@@ -215,28 +234,39 @@ func probeAndReport(cfg probe.Config, f probeFlags) int {
 			probe.WriteTextCase(os.Stdout, r)
 		}
 	}
-	ctx, stop := signalContext()
-	defer stop()
 	rep, err := probe.Run(ctx, cfg)
+	code, why := concludeProbe(rep, err, junit)
 	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintf(os.Stderr, "toolscope probe: %v\n", err)
-		return 1
+		fmt.Fprintf(os.Stderr, "toolscope probe: %s\n", why)
+		return code
 	}
 	if output == "json" {
 		_ = probe.WriteSummaryJSON(os.Stdout, rep)
 	} else {
 		probe.WriteTextSummary(os.Stdout, rep)
 	}
+	if why != "" {
+		fmt.Fprintf(os.Stderr, "toolscope probe: %s\n", why)
+	}
+	return code
+}
+
+// concludeProbe writes the JUnit file (when the probe ran) and says the
+// exit code and, when the probe could not run or the file could not be
+// written, why.
+func concludeProbe(rep probe.Report, err error, junit io.Writer) (int, string) {
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return 1, "could not probe: " + err.Error()
+	}
 	if junit != nil {
-		if err := probe.WriteJUnit(junit, rep); err != nil {
-			fmt.Fprintf(os.Stderr, "toolscope probe: --junit: %v\n", err)
-			return 1
+		if jerr := probe.WriteJUnit(junit, rep); jerr != nil {
+			return 1, "--junit: " + jerr.Error()
 		}
 	}
 	if err != nil || !rep.OK() {
-		return 1
+		return 1, ""
 	}
-	return 0
+	return 0, ""
 }
 
 // headerToken says whether s is a valid header name (RFC 9110 token).
@@ -250,4 +280,109 @@ func headerToken(s string) bool {
 		}
 	}
 	return true
+}
+
+// probeScreenInput and probeScreenOutput, when set, play the terminal for
+// the probe's screen (a test's keys and frames); nil: stdin and stdout.
+var (
+	probeScreenInput  io.Reader
+	probeScreenOutput io.Writer
+)
+
+// probeOnScreen runs the probe under its screen, which stays until the user
+// quits; the exit code is the one the screen's last line showed. The text
+// summary is printed after the screen closes, so the verdict stays in the
+// terminal's scrollback.
+func probeOnScreen(ctx context.Context, cfg probe.Config, planned []model.ProbeCase, junit io.Writer) int {
+	var (
+		rep    probe.Report
+		runErr error
+		code   int
+		why    string
+	)
+	opts := ui.ProbeOptions{Target: probe.ShownURL(cfg.URL), Tool: model.Sanitize(cfg.Tool), Cases: planned,
+		Input: probeScreenInput, Output: probeScreenOutput}
+	err := ui.RunProbe(ctx, opts, func(ctx context.Context, done func(model.ProbeCase)) model.ProbeEnd {
+		cfg.OnCase = func(r probe.Result) { done(screenCase(r, cfg.URL)) }
+		rep, runErr = probe.Run(ctx, cfg)
+		code, why = concludeProbe(rep, runErr, junit)
+		return model.ProbeEnd{Tool: rep.Tool, ExitCode: code, Err: why, Duration: rep.Duration}
+	})
+	switch {
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "toolscope probe: %v\n", err)
+		return 1
+	case errors.Is(runErr, context.Canceled):
+		fmt.Fprintf(os.Stderr, "toolscope probe: stopped after %d of %d cases\n", len(rep.Results), len(planned))
+	case runErr == nil:
+		probe.WriteTextSummary(os.Stdout, rep)
+	}
+	if why != "" {
+		fmt.Fprintf(os.Stderr, "toolscope probe: %s\n", why)
+	}
+	return code
+}
+
+// plannedCases are the screen's rows before anything is sent.
+func plannedCases(cases []probe.Case, strict bool) []model.ProbeCase {
+	out := make([]model.ProbeCase, len(cases))
+	for i, c := range cases {
+		out[i] = model.ProbeCase{ID: c.ID, Title: c.Title, Expected: expectedText(c.Expect, c.Also),
+			Required: c.Level == probe.Required || c.Level == probe.Recommended && strict}
+	}
+	return out
+}
+
+// screenCase is a finished case as the screen shows it.
+func screenCase(r probe.Result, target string) model.ProbeCase {
+	actual := r.Actual.String()
+	if r.Skipped {
+		actual = "-"
+	}
+	return model.ProbeCase{ID: r.Case, Title: r.Title, Required: r.Required, Expected: expectedText(r.Expected, r.Also),
+		Done: true, Actual: actual, Pass: r.Pass, Skipped: r.Skipped, ToolRan: r.Ran, Message: r.Message,
+		Request: requestText(target, r.Exchange), Answer: indentedJSON(r.Exchange.ResponseBody), Duration: r.Duration}
+}
+
+// expectedText is the contract's answer as the text table says it.
+func expectedText(expect probe.Answer, also *probe.Answer) string {
+	if also != nil {
+		return expect.String() + " or " + also.String()
+	}
+	return expect.String()
+}
+
+// requestText is the request a case sent, as the probe recorded it (the
+// credential and the token's signature already redacted): request line,
+// headers in order, then the body.
+func requestText(target string, x probe.Exchange) string {
+	if len(x.RequestHeader) == 0 && x.RequestBody == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("POST " + probe.ShownURL(target) + "\n")
+	for _, name := range slices.Sorted(maps.Keys(x.RequestHeader)) {
+		b.WriteString(name + ": " + x.RequestHeader[name] + "\n")
+	}
+	b.WriteString("\n" + indentedJSON(x.RequestBody))
+	return b.String()
+}
+
+// indentedJSON indents a JSON body for reading, or each JSON data line of
+// an event stream; anything else (a body cut at 4 KiB) is kept as it is.
+func indentedJSON(s string) string {
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(s), "", "  ") == nil {
+		return b.String()
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if v, ok := strings.CutPrefix(l, "data:"); ok {
+			b.Reset()
+			if json.Indent(&b, []byte(strings.TrimSpace(v)), "", "  ") == nil {
+				lines[i] = "data: " + b.String()
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
 }

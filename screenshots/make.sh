@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Makes screenshots/calls.png, screenshots/detail.png (160x45) and
-# screenshots/calls-80x24.png from the real program: builds toolscope, replays
-# a recorded session with the screen in a detached tmux pane of that size,
-# captures the pane with its colours and renders each capture with freeze.
+# Makes screenshots/calls.png, screenshots/detail.png (160x45),
+# screenshots/calls-80x24.png and screenshots/probe.png (120x32) from the real
+# program: builds toolscope, replays a recorded session (or probes the demo's
+# MCP server) with the screen in a detached tmux pane of that size, captures
+# the pane with its colours and renders each capture with freeze.
 #
 #   screenshots/make.sh                  # testdata/session.jsonl
 #   SESSION=x.jsonl CALL=call_x screenshots/make.sh
@@ -32,10 +33,11 @@ trap cleanup EXIT
 
 go build -o "$tmp/toolscope" .
 
-# shot OUT WIDTHxHEIGHT [toolscope args...]: run the screen, let it settle,
-# capture, render.
+# shot OUT WIDTHxHEIGHT [toolscope args...]: run the screen, let it settle
+# (and, with UNTIL set, wait up to 30 s more for that text on it), capture,
+# render.
 shot() {
-	local out=$1 width=${2%x*} height=${2#*x}
+	local out=$1 width=${2%x*} height=${2#*x} tries=0
 	shift 2
 	# COLORTERM: the program inside tmux picks true colour; tmux keeps it in
 	# the capture. `; sleep` keeps the pane alive if the program exits early,
@@ -43,6 +45,9 @@ shot() {
 	tmux new-session -d -s "$name" -x "$width" -y "$height" \
 		"COLORTERM=truecolor TERM=xterm-256color $(printf '%q ' "$tmp/toolscope" "$@"); sleep 30"
 	sleep "$SETTLE"
+	while [ -n "${UNTIL:-}" ] && ! tmux capture-pane -t "$name" -p | grep -qF "$UNTIL" && [ $((tries += 1)) -le 60 ]; do
+		sleep 0.5
+	done
 	tmux capture-pane -t "$name" -p -e >"$tmp/$out.ansi"
 	tmux send-keys -t "$name" q
 	sleep 0.3
@@ -64,3 +69,5 @@ shot() {
 shot calls 160x45 replay "$SESSION" --speed 0 --output tui
 shot detail 160x45 replay "$SESSION" --speed 0 --output tui --call "$CALL"
 shot calls-80x24 80x24 replay "$SESSION" --speed 0 --output tui
+# the probe against the demo's own server, once every case has its verdict
+UNTIL="· exit " shot probe 120x32 probe --demo
