@@ -1,0 +1,236 @@
+package tap
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolscope/model"
+)
+
+var (
+	stdioServerOnce sync.Once
+	stdioServerPath string
+	stdioServerErr  error
+)
+
+// stdioServer builds testdata/stdioserver (a go-sdk stdio server) once per
+// package run.
+func stdioServer(t *testing.T) string {
+	t.Helper()
+	stdioServerOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "stdio-tap-test-")
+		if err != nil {
+			stdioServerErr = err
+			return
+		}
+		stdioServerPath = filepath.Join(dir, "stdioserver")
+		out, err := exec.Command("go", "build", "-o", stdioServerPath, "./testdata/stdioserver").CombinedOutput()
+		if err != nil {
+			stdioServerErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if stdioServerErr != nil {
+		t.Fatal(stdioServerErr)
+	}
+	return stdioServerPath
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// eventLog collects every event and applies it to a store.
+type eventLog struct {
+	mu    sync.Mutex
+	evs   []model.Event
+	store *model.Store
+	hub   *model.Hub
+}
+
+func newEventLog() *eventLog {
+	l := &eventLog{store: model.NewStore(model.Options{})}
+	l.hub = model.NewHub(l.store)
+	return l
+}
+
+func (l *eventLog) Emit(e model.Event) {
+	l.mu.Lock()
+	l.evs = append(l.evs, e)
+	l.mu.Unlock()
+	l.hub.Emit(e)
+}
+
+func (l *eventLog) events() []model.Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]model.Event(nil), l.evs...)
+}
+
+func (l *eventLog) count(kind model.Kind, code string) int {
+	n := 0
+	for _, e := range l.events() {
+		if e.Kind == kind && (code == "" || e.Code == code) {
+			n++
+		}
+	}
+	return n
+}
+
+// stdioRun is RunStdio in the background, its stdin and stdout as pipes.
+type stdioRun struct {
+	stdin  *io.PipeWriter
+	stdout *io.PipeReader
+	stderr *lockedBuffer
+	log    *eventLog
+	done   chan struct{}
+	code   int
+	err    error
+}
+
+func startStdio(t *testing.T, ctx context.Context, cfg Config, command ...string) *stdioRun {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	r := &stdioRun{stdin: inW, stdout: outR, stderr: &lockedBuffer{}, log: newEventLog(), done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		r.code, r.err = RunStdio(ctx, cfg, command, inR, outW, r.stderr, r.log)
+		outW.Close()
+		inR.Close()
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		outR.Close()
+		r.wait(t)
+	})
+	return r
+}
+
+func (r *stdioRun) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-r.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("RunStdio did not return")
+	}
+	if r.err != nil {
+		t.Fatalf("RunStdio: %v", r.err)
+	}
+	return r.code
+}
+
+// sdkStdioCall connects a go-sdk client over transport, lists the tools and
+// calls count; it returns the result text and the progress received.
+func sdkStdioCall(t *testing.T, transport mcp.Transport, steps int) (string, []float64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var got []float64
+	client := mcp.NewClient(&mcp.Implementation{Name: "sdk-client", Version: "v1.0.0"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			got = append(got, req.Params.Progress)
+			mu.Unlock()
+		},
+	})
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer session.Close()
+	if tools, err := session.ListTools(ctx, nil); err != nil || len(tools.Tools) != 3 {
+		t.Fatalf("tools/list = %v, %v", tools, err)
+	}
+	params := &mcp.CallToolParams{Name: "count", Arguments: map[string]any{"steps": steps}}
+	params.SetProgressToken("progress-1")
+	res, err := session.CallTool(ctx, params)
+	if err != nil {
+		t.Fatalf("tools/call: %v", err)
+	}
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n >= steps {
+			break
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return res.Content[0].(*mcp.TextContent).Text, append([]float64(nil), got...)
+}
+
+// TestStdioSDKThroughTap: a go-sdk client and a go-sdk stdio server get
+// the same answers through the tap as directly, and the tap reports the
+// call, its progress and its result; the server's stderr and exit code
+// (7 on stdin's end) pass through.
+func TestStdioSDKThroughTap(t *testing.T) {
+	server := stdioServer(t)
+	directText, directProgress := sdkStdioCall(t, &mcp.CommandTransport{Command: exec.Command(server)}, 5)
+
+	r := startStdio(t, context.Background(), Config{InstanceName: "Counter Server"}, server)
+	text, progress := sdkStdioCall(t, &mcp.IOTransport{Reader: r.stdout, Writer: r.stdin}, 5)
+	if text != directText || fmt.Sprint(progress) != fmt.Sprint(directProgress) {
+		t.Errorf("through the tap %q %v, direct %q %v", text, progress, directText, directProgress)
+	}
+	if code := r.wait(t); code != 7 {
+		t.Errorf("exit code %d, want the server's 7", code)
+	}
+	if !strings.Contains(r.stderr.String(), "stdioserver: ready") {
+		t.Errorf("stderr %q lacks the server's", r.stderr.String())
+	}
+	s := r.log.store.Snapshot()
+	var c *model.Call
+	for _, call := range s.Calls {
+		if call.Tool == "count" {
+			c = call
+		}
+	}
+	if c == nil || c.Status != model.StatusOK || c.Progress.Sent != 5 || c.AgentName != "mcp__counter_server__count" {
+		t.Fatalf("count call %+v\n%s", c, dump(s))
+	}
+	if a := c.LastAttempt(); a == nil || !a.HasResult || a.Result.TextChars != len("counted to 5") {
+		t.Errorf("result not recorded: %+v", a)
+	}
+	if c.Context == nil || c.Context.Verdict != model.VerdictAbsent {
+		t.Errorf("context %+v, want absent", c.Context)
+	}
+	var sawInit, sawList bool
+	for _, e := range s.Other {
+		// A 2026-07-28 session starts with server/discover; with its answer summarised.
+		sawInit = sawInit || (e.EventType == "mcp.initialize" || e.EventType == "mcp.server/discover") && strings.Contains(string(e.Data), `"capabilities"`)
+		sawList = sawList || e.EventType == "mcp.tools/list" && strings.Contains(string(e.Data), `"count":3`)
+	}
+	if !sawInit || !sawList {
+		t.Errorf("initialize (with its answer) seen %v, tools/list seen %v\n%s", sawInit, sawList, dump(s))
+	}
+	if n := r.log.count(model.KindWarning, ""); n != 0 {
+		t.Errorf("%d warnings: %+v", n, r.log.events())
+	}
+}
