@@ -1,6 +1,7 @@
 package tap
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -232,5 +233,166 @@ func TestStdioSDKThroughTap(t *testing.T) {
 	}
 	if n := r.log.count(model.KindWarning, ""); n != 0 {
 		t.Errorf("%d warnings: %+v", n, r.log.events())
+	}
+}
+
+// rawInit is the start of a session, as a client writes it.
+const rawInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}
+`
+
+// readLines reads the tap's stdout in the background, one line per send.
+func readLines(r io.Reader) <-chan string {
+	lines := make(chan string, 64)
+	go func() {
+		defer close(lines)
+		br := bufio.NewReader(r)
+		for {
+			line, err := br.ReadString('\n')
+			if line != "" {
+				lines <- line
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return lines
+}
+
+func waitLine(t *testing.T, lines <-chan string, contains string) string {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("stdout ended before a line with %q", contains)
+			}
+			if strings.Contains(l, contains) {
+				return l
+			}
+		case <-timeout:
+			t.Fatalf("no line with %q", contains)
+		}
+	}
+}
+
+// TestStdioChildCrashMidCall: the server exits (code 3) during a call: the
+// tap exits 3 and the open call ends with an error that says so, its
+// progress kept.
+func TestStdioChildCrashMidCall(t *testing.T) {
+	r := startStdio(t, context.Background(), Config{}, stdioServer(t))
+	lines := readLines(r.stdout)
+	io.WriteString(r.stdin, rawInit)
+	waitLine(t, lines, `"id":1`)
+	io.WriteString(r.stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"crash","arguments":{"code":3},"_meta":{"progressToken":"p2"}}}`+"\n")
+	if code := r.wait(t); code != 3 {
+		t.Fatalf("exit code %d, want the server's 3", code)
+	}
+	s := r.log.store.Snapshot()
+	if len(s.Calls) != 1 {
+		t.Fatalf("%d calls\n%s", len(s.Calls), dump(s))
+	}
+	c := s.Calls[0]
+	a := c.LastAttempt()
+	if c.Status != model.StatusError || a == nil || !strings.Contains(a.Result.Error, "the server exited (code 3) before answering") || c.Progress.Sent != 1 {
+		t.Errorf("crashed call %+v %+v\n%s", c, a, dump(s))
+	}
+	if !strings.Contains(r.stderr.String(), "crashing on purpose") {
+		t.Errorf("stderr %q", r.stderr.String())
+	}
+}
+
+// TestStdioManyMegabytesUnchanged: a message of several MB (and a last
+// line without its newline) passes byte for byte both ways.
+func TestStdioManyMegabytesUnchanged(t *testing.T) {
+	r := startStdio(t, context.Background(), Config{}, stdioServer(t), "-cat")
+	big := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("é\\u00e9x", 500_000) + `"}}}` + "\n"
+	in := big + rawInit + `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}` + "\n" + `{"partial":`
+	var out []byte
+	read := make(chan error, 1)
+	go func() {
+		var err error
+		out, err = io.ReadAll(r.stdout)
+		read <- err
+	}()
+	go func() {
+		io.WriteString(r.stdin, in)
+		r.stdin.Close()
+	}()
+	if err := <-read; err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, []byte(in)) {
+		t.Fatalf("%d bytes out, %d in: not the same", len(out), len(in))
+	}
+	r.wait(t)
+	var sawCall, sawCancel bool
+	for _, e := range r.log.events() {
+		sawCall = sawCall || e.Kind == model.KindToolCall && e.Tool == "echo" && len(e.Arguments) > 4_000_000
+		sawCancel = sawCancel || e.Kind == model.KindToolCancelled && e.RequestID == "9"
+	}
+	if !sawCall || !sawCancel {
+		t.Errorf("call seen %v, its cancellation seen %v: %d events", sawCall, sawCancel, len(r.log.events()))
+	}
+}
+
+// TestStdioOversizedResult: a result over --max-parse-bytes is forwarded
+// whole, not parsed (parse_skipped), and still ends its call.
+func TestStdioOversizedResult(t *testing.T) {
+	r := startStdio(t, context.Background(), Config{MaxParseBytes: 64 << 10}, stdioServer(t))
+	lines := readLines(r.stdout)
+	io.WriteString(r.stdin, rawInit)
+	waitLine(t, lines, `"id":1`)
+	io.WriteString(r.stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"abc","repeat":100000}}}`+"\n")
+	res := waitLine(t, lines, `"id":2`)
+	if !strings.Contains(res, strings.Repeat("ABC", 100000)) {
+		t.Fatalf("result of %d bytes lacks the text", len(res))
+	}
+	r.stdin.Close()
+	r.wait(t)
+	s := r.log.store.Snapshot()
+	if len(s.Calls) != 1 || s.Calls[0].Status != model.StatusOK || r.log.count(model.KindWarning, "parse_skipped") != 1 {
+		t.Fatalf("%s\n%+v", dump(s), r.log.events())
+	}
+	for _, e := range r.log.events() {
+		if e.Code == "parse_skipped" && !strings.Contains(e.Message, "from the server (the answer to id 2) is over --max-parse-bytes (65536)") {
+			t.Errorf("warning %q", e.Message)
+		}
+	}
+}
+
+// TestStdioClientClosesStdin: the client closes its stdin during a call:
+// the server sees its stdin end and exits (7), the tap exits 7, and the
+// call is over in the recording.
+func TestStdioClientClosesStdin(t *testing.T) {
+	r := startStdio(t, context.Background(), Config{}, stdioServer(t))
+	lines := readLines(r.stdout)
+	io.WriteString(r.stdin, rawInit)
+	waitLine(t, lines, `"id":1`)
+	io.WriteString(r.stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","arguments":{"steps":400},"_meta":{"progressToken":2}}}`+"\n")
+	waitLine(t, lines, `notifications/progress`)
+	r.stdin.Close()
+	if code := r.wait(t); code != 7 {
+		t.Fatalf("exit code %d, want 7", code)
+	}
+	s := r.log.store.Snapshot()
+	if len(s.Calls) != 1 || s.Calls[0].Status != model.StatusCancelled || s.Calls[0].LastAttempt().Cancelled != "the client closed its stdin" {
+		t.Fatalf("call not cancelled by the client's leaving:\n%s", dump(s))
+	}
+}
+
+// TestStdioStopsChildOnCancel: when ctx ends the child gets SIGTERM, and
+// its death by that signal is the exit code a shell reports (143).
+func TestStdioStopsChildOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := startStdio(t, ctx, Config{}, stdioServer(t))
+	lines := readLines(r.stdout)
+	io.WriteString(r.stdin, rawInit)
+	waitLine(t, lines, `"id":1`)
+	cancel()
+	if code := r.wait(t); code != 143 {
+		t.Fatalf("exit code %d, want 143 (SIGTERM)", code)
 	}
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"strings"
@@ -18,7 +19,8 @@ type countInput struct {
 }
 
 type echoInput struct {
-	Text string `json:"text"`
+	Text   string `json:"text"`
+	Repeat int    `json:"repeat,omitempty"`
 }
 
 type crashInput struct {
@@ -26,6 +28,13 @@ type crashInput struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "-cat" {
+		// Byte-exactness tests: whatever comes in goes back out.
+		if _, err := io.Copy(os.Stdout, os.Stdin); err != nil {
+			os.Exit(1)
+		}
+		return
+	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "stdioserver", Version: "v1.0.0"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "count", Description: "counts, reporting progress"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in countInput) (*mcp.CallToolResult, any, error) {
@@ -39,9 +48,9 @@ func main() {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("counted to %d", in.Steps)}}}, nil, nil
 		})
-	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "answers its text, reversed in case"},
+	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "answers its text in upper case, repeated"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in echoInput) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.ToUpper(in.Text)}}}, nil, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat(strings.ToUpper(in.Text), max(in.Repeat, 1))}}}, nil, nil
 		})
 	mcp.AddTool(server, &mcp.Tool{Name: "crash", Description: "reports progress, then exits with code"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in crashInput) (*mcp.CallToolResult, any, error) {
