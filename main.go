@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -258,7 +259,7 @@ func (p *pipeline) runWithScreen(ctx context.Context, work func(context.Context)
 	return nil
 }
 
-const replayUsage = `Usage: toolscope replay FILE [--speed F] [--output tui|json|text] [--call ID]
+const replayUsage = `Usage: toolscope replay FILE [--speed F] [--follow] [--output tui|json|text] [--call ID]
 
 Plays a recorded session (the JSON lines --record and --output json write)
 back with its original timing, scaled by --speed. Idle gaps over 5 s are
@@ -269,12 +270,14 @@ the rest still plays.
 Examples:
   toolscope replay testdata/session.jsonl --output text --speed 0
   toolscope replay session.jsonl --call call_sheets
+  toolscope replay --follow /tmp/s.jsonl   (a recording still being written: see 'toolscope tap --help --')
 `
 
 func runReplay(args []string) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	speed := fs.Float64("speed", 1, "timing scale `F`: 2 plays twice as fast, 0 as fast as possible")
 	callID := fs.String("call", "", "open this call's detail (tui): an `ID` as \"task_id/tool_call_id\" or a tool_call_id")
+	follow := fs.Bool("follow", false, "keep reading FILE as it grows (a recording still being written), until stopped")
 	var out outputFlags
 	out.register(fs)
 	pos, code, ok := parseFlags(fs, replayUsage, args)
@@ -307,7 +310,7 @@ func runReplay(args []string) int {
 	defer stop()
 	p.title = "replay " + pos[0]
 	err = p.runWithScreen(ctx, func(ctx context.Context) error {
-		return replay.Run(ctx, pos[0], replay.Options{Speed: *speed}, p.hub)
+		return replay.Run(ctx, pos[0], replay.Options{Speed: *speed, Follow: *follow}, p.hub)
 	}, *callID)
 	p.close("replay")
 	return exitCode("replay", err)
@@ -567,6 +570,7 @@ func runWatch(args []string) int {
 }
 
 const tapUsage = `Usage: toolscope tap --upstream URL [--listen 127.0.0.1:7070] [flags]
+       toolscope tap [flags] -- COMMAND [ARGS...]  (a stdio server: 'toolscope tap --help --')
 
 Runs a tap proxy in front of an MCP server. Point the platform (or any MCP
 client) at the tap instead of the server: every byte passes through unchanged,
@@ -584,6 +588,9 @@ Examples:
 `
 
 func runTap(args []string) int {
+	if i := slices.Index(args, "--"); i >= 0 {
+		return runStdioTap(args[:i], args[i+1:]) // a stdio server: see stdio_cmd.go
+	}
 	fs := flag.NewFlagSet("tap", flag.ContinueOnError)
 	var out outputFlags
 	var live liveFlags
