@@ -30,6 +30,10 @@ const stopGrace = 5 * time.Second
 // child has exited: a grandchild may still hold it open.
 const drainAfterExit = 500 * time.Millisecond
 
+// exitBacklog is how much of the parser's backlog (the newest bytes) is
+// still parsed once the child has exited.
+const exitBacklog = 1 << 20
+
 // RunStdio runs command as a child and stands between the MCP client on
 // stdin/stdout and the child's stdin/stdout: every byte passes unchanged
 // both ways while a copy is parsed off to the side, with the HTTP tap's
@@ -131,7 +135,7 @@ func (s *stdioSession) run(ctx context.Context, command []string, stdin io.Reade
 	<-exited
 	fromChild.Close()
 	toChild.Close() // the copy from stdin may still be blocked reading: it ends at its next write
-	s.side.end()
+	s.side.end(exitBacklog)
 	<-parsed
 	code := exitCodeOf(cmd.ProcessState)
 	s.concludeOpen(exitAt, code)

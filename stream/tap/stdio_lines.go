@@ -3,6 +3,7 @@ package tap
 import (
 	"bytes"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -37,6 +38,15 @@ type stdioSide struct {
 	gapNext [2]bool // the next chunk of a direction follows dropped bytes
 	ended   bool
 	wake    chan struct{}
+	lastPut atomic.Int64 // when bytes last passed (unix ns)
+}
+
+// busyWindow: bytes that passed this recently mean the pipe is busy.
+const busyWindow = time.Millisecond
+
+// busy says whether bytes are flowing right now.
+func (s *stdioSide) busy() bool {
+	return time.Now().UnixNano()-s.lastPut.Load() < int64(busyWindow)
 }
 
 func newStdioSide(limit int64) *stdioSide {
@@ -48,17 +58,14 @@ func (s *stdioSide) put(dir direction, b []byte, at time.Time) {
 	if len(b) == 0 {
 		return
 	}
+	s.lastPut.Store(at.UnixNano())
 	s.mu.Lock()
 	if len(b) > s.limit {
 		b = b[len(b)-s.limit:] // b alone fills the queue: keep its end
 		s.gapNext[dir] = true
 	}
 	for s.size+len(b) > s.limit && len(s.chunks) > 0 {
-		old := s.chunks[0]
-		s.chunks[0] = stdioChunk{}
-		s.chunks = s.chunks[1:]
-		s.size -= len(old.data)
-		s.gapNext[old.dir] = true
+		s.dropOldest()
 	}
 	c := stdioChunk{dir: dir, data: append([]byte(nil), b...), at: at, gap: s.gapNext[dir]}
 	s.gapNext[dir] = false
@@ -71,10 +78,32 @@ func (s *stdioSide) put(dir direction, b []byte, at time.Time) {
 	}
 }
 
-// end tells the parser no more chunks come.
-func (s *stdioSide) end() {
+// dropOldest drops the oldest chunk; the next chunk of its direction (in
+// the queue or still to come) is marked as following a gap.
+func (s *stdioSide) dropOldest() {
+	old := s.chunks[0]
+	s.chunks[0] = stdioChunk{}
+	s.chunks = s.chunks[1:]
+	s.size -= len(old.data)
+	for i := range s.chunks {
+		if s.chunks[i].dir == old.dir {
+			s.chunks[i].gap = true
+			return
+		}
+	}
+	s.gapNext[old.dir] = true
+}
+
+// end tells the parser no more chunks come, and drops all but the newest
+// keep bytes it has not read: once the child has exited the parser's
+// backlog must not hold the exit back (the newest bytes, where the last
+// results are, are kept).
+func (s *stdioSide) end(keep int) {
 	s.mu.Lock()
 	s.ended = true
+	for s.size > keep && len(s.chunks) > 0 {
+		s.dropOldest()
+	}
 	s.mu.Unlock()
 	select {
 	case s.wake <- struct{}{}:

@@ -55,6 +55,13 @@ func dirName(d direction) string {
 }
 
 func (s *stdioSession) onLine(dir direction, at time.Time, e lineEnd) {
+	if s.side.busy() {
+		// Bytes are flowing: the copies come first. On a busy machine the
+		// parser's CPU is taken from them, so it steps aside between
+		// messages; behind, the bounded queue drops its oldest bytes
+		// (parse_lagging) rather than slow the pipe.
+		time.Sleep(sideYield)
+	}
 	switch {
 	case e.line == nil:
 		s.oversized(dir, at, e)
