@@ -30,9 +30,18 @@ const stopGrace = 5 * time.Second
 // child has exited: a grandchild may still hold it open.
 const drainAfterExit = 500 * time.Millisecond
 
-// exitBacklog is how much of the parser's backlog (the newest bytes) is
-// still parsed once the child has exited.
-const exitBacklog = 1 << 20
+// Once the child has exited, the parser has exitDrain to finish its
+// backlog; past it only the newest exitBacklog bytes (where the last
+// results are) are still parsed, so a backlog never holds the exit back
+// for long.
+const (
+	exitDrain   = 2 * time.Second
+	exitBacklog = 1 << 20
+)
+
+// minSideBytes is the least the side queue holds for the parser (both
+// directions): a burst of messages while the parser steps aside fits.
+const minSideBytes = 16 << 20
 
 // RunStdio runs command as a child and stands between the MCP client on
 // stdin/stdout and the child's stdin/stdout: every byte passes unchanged
@@ -81,7 +90,7 @@ type stdioSession struct {
 }
 
 func newStdioSession(t *Tap) *stdioSession {
-	s := &stdioSession{t: t, side: newStdioSide(2 * t.cfg.MaxParseBytes), pending: make(map[string]*stdioPlain)}
+	s := &stdioSession{t: t, side: newStdioSide(max(2*t.cfg.MaxParseBytes, minSideBytes)), pending: make(map[string]*stdioPlain)}
 	for i := range s.split {
 		s.split[i].max = int(t.cfg.MaxParseBytes)
 	}
@@ -135,14 +144,28 @@ func (s *stdioSession) run(ctx context.Context, command []string, stdin io.Reade
 	<-exited
 	fromChild.Close()
 	toChild.Close() // the copy from stdin may still be blocked reading: it ends at its next write
-	s.side.end(exitBacklog)
-	<-parsed
+	s.side.end()
+	s.awaitParser(parsed)
 	code := exitCodeOf(cmd.ProcessState)
 	s.concludeOpen(exitAt, code)
 	s.t.calls.stopTimers()
 	s.t.emit(model.Event{Kind: model.KindSourceStatus, State: model.StateEnded,
 		Detail: fmt.Sprintf("%s exited with code %d", filepath.Base(command[0]), code)})
 	return code, nil
+}
+
+// awaitParser waits for the parser to finish, trimming its backlog after
+// exitDrain.
+func (s *stdioSession) awaitParser(parsed <-chan struct{}) {
+	t := time.NewTimer(exitDrain)
+	defer t.Stop()
+	select {
+	case <-parsed:
+		return
+	case <-t.C:
+	}
+	s.side.trim(exitBacklog)
+	<-parsed
 }
 
 // copyToChild forwards the client's bytes, a copy queued for the parser

@@ -94,16 +94,19 @@ func (s *stdioSide) dropOldest() {
 	s.gapNext[old.dir] = true
 }
 
-// end tells the parser no more chunks come, and drops all but the newest
-// keep bytes it has not read: once the child has exited the parser's
-// backlog must not hold the exit back (the newest bytes, where the last
-// results are, are kept).
-func (s *stdioSide) end(keep int) {
+// trim drops all but the newest keep bytes the parser has not read.
+func (s *stdioSide) trim(keep int) {
 	s.mu.Lock()
-	s.ended = true
+	defer s.mu.Unlock()
 	for s.size > keep && len(s.chunks) > 0 {
 		s.dropOldest()
 	}
+}
+
+// end tells the parser no more chunks come.
+func (s *stdioSide) end() {
+	s.mu.Lock()
+	s.ended = true
 	s.mu.Unlock()
 	select {
 	case s.wake <- struct{}{}:

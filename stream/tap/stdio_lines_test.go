@@ -18,7 +18,7 @@ func TestStdioSideDropsOldestMarkingGaps(t *testing.T) {
 	s.put(fromServer, []byte("bbbb"), now)
 	s.put(fromClient, []byte("cc"), now)
 	s.put(fromServer, []byte("dddd"), now) // drops "aaaa": "cc" follows a gap
-	s.end(1 << 20)
+	s.end()
 	var got []string
 	for {
 		c, ok := s.next()
@@ -36,14 +36,15 @@ func TestStdioSideDropsOldestMarkingGaps(t *testing.T) {
 	}
 }
 
-// TestStdioSideEndKeepsNewest: at the child's exit only the newest bytes
-// of the backlog are parsed.
-func TestStdioSideEndKeepsNewest(t *testing.T) {
+// TestStdioSideTrimKeepsNewest: trimmed (the child exited and the parser
+// is still far behind), the queue keeps its newest bytes.
+func TestStdioSideTrimKeepsNewest(t *testing.T) {
 	s := newStdioSide(100)
 	for _, b := range []string{"old1", "old2", "new1"} {
 		s.put(fromServer, []byte(b), time.Now())
 	}
-	s.end(4)
+	s.trim(4)
+	s.end()
 	c, ok := s.next()
 	if !ok || string(c.data) != "new1" || !c.gap {
 		t.Fatalf("first chunk %q gap=%v", c.data, c.gap)
