@@ -294,7 +294,7 @@ func runReplay(args []string) int {
 	if !ok {
 		return 2
 	}
-	if fi, err := os.Stat(pos[0]); err != nil || fi.IsDir() {
+	if fi, err := os.Stat(pos[0]); (err != nil && !(*follow && errors.Is(err, os.ErrNotExist))) || err == nil && fi.IsDir() {
 		if err == nil {
 			err = fmt.Errorf("%s is a directory, not a recording", pos[0])
 		}

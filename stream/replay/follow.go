@@ -2,9 +2,14 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
+
+	"toolscope/model"
 )
 
 // DefaultPoll is how often a followed recording is checked for new lines
@@ -47,6 +52,34 @@ func (r *followReader) Read(p []byte) (int, error) {
 		case <-r.ctx.Done():
 			t.Stop()
 			return 0, r.ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// openWhenThere opens a file to follow, waiting for it to appear (the
+// follower may start before the recorder): the wait is said once.
+func openWhenThere(ctx context.Context, path string, opts Options, sink model.Sink) (*os.File, error) {
+	said := false
+	for {
+		f, err := os.Open(path)
+		if err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return f, err
+		}
+		if !said {
+			said = true
+			name := opts.Name
+			if name == "" {
+				name = filepath.Base(path)
+			}
+			sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceReplay, SourceName: name,
+				Kind: model.KindSourceStatus, State: model.StateConnecting, Detail: "waiting for " + path + " to be created"})
+		}
+		t := time.NewTimer(max(opts.Poll, DefaultPoll))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
 		case <-t.C:
 		}
 	}

@@ -112,3 +112,28 @@ func TestFollowRereadsTruncatedFile(t *testing.T) {
 		t.Fatalf("played %v", types)
 	}
 }
+
+// TestFollowWaitsForTheFile: following a recording not yet created waits
+// for it (the recorder may start later), saying so once.
+func TestFollowWaitsForTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "later.jsonl")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got collect
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, path, Options{Follow: true}, &got) }()
+	time.Sleep(3 * DefaultPoll)
+	if err := os.WriteFile(path, []byte(eventLine("a")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got.waitTypes(t, 1, time.Second)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v", err)
+	}
+	got.mu.Lock()
+	defer got.mu.Unlock()
+	if first := got.evs[0]; first.State != model.StateConnecting || first.Detail != "waiting for "+path+" to be created" {
+		t.Errorf("first event %+v", first)
+	}
+}

@@ -38,10 +38,14 @@ type Options struct {
 }
 
 // Run replays the file into sink and returns when it has been played, or
-// when ctx ends. A missing file is an error; a malformed line becomes a
+// when ctx ends. A missing file is an error (followed, it is waited for); a malformed line becomes a
 // warning naming its line number and the rest still plays.
 func Run(ctx context.Context, path string, opts Options, sink model.Sink) error {
-	f, err := os.Open(path)
+	open := os.Open
+	if opts.Follow {
+		open = func(path string) (*os.File, error) { return openWhenThere(ctx, path, opts, sink) }
+	}
+	f, err := open(path)
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
