@@ -396,3 +396,39 @@ func TestStdioStopsChildOnCancel(t *testing.T) {
 		t.Fatalf("exit code %d, want 143 (SIGTERM)", code)
 	}
 }
+
+// TestStdioVerifiesTokenInMeta: with no headers on stdio, a token in
+// _meta["X-AgentArea-Context"] is verified as the header's would be, and
+// its signature reaches no event.
+func TestStdioVerifiesTokenInMeta(t *testing.T) {
+	r := startStdio(t, context.Background(), Config{Secrets: [][]byte{testSecret}, InstanceID: testInstanceID}, stdioServer(t), "-cat")
+	go io.Copy(io.Discard, r.stdout)
+	meta := contractMeta("task-1", "call_a", 1)
+	good := mintToken(t, testSecret, "read", meta, nil)
+	withToken := func(token string) map[string]any {
+		m := map[string]any{stdioContextMetaKey: token}
+		for k, v := range meta {
+			m[k] = v
+		}
+		return m
+	}
+	io.WriteString(r.stdin, string(callBody(t, 1, "read", map[string]any{}, withToken(good)))+"\n")
+	io.WriteString(r.stdin, string(callBody(t, 2, "read", map[string]any{}, withToken(mintToken(t, []byte("another-secret-of-enough-length-0123456789"), "read", meta, nil))))+"\n")
+	io.WriteString(r.stdin, string(callBody(t, 3, "read", map[string]any{}, nil))+"\n")
+	r.stdin.Close()
+	r.wait(t)
+	verdicts := map[string]string{}
+	for _, e := range r.log.events() {
+		if e.Kind == model.KindToolCall && e.Context != nil {
+			verdicts[e.RequestID] = string(e.Context.Verdict)
+		}
+		line, _ := model.EncodeLine(e)
+		if sig := good[strings.LastIndexByte(good, '.')+1:]; strings.Contains(string(line), sig) {
+			t.Errorf("the token's signature is in %s", line)
+		}
+	}
+	want := map[string]string{"1": string(model.VerdictValid), "2": string(model.VerdictRejected), "3": string(model.VerdictRejected)}
+	if fmt.Sprint(verdicts) != fmt.Sprint(want) {
+		t.Fatalf("verdicts %v, want %v", verdicts, want)
+	}
+}
