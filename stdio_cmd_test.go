@@ -198,3 +198,28 @@ func TestStdioTapRefusesOutput(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestStdioTapForwardsSignals: SIGINT to toolscope reaches the child, which
+// dies of it; toolscope exits as a shell reports that (130).
+func TestStdioTapForwardsSignals(t *testing.T) {
+	toolscope, server := stdioBins(t)
+	cmd := exec.Command(toolscope, "tap", "--record", filepath.Join(t.TempDir(), "s.jsonl"), "--", server)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || !strings.Contains(line, `"id":1`) {
+		t.Fatalf("initialize answer %q, %v", line, err)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("toolscope exited %v, want 130 (the child's SIGINT)", err)
+	}
+}
