@@ -26,6 +26,15 @@ var (
 	stdioBinsErr              error
 )
 
+// TestMain removes the binaries built for the run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if toolscopeBin != "" {
+		os.RemoveAll(filepath.Dir(toolscopeBin))
+	}
+	os.Exit(code)
+}
+
 // stdioBins builds the toolscope binary and the go-sdk stdio server of
 // stream/tap/testdata once per package run.
 func stdioBins(t *testing.T) (toolscope, server string) {

@@ -25,6 +25,15 @@ var (
 	stdioServerErr  error
 )
 
+// TestMain removes the stdio server built for the run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if stdioServerPath != "" {
+		os.RemoveAll(filepath.Dir(stdioServerPath))
+	}
+	os.Exit(code)
+}
+
 // stdioServer builds testdata/stdioserver (a go-sdk stdio server) once per
 // package run.
 func stdioServer(t *testing.T) string {
