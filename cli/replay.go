@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -10,7 +11,7 @@ import (
 	"toolscope/stream/replay"
 )
 
-const replayUsage = `Usage: toolscope replay FILE [--speed F] [--output tui|json|text] [--call ID]
+const replayUsage = `Usage: toolscope replay FILE [--speed F] [--follow] [--output tui|json|text] [--call ID]
 
 Plays a recorded session (the JSON lines --record and --output json write)
 back with its original timing, scaled by --speed. Idle gaps over 5 s are
@@ -21,6 +22,7 @@ the rest still plays.
 Examples:
   toolscope replay testdata/session.jsonl --output text --speed 0
   toolscope replay session.jsonl --call call_sheets
+  toolscope replay --follow /tmp/s.jsonl   (a recording still being written: see 'toolscope tap --help --')
 `
 
 // replayCommand is `toolscope replay`: a recording played back.
@@ -29,12 +31,14 @@ type replayCommand struct {
 	out    outputFlags
 	speed  float64
 	callID string
+	follow bool
 }
 
 func newReplayCommand() *replayCommand {
 	c := &replayCommand{fs: flag.NewFlagSet("replay", flag.ContinueOnError)}
 	c.fs.Float64Var(&c.speed, "speed", 1, "timing scale `F`: 2 plays twice as fast, 0 as fast as possible")
 	c.fs.StringVar(&c.callID, "call", "", "open this call's detail (tui): an `ID` as \"task_id/tool_call_id\" or a tool_call_id")
+	c.fs.BoolVar(&c.follow, "follow", false, "keep reading FILE as it grows (a recording still being written), until stopped")
 	c.out.register(c.fs)
 	return c
 }
@@ -56,7 +60,7 @@ func (c *replayCommand) Run(args []string) int {
 	}
 	file := pos[0]
 	// Said before --record opens (and truncates) its file.
-	if fi, err := os.Stat(file); err != nil || fi.IsDir() {
+	if fi, err := os.Stat(file); (err != nil && !(c.follow && errors.Is(err, os.ErrNotExist))) || err == nil && fi.IsDir() {
 		if err == nil {
 			err = fmt.Errorf("%s is a directory, not a recording", file)
 		}
@@ -65,6 +69,6 @@ func (c *replayCommand) Run(args []string) int {
 	}
 	return runLive(liveRun{cmd: "replay", fs: c.fs, out: &c.out, title: "replay " + file, openCall: c.callID,
 		main: func(ctx context.Context, sink model.Sink) error {
-			return replay.Run(ctx, file, replay.Options{Speed: c.speed}, sink)
+			return replay.Run(ctx, file, replay.Options{Speed: c.speed, Follow: c.follow}, sink)
 		}})
 }

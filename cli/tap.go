@@ -5,12 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 
 	"toolscope/model"
 	"toolscope/stream/tap"
 )
 
 const tapUsage = `Usage: toolscope tap --upstream URL [--listen 127.0.0.1:7070] [flags]
+       toolscope tap [flags] -- COMMAND [ARGS...]  (a stdio server: 'toolscope tap --help --')
 
 Runs a tap proxy in front of an MCP server. Point the platform (or any MCP
 client) at the tap instead of the server: every byte passes through unchanged,
@@ -48,14 +50,14 @@ func newTapCommand() *tapCommand {
 
 // Run runs the taps until SIGINT or SIGTERM (or the screen quits).
 func (c *tapCommand) Run(args []string) int {
+	if i := slices.Index(args, "--"); i >= 0 {
+		return runStdioTap(args[:i], args[i+1:]) // a stdio server: see tap_stdio.go
+	}
 	pos, code, ok := parseFlags(c.fs, tapUsage, args)
 	if !ok {
 		return code
 	}
 	if len(pos) > 0 {
-		// `tap -- COMMAND [ARGS]` (positional arguments after "--") is
-		// where the stdio tap starts a server on standard streams: build
-		// its source here and hand it to runLive as main.
 		return usageError("tap", "unexpected argument %q", pos[0])
 	}
 	var own []tap.Config

@@ -82,6 +82,7 @@ const (
 	WarnWriteFailed                 WarningCode = "write_failed"
 	WarnDemoFailed                  WarningCode = "demo_failed"
 	WarnOTLPExportFailed            WarningCode = "otlp_export_failed"
+	WarnStdoutClosed                WarningCode = "stdout_closed"
 	WarnHistoryEventTooLarge        WarningCode = "history_event_too_large"
 	WarnHistoryTruncated            WarningCode = "history_truncated"
 	WarnCallAbandoned               WarningCode = "call_abandoned"
@@ -171,6 +172,7 @@ var WarningCodes = []WarningInfo{
 	{WarnMalformedLine, "a replay line that is not an event", ruleToolscope, 0},
 	{WarnWriteFailed, "a writer that failed", ruleToolscope, 0},
 	{WarnDemoFailed, "the demo's own failure", ruleToolscope, 0},
+	{WarnStdoutClosed, "a stdio tap's client stopped reading its standard output: the server's messages are parsed but reach no one", ruleToolscope, 0},
 	{WarnOTLPExportFailed, "spans could not be sent to the `--otlp` collector (once per outage; monitoring goes on)", ruleToolscope, 0},
 	{WarnHistoryEventTooLarge, "a history item over `--max-event-bytes` skipped", ruleMemoryLimit, 0},
 	{WarnHistoryTruncated, "history pages past `--max-history-pages` not read", ruleMemoryLimit, 0},

@@ -28,19 +28,36 @@ type Options struct {
 	Speed float64
 	// Name of the replay source in its status events (default: the file's base name).
 	Name string
+	// Follow keeps reading a recording that is still being written (tail
+	// -f): what is there plays at once, then each new line as it is
+	// written, until ctx ends. Speed is not used.
+	Follow bool
+	// Poll is how often a followed file is checked at its end (default
+	// DefaultPoll).
+	Poll time.Duration
 }
 
 // Run replays the file into sink and returns when it has been played, or
-// when ctx ends. A missing file is an error; a malformed line becomes a
+// when ctx ends. A missing file is an error (followed, it is waited for); a malformed line becomes a
 // warning naming its line number and the rest still plays.
 func Run(ctx context.Context, path string, opts Options, sink model.Sink) error {
-	f, err := os.Open(path)
+	open := os.Open
+	if opts.Follow {
+		open = func(path string) (*os.File, error) { return openWhenThere(ctx, path, opts, sink) }
+	}
+	f, err := open(path)
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
 	defer f.Close()
 	if opts.Name == "" {
 		opts.Name = filepath.Base(path)
+	}
+	if opts.Follow {
+		if opts.Poll <= 0 {
+			opts.Poll = DefaultPoll
+		}
+		return Play(ctx, &followReader{ctx: ctx, f: f, poll: opts.Poll}, opts, sink)
 	}
 	return Play(ctx, f, opts, sink)
 }
@@ -51,7 +68,12 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 		sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceReplay, SourceName: opts.Name,
 			Kind: model.KindSourceStatus, State: state, Detail: detail})
 	}
-	status(model.StateConnected, "replaying")
+	if opts.Follow {
+		opts.Speed = 0 // lines show as they are written
+		status(model.StateConnected, "following")
+	} else {
+		status(model.StateConnected, "replaying")
+	}
 	lines := newLineReader(r, MaxLineBytes)
 	var prev time.Time
 	lineNo, played, bad := 0, 0, 0
@@ -59,6 +81,10 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 		line, size, err := lines.next()
 		if err == io.EOF {
 			break
+		}
+		if err != nil && ctx.Err() != nil {
+			status(model.StateEnded, fmt.Sprintf("stopped after %d events, %d malformed lines", played, bad))
+			return ctx.Err()
 		}
 		if err != nil {
 			status(model.StateFailed, err.Error())

@@ -74,6 +74,13 @@ func (cfg Config) withDefaults() (Config, *url.URL, error) {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return cfg, nil, fmt.Errorf("tap: --upstream %q: want an http:// or https:// URL with a host", model.RedactURL(u))
 	}
+	cfg, err = cfg.withLimits()
+	return cfg, u, err
+}
+
+// withLimits validates and fills in what every tap shares, the stdio tap
+// (which has no upstream URL) included.
+func (cfg Config) withLimits() (Config, error) {
 	if cfg.Name == "" {
 		cfg.Name = DefaultName
 	}
@@ -84,29 +91,29 @@ func (cfg Config) withDefaults() (Config, *url.URL, error) {
 		cfg.Timeout = DefaultTimeout
 	}
 	if cfg.Timeout < MinTimeout || cfg.Timeout > MaxTimeout {
-		return cfg, nil, fmt.Errorf("tap: --timeout %v is outside 1s..1800s (the range the contract allows)", cfg.Timeout)
+		return cfg, fmt.Errorf("tap: --timeout %v is outside 1s..1800s (the range the contract allows)", cfg.Timeout)
 	}
 	if cfg.Enforce && len(cfg.Secrets) == 0 {
 		// Without a secret no call can be verified: --enforce would forward
 		// context-bearing calls it only pretends to check.
-		return cfg, nil, errors.New("tap: --enforce needs a context secret (TOOLSCOPE_CONTEXT_SECRET or --secret-file)")
+		return cfg, errors.New("tap: --enforce needs a context secret (TOOLSCOPE_CONTEXT_SECRET or --secret-file)")
 	}
 	if cfg.MaxParseBytes == 0 {
 		cfg.MaxParseBytes = DefaultMaxParseBytes
 	}
 	if cfg.MaxParseBytes < minParseBytes {
-		return cfg, nil, fmt.Errorf("tap: --max-parse-bytes %d is below %d", cfg.MaxParseBytes, minParseBytes)
+		return cfg, fmt.Errorf("tap: --max-parse-bytes %d is below %d", cfg.MaxParseBytes, minParseBytes)
 	}
 	if cfg.MaxBufferedBytes == 0 {
 		cfg.MaxBufferedBytes = max(DefaultMaxBufferedBytes, cfg.MaxParseBytes)
 	}
 	if cfg.MaxBufferedBytes < cfg.MaxParseBytes {
-		return cfg, nil, fmt.Errorf("tap: --max-buffered-bytes %d is below --max-parse-bytes %d", cfg.MaxBufferedBytes, cfg.MaxParseBytes)
+		return cfg, fmt.Errorf("tap: --max-buffered-bytes %d is below --max-parse-bytes %d", cfg.MaxBufferedBytes, cfg.MaxParseBytes)
 	}
 	if cfg.CredentialHeader != "" {
 		cfg.CredentialHeader = textproto.CanonicalMIMEHeaderKey(cfg.CredentialHeader)
 	}
-	return cfg, u, nil
+	return cfg, nil
 }
 
 // credentialHeader is the header whose presence counts as the static credential.
