@@ -15,31 +15,48 @@ import (
 // TestReplayExportsSpans: `replay --otlp URL` sends the recording's calls as
 // spans to a real OTLP/HTTP receiver, one `execute_tool <tool>` span per
 // attempt, and a collector that is down is a warning, not a failure.
-func TestReplayExportsSpans(t *testing.T) {
-	var mu sync.Mutex
-	var names []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var req coltracepb.ExportTraceServiceRequest
-		if r.URL.Path != "/v1/traces" || proto.Unmarshal(body, &req) != nil {
+// spanNames is a real OTLP/HTTP receiver on loopback: it decodes each
+// protobuf export and keeps the spans' names.
+type spanNames struct {
+	*httptest.Server
+	mu    sync.Mutex
+	names []string
+}
+
+func newSpanNames(t *testing.T) *spanNames {
+	r := &spanNames{}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		var export coltracepb.ExportTraceServiceRequest
+		if req.URL.Path != "/v1/traces" || proto.Unmarshal(body, &export) != nil {
 			http.Error(w, "not an OTLP trace export", http.StatusBadRequest)
 			return
 		}
-		mu.Lock()
-		for _, rs := range req.ResourceSpans {
+		r.mu.Lock()
+		for _, rs := range export.ResourceSpans {
 			for _, ss := range rs.ScopeSpans {
 				for _, s := range ss.Spans {
-					names = append(names, s.Name)
+					r.names = append(r.names, s.Name)
 				}
 			}
 		}
-		mu.Unlock()
+		r.mu.Unlock()
 		resp, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
 		w.Header().Set("Content-Type", "application/x-protobuf")
 		w.Write(resp)
 	}))
-	defer srv.Close()
+	t.Cleanup(r.Close)
+	return r
+}
 
+func (r *spanNames) all() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.names...)
+}
+
+func TestReplayExportsSpans(t *testing.T) {
+	srv := newSpanNames(t)
 	code := -1
 	captureStdout(t, func() {
 		code = run([]string{"replay", "testdata/session.jsonl", "--output", "json", "--speed", "0", "--otlp", srv.URL})
@@ -47,8 +64,7 @@ func TestReplayExportsSpans(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("replay --otlp: exit %d", code)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	names := srv.all()
 	if len(names) == 0 {
 		t.Fatal("no span reached the collector")
 	}

@@ -11,11 +11,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"toolscope/decoder"
 	"toolscope/model"
 	"toolscope/output"
+	"toolscope/output/otlp"
 	"toolscope/stream/tap"
 )
 
@@ -151,10 +153,28 @@ func stdioRecorder(out outputFlags, command string) (*output.Hub, string, error)
 	if out.maxRunningCalls > 0 {
 		opts.MaxRunningCalls = out.maxRunningCalls
 	}
-	// The writer flushes when idle and at least every 100 ms: 'replay
-	// --follow' sees each event at once, a kill loses at most that.
-	hub := output.NewHub(model.NewStore(opts), output.NewWriter(f, output.WriterConfig{
+	// --otlp first (it closes first, while the recording can still take
+	// its last warning); the writer flushes when idle and at least every
+	// 100 ms: 'replay --follow' sees each event at once, a kill loses at
+	// most that.
+	var outs []output.Output
+	var hubRef atomic.Pointer[output.Hub]
+	if otlp.Configured(out.otlp) {
+		exp, err := otlp.New(context.Background(), otlp.Config{URL: out.otlp, OnWarning: func(e model.Event) {
+			if h := hubRef.Load(); h != nil {
+				h.Emit(e)
+			}
+		}})
+		if err != nil {
+			f.Close()
+			return nil, "", fmt.Errorf("--otlp: %w", err)
+		}
+		outs = append(outs, exp)
+	}
+	outs = append(outs, output.NewWriter(f, output.WriterConfig{
 		Name: "--record " + path, Format: output.FormatJSON, Redactor: model.NewRedactor(), Closer: f}))
+	hub := output.NewHub(model.NewStore(opts), outs...)
+	hubRef.Store(hub)
 	var once sync.Once
 	hub.OnWriteError = func(err error) {
 		once.Do(func() { fmt.Fprintf(os.Stderr, "toolscope tap: %v (the server keeps running)\n", err) })

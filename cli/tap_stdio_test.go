@@ -232,3 +232,27 @@ func TestStdioTapForwardsSignals(t *testing.T) {
 		t.Fatalf("toolscope exited %v, want 130 (the child's SIGINT)", err)
 	}
 }
+
+// TestStdioTapExportsSpans: a stdio tap's calls go to --otlp as they go to
+// the recording (its stdout belongs to the protocol).
+func TestStdioTapExportsSpans(t *testing.T) {
+	toolscope, server := stdioBins(t)
+	collector := newSpanNames(t)
+	cmd := exec.Command(toolscope, "tap", "--record", filepath.Join(t.TempDir(), "s.jsonl"), "--otlp", collector.URL, "--", server)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
+	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"crash","arguments":{"code":3}}}`+"\n")
+	io.Copy(io.Discard, stdout)
+	cmd.Wait()
+	names := collector.all()
+	if len(names) != 1 || names[0] != "execute_tool crash" {
+		t.Fatalf("spans %q, want one execute_tool crash; stderr:\n%s", names, stderr.String())
+	}
+}
