@@ -11,15 +11,7 @@ import (
 // object, is only read for pass-through events.
 func buildFeedFrame(eventType, eventID, timestamp string, body json.RawMessage, dp *feedData, fallback feedData, warnings []model.Event, o FeedOptions) FeedFrame {
 	d := dp
-	if d.TaskID == "" {
-		d.TaskID = fallback.TaskID
-	}
-	if d.ExecutionID == "" {
-		d.ExecutionID = fallback.ExecutionID
-	}
-	if d.Message == "" {
-		d.Message = fallback.Message
-	}
+	fillFeedFallback(d, fallback)
 	if timestamp == "" {
 		timestamp = d.Timestamp
 	}
@@ -52,41 +44,78 @@ func buildFeedFrame(eventType, eventID, timestamp string, body json.RawMessage, 
 	}
 	switch {
 	case norm == feedConnected:
-		ev.Kind = model.KindSourceStatus
-		ev.State = model.StateConnected
-		ev.Detail = d.Message
-		if d.ExecutionID != "" {
-			ev.Detail = strings.TrimSpace(ev.Detail + " (execution " + string(d.ExecutionID) + ")")
-		}
+		fillConnectedEvent(&ev, d)
 	case norm == feedError:
-		msg := feedErrorText(d.Error)
-		if msg == "" {
-			msg = d.Message
-		}
-		if msg == "" {
-			msg = "the server reported a stream failure"
-		}
-		ev.Kind = model.KindWarning
-		ev.Code = string(model.WarnFeedError)
-		ev.Message = msg
-		frame.ServerError = msg
+		frame.ServerError = fillFeedErrorEvent(&ev, d)
 	case isFeedTaskType(norm):
-		ev.Kind = model.KindTaskStatus
-		ev.EventType = eventType
-		ev.Message = d.Message
-		ev.Reason = d.Reason
-		if ev.Reason == "" {
-			ev.Reason = feedErrorText(d.Error)
-		}
-		frame.Terminal = feedTerminal[norm] && !(norm == "taskcompleted" && strings.EqualFold(d.ExecutionStatus, "waiting"))
+		frame.Terminal = fillTaskStatusEvent(&ev, eventType, norm, d)
 	default:
-		// approval.*, llm.*, artifacts and anything new: passed through.
-		ev.Kind = model.KindEvent
-		ev.EventType = eventType
-		ev.Data = append(json.RawMessage(nil), body...)
-		ev.ToolCallID = firstFeedString(d.ToolCallID, d.CallID)
-		ev.Tool = d.ToolName
+		fillPassThroughEvent(&ev, eventType, body, d)
 	}
 	frame.Event = ev
 	return frame
+}
+
+// fillFeedFallback takes the fields the data object lacks from fallback
+// (a history item's columns).
+func fillFeedFallback(d *feedData, fallback feedData) {
+	if d.TaskID == "" {
+		d.TaskID = fallback.TaskID
+	}
+	if d.ExecutionID == "" {
+		d.ExecutionID = fallback.ExecutionID
+	}
+	if d.Message == "" {
+		d.Message = fallback.Message
+	}
+}
+
+// fillConnectedEvent sets the fields of a `connected` frame: the feed's
+// status.
+func fillConnectedEvent(ev *model.Event, d *feedData) {
+	ev.Kind = model.KindSourceStatus
+	ev.State = model.StateConnected
+	ev.Detail = d.Message
+	if d.ExecutionID != "" {
+		ev.Detail = strings.TrimSpace(ev.Detail + " (execution " + string(d.ExecutionID) + ")")
+	}
+}
+
+// fillFeedErrorEvent sets the warning of an `error` frame and returns the
+// server's account of the failure.
+func fillFeedErrorEvent(ev *model.Event, d *feedData) string {
+	msg := feedErrorText(d.Error)
+	if msg == "" {
+		msg = d.Message
+	}
+	if msg == "" {
+		msg = "the server reported a stream failure"
+	}
+	ev.Kind = model.KindWarning
+	ev.Code = string(model.WarnFeedError)
+	ev.Message = msg
+	return msg
+}
+
+// fillTaskStatusEvent sets the fields of a task.* event and says whether it
+// ends the task.
+func fillTaskStatusEvent(ev *model.Event, eventType, norm string, d *feedData) (terminal bool) {
+	ev.Kind = model.KindTaskStatus
+	ev.EventType = eventType
+	ev.Message = d.Message
+	ev.Reason = d.Reason
+	if ev.Reason == "" {
+		ev.Reason = feedErrorText(d.Error)
+	}
+	return feedTerminal[norm] && !(norm == "taskcompleted" && strings.EqualFold(d.ExecutionStatus, "waiting"))
+}
+
+// fillPassThroughEvent sets the fields of an event toolscope does not read:
+// approval.*, llm.*, artifacts and anything new are passed through.
+func fillPassThroughEvent(ev *model.Event, eventType string, body json.RawMessage, d *feedData) {
+	ev.Kind = model.KindEvent
+	ev.EventType = eventType
+	ev.Data = append(json.RawMessage(nil), body...)
+	ev.ToolCallID = firstFeedString(d.ToolCallID, d.CallID)
+	ev.Tool = d.ToolName
 }
