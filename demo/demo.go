@@ -9,8 +9,6 @@ package demo
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"strconv"
@@ -20,7 +18,6 @@ import (
 	"toolscope/decoder"
 	"toolscope/model"
 	"toolscope/stream/feed"
-	"toolscope/stream/tap"
 )
 
 // Options of a demo run.
@@ -50,39 +47,14 @@ func Run(ctx context.Context, opts Options, sink model.Sink) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	secret := newSecret()
-	inst := instance{
-		ID:         newUUID(),
-		Name:       instanceName,
-		Credential: newID("demo_", 16),
-		Secret:     secret,
-		Timeout:    max(clk.d(instanceTimeout), minInstanceTimeout),
-		OtherID:    newUUID(),
-	}
-	planned := newPlannedTimes()
-	server := startDemoServer(clk, inst.ID, secret, inst.Credential, inst.Timeout, planned)
-	defer server.Close()
-
-	sheetsTap, err := startTap(tap.Config{Name: sheetsTapName, Listen: "127.0.0.1:0", Upstream: server.URL(),
-		InstanceID: inst.ID, InstanceName: inst.Name, Secrets: [][]byte{secret}, Timeout: inst.Timeout}, sink)
-	if err != nil {
+	c := &components{}
+	defer c.close()
+	if err := c.start(clk, sink); err != nil {
 		return err
 	}
-	defer shutdownTap(sheetsTap)
-	soatTap, err := startTap(tap.Config{Name: soatTapName, Listen: "127.0.0.1:0", Upstream: server.SoatURL(),
-		InstanceName: "Demo Orders", Timeout: inst.Timeout}, sink)
-	if err != nil {
-		return err
-	}
-	defer shutdownTap(soatTap)
-	inst.URL = "http://" + sheetsTap.Addr() + "/mcp"
-	soatURL := "http://" + soatTap.Addr() + "/soat/mcp"
+	inst, server, feeds, apiKey, soatURL := c.inst, c.server, c.feeds, c.apiKey, c.soatURL
 
-	apiKey := newID("aat_demo_", 16)
-	feeds := startFeedServer(apiKey)
-	defer feeds.Close(time.Second)
-
-	p := &platform{clk: clk, inst: inst, rpc: newRPCClient(), feeds: feeds, planned: planned}
+	p := &platform{clk: clk, inst: inst, rpc: newRPCClient(), feeds: feeds, planned: c.planned}
 	status := func(state, detail string) {
 		sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceDemo, SourceName: demoName,
 			Kind: model.KindSourceStatus, State: state, Detail: detail})
@@ -155,32 +127,6 @@ func Run(ctx context.Context, opts Options, sink model.Sink) error {
 
 // feedDrain bounds how long the feeds may take to see their tasks end.
 const feedDrain = 10 * time.Second
-
-func startTap(cfg tap.Config, sink model.Sink) (*tap.Tap, error) {
-	t, err := tap.New(cfg, sink)
-	if err != nil {
-		return nil, fmt.Errorf("demo: %w", err)
-	}
-	if err := t.Start(); err != nil {
-		return nil, fmt.Errorf("demo: starting %s: %w", cfg.Name, err)
-	}
-	return t, nil
-}
-
-// shutdownTap lets in-flight exchanges end and the tap emit its last events.
-func shutdownTap(t *tap.Tap) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = t.Shutdown(ctx)
-}
-
-// newSecret is the instance's context_secret: 48 random characters (the
-// contract allows 32 to 512).
-func newSecret() []byte {
-	b := make([]byte, 36)
-	_, _ = rand.Read(b)
-	return []byte(base64.RawURLEncoding.EncodeToString(b))
-}
 
 // failures collects what went wrong during a run, each also emitted as a
 // warning so a user watching the screen sees it.
