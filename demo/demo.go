@@ -52,24 +52,38 @@ func Run(ctx context.Context, opts Options, sink model.Sink) error {
 	if err := c.start(clk, sink); err != nil {
 		return err
 	}
-	inst, server, feeds, apiKey, soatURL := c.inst, c.server, c.feeds, c.apiKey, c.soatURL
 
-	p := &platform{clk: clk, inst: inst, rpc: newRPCClient(), feeds: feeds, planned: c.planned}
+	p := &platform{clk: clk, inst: c.inst, rpc: newRPCClient(), feeds: c.feeds, planned: c.planned}
 	status := func(state, detail string) {
 		sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceDemo, SourceName: demoName,
 			Kind: model.KindSourceStatus, State: state, Detail: detail})
 	}
 	fails := &failures{sink: sink}
 	status(model.StateConnected, fmt.Sprintf("MCP server %s behind %s at %s; task feeds at %s; speed %s",
-		server.URL(), sheetsTapName, inst.URL, feeds.API(), strconv.FormatFloat(clk.speed, 'g', -1, 64)))
+		c.server.URL(), sheetsTapName, c.inst.URL, c.feeds.API(), strconv.FormatFloat(clk.speed, 'g', -1, 64)))
 
 	if _, err := p.registerInstance(ctx); err != nil {
 		fails.add(err)
 	}
 
-	start := time.Now()
 	feedCtx, stopFeeds := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopFeeds()
+	watchers := runScenarios(ctx, feedCtx, p, c, sink, fails)
+	drainFeeds(ctx, watchers, stopFeeds, fails)
+	if ctx.Err() != nil {
+		status(model.StateEnded, "cancelled")
+		return ctx.Err()
+	}
+	status(model.StateEnded, "every scenario has ended")
+	return fails.err()
+}
+
+// runScenarios starts every task, a feed watcher for each and the SOAT call,
+// and returns when every call has ended; the watchers, under feedCtx, read on
+// until their tasks' feeds end.
+func runScenarios(ctx, feedCtx context.Context, p *platform, c *components, sink model.Sink, fails *failures) *sync.WaitGroup {
+	clk, feeds, apiKey := p.clk, c.feeds, c.apiKey
+	start := time.Now()
 	var calls, watchers sync.WaitGroup
 	for _, tp := range plan() {
 		t := newTask(tp)
@@ -95,13 +109,17 @@ func Run(ctx context.Context, opts Options, sink model.Sink) error {
 	go func() {
 		defer calls.Done()
 		if clk.until(ctx, start, soatAt) == nil {
-			if err := soatCall(ctx, soatURL); err != nil && ctx.Err() == nil {
+			if err := soatCall(ctx, c.soatURL); err != nil && ctx.Err() == nil {
 				fails.add(err)
 			}
 		}
 	}()
 	calls.Wait()
+	return &watchers
+}
 
+// drainFeeds waits for the feed watchers, then stops any still reading.
+func drainFeeds(ctx context.Context, watchers *sync.WaitGroup, stopFeeds context.CancelFunc, fails *failures) {
 	// A feed ends at its task's terminal event; give the watchers a moment
 	// to read it, and stop them if they have not (or if ctx ended).
 	drained := make(chan struct{})
@@ -117,12 +135,6 @@ func Run(ctx context.Context, opts Options, sink model.Sink) error {
 	}
 	stopFeeds()
 	<-drained
-	if ctx.Err() != nil {
-		status(model.StateEnded, "cancelled")
-		return ctx.Err()
-	}
-	status(model.StateEnded, "every scenario has ended")
-	return fails.err()
 }
 
 // feedDrain bounds how long the feeds may take to see their tasks end.
