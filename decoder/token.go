@@ -127,7 +127,8 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 		step(StepBatch, fail(StatusBadRequest, CodeInvalidRequest, "tools/call inside a JSON-RPC batch"), "")
 	}
 
-	metaKeys := agentAreaKeys(in.Meta)
+	var keysBuf [maxFastFields]string
+	metaKeys := appendAgentAreaKeys(keysBuf[:0], in.Meta)
 	if in.Token == "" {
 		if len(metaKeys) > 0 {
 			warn("meta_without_token", "_meta carries %d agentarea/* keys but no %s token; AgentArea never sends one without the other", len(metaKeys), ContextHeader)
@@ -162,7 +163,8 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 
 	// Step 1.
 	verified := len(in.Secrets) > 0
-	claimProblems, claimSummary := checkRegisteredClaims(claims, in)
+	var summaryBuf [160]byte
+	claimProblems, claimSummary := checkRegisteredClaims(claims, in, summaryBuf[:0])
 	if in.InstanceID == "" {
 		warn("aud_unchecked", "no instance id given: aud %s was not compared", describe(claims["aud"]))
 	}
@@ -177,7 +179,10 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	case !verified:
 		// Decode only; the claim checks are still shown.
 	default:
-		which, err := verifySignature(tok, in)
+		// The library's claim validator can only change a verdict on claims
+		// that pass the checks here and that it reads differently.
+		needValidator := len(claimProblems) == 0 && !plainRegisteredClaims(claims)
+		which, err := verifySignature(&tok, in, needValidator)
 		switch {
 		case which < 0:
 			sigFail = fail(StatusUnauthorized, CodeUnauthorized, "bad signature: "+signatureProblem(err, len(in.Secrets)))
@@ -191,7 +196,7 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 			if len(in.Secrets) > 1 {
 				secretNote = fmt.Sprintf(" (secret %d of %d)", which+1, len(in.Secrets))
 			}
-			step(StepSignature, nil, "HS256 signature valid"+secretNote+"; "+claimSummary)
+			step(StepSignature, nil, "HS256 signature valid"+secretNote+"; "+string(claimSummary))
 		}
 	}
 	if sigFail != nil {
@@ -201,12 +206,13 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 		if len(claimProblems) > 0 {
 			detail += "; claims: " + strings.Join(claimProblems, "; ")
 		} else {
-			detail += "; " + claimSummary
+			detail += "; " + string(claimSummary)
 		}
 		addStep(&ctx, model.Step{Name: StepSignature, Passed: false, Detail: detail})
 	}
 
-	names := contextClaimNames(claims)
+	var namesBuf [maxFastFields]string
+	names := contextClaimNames(claims, namesBuf[:0])
 	if in.CallUnknown {
 		step(StepTool, nil, "not checked: no call given")
 		// The token's own context claims are still checked (types, protocol).
