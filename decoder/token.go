@@ -192,11 +192,12 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 			// golang-jwt refused what the checks here passed: report it rather than guess.
 			sigFail = fail(StatusUnauthorized, CodeUnauthorized, "rejected by the JWT library: "+err.Error())
 		default:
-			secretNote := ""
+			var buf [256]byte
+			detail := append(buf[:0], "HS256 signature valid"...)
 			if len(in.Secrets) > 1 {
-				secretNote = fmt.Sprintf(" (secret %d of %d)", which+1, len(in.Secrets))
+				detail = fmt.Appendf(detail, " (secret %d of %d)", which+1, len(in.Secrets))
 			}
-			step(StepSignature, nil, "HS256 signature valid"+secretNote+"; "+string(claimSummary))
+			step(StepSignature, nil, string(append(append(detail, "; "...), claimSummary...)))
 		}
 	}
 	if sigFail != nil {

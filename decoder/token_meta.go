@@ -157,7 +157,7 @@ func contractWarnings(claims, meta map[string]any, names []string, warn func(str
 	}
 	task, _ := src["task_id"].(string)
 	call, _ := src["tool_call_id"].(string)
-	if key, ok := src["idempotency_key"].(string); ok && task != "" && call != "" && key != task+":"+call {
+	if key, ok := src["idempotency_key"].(string); ok && task != "" && call != "" && !isTaskColonCall(key, task, call) {
 		warn("idempotency_key_format", "idempotency_key %s is not task_id:tool_call_id", describe(key))
 	}
 	if md, ok := src["metadata"].(map[string]any); ok && jsonBytesAtMost(md) > MaxMetadataBytes {
@@ -230,4 +230,9 @@ func jsonBytesAtMost(v any) int {
 		return 24
 	}
 	return MaxMetadataBytes + 1 // another type: encode it
+}
+
+// isTaskColonCall says whether key is task + ":" + call (without building it).
+func isTaskColonCall(key, task, call string) bool {
+	return len(key) == len(task)+1+len(call) && key[:len(task)] == task && key[len(task)] == ':' && key[len(task)+1:] == call
 }
