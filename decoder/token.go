@@ -70,10 +70,24 @@ var registeredClaims = map[string]bool{
 	"iss": true, "sub": true, "aud": true, "exp": true, "nbf": true, "iat": true, "jti": true, "tool": true,
 }
 
-// stringContextClaims must be strings, in the token and in _meta.
-var stringContextClaims = map[string]bool{
-	"protocol": true, "task_id": true, "tool_call_id": true, "workspace_id": true,
-	"idempotency_key": true, "agent_id": true, "end_user_id": true,
+// isRegisteredClaim is registeredClaims[k], as a switch (no hashing: it runs
+// for every claim of every call).
+func isRegisteredClaim(k string) bool {
+	switch k {
+	case "iss", "sub", "aud", "exp", "nbf", "iat", "jti", "tool":
+		return true
+	}
+	return false
+}
+
+// isStringContextClaim: these context values must be strings, in the token
+// and in _meta.
+func isStringContextClaim(name string) bool {
+	switch name {
+	case "protocol", "task_id", "tool_call_id", "workspace_id", "idempotency_key", "agent_id", "end_user_id":
+		return true
+	}
+	return false
 }
 
 // failure is a step's failure with the answer it calls for.

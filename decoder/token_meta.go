@@ -31,7 +31,7 @@ func appendAgentAreaKeys(keys []string, meta map[string]any) []string {
 // The names are appended to the caller's buffer.
 func contextClaimNames(claims map[string]any, names []string) []string {
 	for k := range claims {
-		if !registeredClaims[k] {
+		if !isRegisteredClaim(k) {
 			names = append(names, k)
 		}
 	}
@@ -109,7 +109,7 @@ func malformedContextValue(name string, v any) string {
 		if _, ok := v.(map[string]any); !ok {
 			return "must be a JSON object, is " + jsonType(v)
 		}
-	case stringContextClaims[name]:
+	case isStringContextClaim(name):
 		s, ok := v.(string)
 		if !ok {
 			return "must be a string, is " + jsonType(v)
@@ -187,7 +187,7 @@ func stripPrefix(meta map[string]any) map[string]any {
 func stripPrefixInverse(claims map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range claims {
-		if !registeredClaims[k] {
+		if !isRegisteredClaim(k) {
 			out[AgentAreaPrefix+k] = v
 		}
 	}

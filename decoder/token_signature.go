@@ -115,10 +115,19 @@ func base64URLDecode(dst []byte, s string) (int, bool) {
 	if len(s)%4 == 1 || base64.RawURLEncoding.DecodedLen(len(s)) > len(dst) {
 		return 0, false
 	}
-	n := 0
+	n, i := 0, 0
+	for ; i+4 <= len(s); i += 4 {
+		a, b, c, d := base64URLValue[s[i]], base64URLValue[s[i+1]], base64URLValue[s[i+2]], base64URLValue[s[i+3]]
+		if a|b|c|d == 0xff {
+			return 0, false
+		}
+		v := uint32(a)<<18 | uint32(b)<<12 | uint32(c)<<6 | uint32(d)
+		dst[n], dst[n+1], dst[n+2] = byte(v>>16), byte(v>>8), byte(v)
+		n += 3
+	}
 	var acc uint32
 	bits := 0
-	for i := 0; i < len(s); i++ {
+	for ; i < len(s); i++ {
 		v := base64URLValue[s[i]]
 		if v == 0xff {
 			return 0, false
