@@ -45,6 +45,11 @@ func decodeObject(b []byte) map[string]any {
 // subset (the caller then uses encoding/json, which also judges errors).
 func fastObject(s string) (map[string]any, bool) {
 	r := fastReader{s: s}
+	return r.topObject()
+}
+
+func (r *fastReader) topObject() (map[string]any, bool) {
+	s := r.s
 	r.space()
 	if r.i >= len(s) || s[r.i] != '{' {
 		return nil, false
@@ -61,6 +66,9 @@ func fastObject(s string) (map[string]any, bool) {
 type fastReader struct {
 	s string
 	i int
+	// watchKey: the text of this top-level key's value, when the last one
+	// is a number, is kept in watchText (a progressToken's digits).
+	watchKey, watchText string
 }
 
 func (r *fastReader) space() {
@@ -131,9 +139,16 @@ func (r *fastReader) object(depth int) (any, bool) {
 		}
 		r.i++
 		r.space()
+		start := r.i
 		v, ok := r.value(depth + 1)
 		if !ok {
 			return nil, false
+		}
+		if depth == 0 && r.watchKey != "" && k == r.watchKey {
+			r.watchText = ""
+			if _, isNum := v.(float64); isNum {
+				r.watchText = r.s[start:r.i]
+			}
 		}
 		fields = append(fields, fastField{k, v})
 		r.space()

@@ -3,6 +3,7 @@ package decoder
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -84,6 +85,27 @@ func FuzzBase64URLDecode(f *testing.F) {
 		if !ok && err == nil && len(want) <= len(dst) && !strings.ContainsAny(s, "\r\n") {
 			// Only line breaks (which the library skips) send a valid input to the library.
 			t.Fatalf("%q: valid, but the quick decoder declined", s)
+		}
+	})
+}
+
+// FuzzParseCallParamsFastPath: ParseCallParams answers as encoding/json
+// alone does (parseCallParamsJSON), value and error.
+func FuzzParseCallParamsFastPath(f *testing.F) {
+	for _, p := range []string{
+		`{"name":"x","arguments":{"a":1},"_meta":{"progressToken":12345678901234567890,"agentarea/task_id":"t"}}`,
+		`{"name":"x","_meta":{"progressToken":1,"progressToken":"s"}}`,
+		`{"name":"x","_META":{"progressToken":-0.5e3},"_meta":null}`,
+		`{"name":"x","_meta":{"a":1e999}}`,
+		`{"name":1}`, `{"name":"x","_meta":[]}`, `{"name":"x","arguments":null}`, `[]`,
+	} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, params string) {
+		got, gotErr := ParseCallParams([]byte(params))
+		want, wantErr := parseCallParamsJSON([]byte(params))
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s:\n got %#v %v\nwant %#v %v", params, got, gotErr, want, wantErr)
 		}
 	})
 }
