@@ -223,7 +223,7 @@ func benchSequential(b *testing.B, client *http.Client, procs []*benchProc, m *c
 			j := (i + k) % 2
 			start := time.Now()
 			if err := sendAndRead(client, procs[j].url, calls[2*i+k]); err != nil {
-				b.Fatal(procs[j].name, err)
+				b.Fatalf("%s: %v\n%s stderr:\n%s", procs[j].name, err, procs[j].name, procs[j].stderr())
 			}
 			lat[j] = append(lat[j], time.Since(start))
 			procs[j].calls++
@@ -251,7 +251,7 @@ func benchThroughput(b *testing.B, client *http.Client, procs []*benchProc, m *c
 			}
 			n, took, err := concurrentSlice(client, procs[j].url, pool, clients, slice)
 			if err != nil {
-				b.Fatal(procs[j].name, err)
+				b.Fatalf("%s: %v\n%s stderr:\n%s", procs[j].name, err, procs[j].name, procs[j].stderr())
 			}
 			if n == len(pool) {
 				b.Fatalf("%s: slice ran out of calls (%d)", procs[j].name, n)
@@ -308,7 +308,7 @@ func benchSSEDelay(b *testing.B, client *http.Client, procs []*benchProc, m *cal
 			j := (i + k) % 2
 			d, err := readProgressStream(client, procs[j].url, calls[2*i+k])
 			if err != nil {
-				b.Fatal(procs[j].name, err)
+				b.Fatalf("%s: %v\n%s stderr:\n%s", procs[j].name, err, procs[j].name, procs[j].stderr())
 			}
 			delays[j] = append(delays[j], d...)
 			procs[j].calls++

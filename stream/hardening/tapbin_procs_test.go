@@ -42,12 +42,25 @@ func TestBareProxyProcess(t *testing.T) {
 	// the difference measured is the tap's work, not a worse-tuned bare proxy.
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DisableCompression, tr.MaxIdleConns, tr.MaxIdleConnsPerHost = true, 512, 256
-	srv := &http.Server{Handler: &httputil.ReverseProxy{
+	proxy := &httputil.ReverseProxy{
 		Rewrite:       func(pr *httputil.ProxyRequest) { pr.SetURL(u) },
 		Transport:     tr,
 		FlushInterval: -1,
 		BufferPool:    &bufferPool{},
-	}}
+	}
+	// The body is read before it is forwarded, as the tap does: a proxy
+	// that streams it breaks an SSE answer whose headers it flushes before
+	// it has read the body's end (net/http: once the headers are flushed,
+	// the request body may be unavailable), every stream under load here.
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		proxy.ServeHTTP(w, r)
+	})}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +85,8 @@ func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
 // benchProc is a proxy process under measurement.
 type benchProc struct {
 	name  string
+	mu    sync.Mutex
+	tail  bytes.Buffer // its stderr but the listening line (the first 4 KB)
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	url   string
@@ -93,7 +108,6 @@ func startProc(b *testing.B, name string, cmd *exec.Cmd) *benchProc {
 		b.Fatal(err)
 	}
 	found := make(chan string, 1)
-	var tail bytes.Buffer
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
@@ -103,8 +117,12 @@ func startProc(b *testing.B, name string, cmd *exec.Cmd) *benchProc {
 				case found <- u:
 				default:
 				}
-			} else if tail.Len() < 4096 {
-				tail.WriteString(line + "\n")
+			} else {
+				p.mu.Lock()
+				if p.tail.Len() < 4096 {
+					p.tail.WriteString(line + "\n")
+				}
+				p.mu.Unlock()
 			}
 		}
 	}()
@@ -112,9 +130,16 @@ func startProc(b *testing.B, name string, cmd *exec.Cmd) *benchProc {
 	case p.url = <-found:
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
-		b.Fatalf("%s did not start: %s", name, tail.String())
+		b.Fatalf("%s did not start: %s", name, p.stderr())
 	}
 	return p
+}
+
+// stderr is what the process said on stderr so far (but its listening line).
+func (p *benchProc) stderr() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.tail.String()
 }
 
 // stop ends the process as a user would (SIGINT for the tap, which then
