@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -117,4 +118,16 @@ func reportCPUPerOp(b *testing.B) func() {
 			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 		}
 	}
+}
+
+// platformInput is a call as AgentArea sends it (PlatformMeta, ContextClaims,
+// SignContextToken), read as a tap reads _meta: through JSON text.
+func platformInput(t testing.TB) VerifyInput {
+	meta := PlatformMeta(CallContext{TaskID: NewUUID(), ToolCallID: NewUUID(), WorkspaceID: NewUUID()}, 7)
+	token, err := SignContextToken(ContextClaims(testInstance, "get_order", meta, testNow.Add(-2*time.Second)), []byte(testSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return VerifyInput{Token: token, Secrets: [][]byte{[]byte(testSecret)}, InstanceID: testInstance,
+		ToolName: "get_order", Meta: roundTrip(meta), Now: testNow}
 }

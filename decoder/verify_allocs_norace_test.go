@@ -4,22 +4,9 @@ package decoder
 
 import (
 	"testing"
-	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 )
-
-// platformInput is a call as AgentArea sends it (PlatformMeta, ContextClaims,
-// SignContextToken), read as a tap reads _meta: through JSON text.
-func platformInput(t testing.TB) VerifyInput {
-	meta := PlatformMeta(CallContext{TaskID: NewUUID(), ToolCallID: NewUUID(), WorkspaceID: NewUUID()}, 7)
-	token, err := SignContextToken(ContextClaims(testInstance, "get_order", meta, testNow.Add(-2*time.Second)), []byte(testSecret))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return VerifyInput{Token: token, Secrets: [][]byte{[]byte(testSecret)}, InstanceID: testInstance,
-		ToolName: "get_order", Meta: roundTrip(meta), Now: testNow}
-}
 
 // The tap verifies every call's token: a valid one costs at most 20
 // allocations (issue 12), the fuller test token (metadata, agent, end user)
