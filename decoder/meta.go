@@ -59,6 +59,43 @@ var ErrMetaNotObject = errors.New("tools/call _meta is not an object")
 // Meta holds _meta as encoding/json decodes it into interfaces, except that
 // a numeric progressToken is a json.Number holding the digits as written.
 func ParseCallParams(params json.RawMessage) (CallParams, error) {
+	// The common case in one decode: name and arguments from params, _meta
+	// kept raw and read by the quick reader (token_json.go), which also
+	// keeps a numeric progressToken's digits. Anything else it leaves to
+	// parseCallParamsJSON, whose answers (errors included) it matches.
+	var raw struct {
+		Name      any             `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Meta      json.RawMessage `json:"_meta"`
+	}
+	p := bytes.TrimSpace(params)
+	if len(p) == 0 || p[0] != '{' || json.Unmarshal(p, &raw) != nil {
+		return parseCallParamsJSON(params)
+	}
+	name, ok := raw.Name.(string)
+	if !ok {
+		return parseCallParamsJSON(params)
+	}
+	metaText := bytes.TrimSpace(raw.Meta)
+	if len(metaText) == 0 || string(metaText) == "null" {
+		return CallParams{Name: name, Arguments: nonNull(raw.Arguments)}, nil
+	}
+	if metaText[0] != '{' {
+		return parseCallParamsJSON(params)
+	}
+	r := fastReader{s: string(metaText), watchKey: MetaProgressToken}
+	meta, ok := r.topObject()
+	if !ok {
+		return parseCallParamsJSON(params)
+	}
+	if _, isFloat := meta[MetaProgressToken].(float64); isFloat && r.watchText != "" {
+		meta[MetaProgressToken] = json.Number(r.watchText)
+	}
+	return CallParams{Name: name, Arguments: nonNull(raw.Arguments), Meta: meta}, nil
+}
+
+// parseCallParamsJSON is ParseCallParams with encoding/json alone.
+func parseCallParamsJSON(params json.RawMessage) (CallParams, error) {
 	// One decode reads all three: name and _meta into interfaces (encoding/json
 	// builds those without reflection), arguments kept raw. A name or _meta
 	// of the wrong type cannot fail the decode, so the checks below say which

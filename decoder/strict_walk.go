@@ -11,6 +11,7 @@ import (
 // ambiguity (found).
 type walker struct {
 	b     []byte
+	text  string // b as a string, once a key needs it (keyString)
 	i     int
 	id    json.RawMessage // the first message's id, when read without doubt
 	found *Ambiguity
@@ -148,7 +149,7 @@ func (w *walker) meta() error {
 	}
 	var seen map[string]string // folded key => as spelled
 	return w.members(func(raw []byte) error {
-		key := string(raw)
+		key := w.keyString(raw)
 		if reason := contextKeySpelling(key); reason != "" {
 			return w.fail(CodeInvalidParams, "_meta key "+quoteKey(key)+" "+reason, nil)
 		}
@@ -306,4 +307,18 @@ func (w *walker) ws() {
 			return
 		}
 	}
+}
+
+// keyString is raw as a string: a substring of the body, converted once per
+// walk, when raw lies in it (an escaped key is a decoded copy), so that
+// reading _meta's keys costs one allocation rather than one per key.
+func (w *walker) keyString(raw []byte) string {
+	off := cap(w.b) - cap(raw)
+	if len(raw) == 0 || off < 0 || off+len(raw) > len(w.b) || &w.b[off] != &raw[0] {
+		return string(raw)
+	}
+	if w.text == "" {
+		w.text = string(w.b)
+	}
+	return w.text[off : off+len(raw)]
 }

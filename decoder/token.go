@@ -70,10 +70,24 @@ var registeredClaims = map[string]bool{
 	"iss": true, "sub": true, "aud": true, "exp": true, "nbf": true, "iat": true, "jti": true, "tool": true,
 }
 
-// stringContextClaims must be strings, in the token and in _meta.
-var stringContextClaims = map[string]bool{
-	"protocol": true, "task_id": true, "tool_call_id": true, "workspace_id": true,
-	"idempotency_key": true, "agent_id": true, "end_user_id": true,
+// isRegisteredClaim is registeredClaims[k], as a switch (no hashing: it runs
+// for every claim of every call).
+func isRegisteredClaim(k string) bool {
+	switch k {
+	case "iss", "sub", "aud", "exp", "nbf", "iat", "jti", "tool":
+		return true
+	}
+	return false
+}
+
+// isStringContextClaim: these context values must be strings, in the token
+// and in _meta.
+func isStringContextClaim(name string) bool {
+	switch name {
+	case "protocol", "task_id", "tool_call_id", "workspace_id", "idempotency_key", "agent_id", "end_user_id":
+		return true
+	}
+	return false
 }
 
 // failure is a step's failure with the answer it calls for.
@@ -127,7 +141,8 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 		step(StepBatch, fail(StatusBadRequest, CodeInvalidRequest, "tools/call inside a JSON-RPC batch"), "")
 	}
 
-	metaKeys := agentAreaKeys(in.Meta)
+	var keysBuf [maxFastFields]string
+	metaKeys := appendAgentAreaKeys(keysBuf[:0], in.Meta)
 	if in.Token == "" {
 		if len(metaKeys) > 0 {
 			warn(model.WarnMetaWithoutToken, "_meta carries %d agentarea/* keys but no %s token; AgentArea never sends one without the other", len(metaKeys), ContextHeader)
@@ -162,7 +177,8 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 
 	// Step 1.
 	verified := len(in.Secrets) > 0
-	claimProblems, claimSummary := checkRegisteredClaims(claims, in)
+	var summaryBuf [160]byte
+	claimProblems, claimSummary := checkRegisteredClaims(claims, in, summaryBuf[:0])
 	if in.InstanceID == "" {
 		warn(model.WarnAudUnchecked, "no instance id given: aud %s was not compared", describe(claims["aud"]))
 	}
@@ -177,7 +193,10 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	case !verified:
 		// Decode only; the claim checks are still shown.
 	default:
-		which, err := verifySignature(tok, in)
+		// The library's claim validator can only change a verdict on claims
+		// that pass the checks here and that it reads differently.
+		needValidator := len(claimProblems) == 0 && !plainRegisteredClaims(claims)
+		which, err := verifySignature(&tok, in, needValidator)
 		switch {
 		case which < 0:
 			sigFail = fail(StatusUnauthorized, CodeUnauthorized, "bad signature: "+signatureProblem(err, len(in.Secrets)))
@@ -187,11 +206,12 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 			// golang-jwt refused what the checks here passed: report it rather than guess.
 			sigFail = fail(StatusUnauthorized, CodeUnauthorized, "rejected by the JWT library: "+err.Error())
 		default:
-			secretNote := ""
+			var buf [256]byte
+			detail := append(buf[:0], "HS256 signature valid"...)
 			if len(in.Secrets) > 1 {
-				secretNote = fmt.Sprintf(" (secret %d of %d)", which+1, len(in.Secrets))
+				detail = fmt.Appendf(detail, " (secret %d of %d)", which+1, len(in.Secrets))
 			}
-			step(StepSignature, nil, "HS256 signature valid"+secretNote+"; "+claimSummary)
+			step(StepSignature, nil, string(append(append(detail, "; "...), claimSummary...)))
 		}
 	}
 	if sigFail != nil {
@@ -201,12 +221,13 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 		if len(claimProblems) > 0 {
 			detail += "; claims: " + strings.Join(claimProblems, "; ")
 		} else {
-			detail += "; " + claimSummary
+			detail += "; " + string(claimSummary)
 		}
 		addStep(&ctx, model.Step{Name: StepSignature, Passed: false, Detail: detail})
 	}
 
-	names := contextClaimNames(claims)
+	var namesBuf [maxFastFields]string
+	names := contextClaimNames(claims, namesBuf[:0])
 	if in.CallUnknown {
 		step(StepTool, nil, "not checked: no call given")
 		// The token's own context claims are still checked (types, protocol).

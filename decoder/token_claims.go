@@ -2,22 +2,30 @@ package decoder
 
 import (
 	"fmt"
-	"strings"
+	"strconv"
 	"time"
 )
 
-// checkRegisteredClaims applies step 1's claim rules and describes them.
-func checkRegisteredClaims(claims map[string]any, in VerifyInput) (problems []string, summary string) {
+// checkRegisteredClaims applies step 1's claim rules: it returns the
+// problems and appends to summary what passed ("iss agentarea, ...").
+func checkRegisteredClaims(claims map[string]any, in VerifyInput, summary []byte) (problems []string, _ []byte) {
 	now := in.Now
-	var ok []string
+	ok := func(parts ...string) {
+		if len(summary) > 0 {
+			summary = append(summary, ", "...)
+		}
+		for _, p := range parts {
+			summary = append(summary, p...)
+		}
+	}
 	if iss, _ := claims["iss"].(string); iss == TokenIssuer {
-		ok = append(ok, "iss agentarea")
+		ok("iss agentarea")
 	} else {
 		problems = append(problems, fmt.Sprintf("wrong iss %s (must be %q)", describe(claims["iss"]), TokenIssuer))
 	}
 	if in.InstanceID != "" {
 		if audMatches(claims["aud"], in.InstanceID) {
-			ok = append(ok, "aud is the instance id")
+			ok("aud is the instance id")
 		} else {
 			problems = append(problems, fmt.Sprintf("wrong aud %s (instance id is %s)", describe(claims["aud"]), clip(in.InstanceID)))
 		}
@@ -34,7 +42,8 @@ func checkRegisteredClaims(claims map[string]any, in VerifyInput) (problems []st
 	case now.Sub(iat) > MaxTokenAge+ClockSkew:
 		problems = append(problems, fmt.Sprintf("issued %s ago: older than %s", HumanDuration(now.Sub(iat)), HumanDuration(MaxTokenAge)))
 	default:
-		ok = append(ok, "issued "+HumanDuration(now.Sub(iat))+" ago")
+		ok("issued ")
+		summary = append(appendHumanDuration(summary, now.Sub(iat)), " ago"...)
 	}
 	switch {
 	case claims["exp"] == nil:
@@ -44,7 +53,8 @@ func checkRegisteredClaims(claims map[string]any, in VerifyInput) (problems []st
 	case !now.Before(exp.Add(ClockSkew)):
 		problems = append(problems, fmt.Sprintf("expired %s ago (exp %s, %s skew allowed)", HumanDuration(now.Sub(exp)), exp.UTC().Format(time.RFC3339), HumanDuration(ClockSkew)))
 	default:
-		ok = append(ok, "expires in "+HumanDuration(exp.Sub(now)))
+		ok("expires in ")
+		summary = appendHumanDuration(summary, exp.Sub(now))
 	}
 	if v, present := claims["nbf"]; present {
 		nbf, nbfOK := numericDate(v)
@@ -55,7 +65,7 @@ func checkRegisteredClaims(claims map[string]any, in VerifyInput) (problems []st
 			problems = append(problems, fmt.Sprintf("not valid before %s", nbf.UTC().Format(time.RFC3339)))
 		}
 	}
-	return problems, strings.Join(ok, ", ")
+	return problems, summary
 }
 
 func audMatches(aud any, want string) bool {
@@ -88,7 +98,9 @@ func checkToolClaim(claims map[string]any, toolName string) (*failure, string) {
 		return nil, "no tool claim (checked only when present)"
 	}
 	if s, ok := v.(string); ok && s == toolName {
-		return nil, fmt.Sprintf("tool %s equals params.name", describe(s))
+		var buf [128]byte
+		b := strconv.AppendQuote(append(buf[:0], "tool "...), clip(s)) // describe(s)
+		return nil, string(append(b, " equals params.name"...))
 	}
 	return fail(StatusForbidden, CodeForbidden, fmt.Sprintf("tool claim %s does not match params.name %s", describe(v), describe(toolName))), ""
 }

@@ -4,21 +4,25 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"toolscope/model"
 )
 
 // agentAreaKeys lists the agentarea/* keys of _meta, sorted.
-func agentAreaKeys(meta map[string]any) []string {
-	var keys []string
+func agentAreaKeys(meta map[string]any) []string { return appendAgentAreaKeys(nil, meta) }
+
+// appendAgentAreaKeys appends agentAreaKeys(meta) to keys (the caller's
+// buffer, so that a call's check allocates no list).
+func appendAgentAreaKeys(keys []string, meta map[string]any) []string {
 	for k := range meta {
 		if strings.HasPrefix(k, AgentAreaPrefix) {
-			if keys == nil {
-				keys = make([]string, 0, len(meta))
-			}
 			keys = append(keys, k)
 		}
+	}
+	if len(keys) == 0 {
+		return nil
 	}
 	sortStrings(keys)
 	return keys
@@ -26,10 +30,10 @@ func agentAreaKeys(meta map[string]any) []string {
 
 // contextClaimNames lists the claims that are not registered JWT claims
 // (the call's context), sorted so that findings come in a stable order.
-func contextClaimNames(claims map[string]any) []string {
-	names := make([]string, 0, len(claims))
+// The names are appended to the caller's buffer.
+func contextClaimNames(claims map[string]any, names []string) []string {
 	for k := range claims {
-		if !registeredClaims[k] {
+		if !isRegisteredClaim(k) {
 			names = append(names, k)
 		}
 	}
@@ -91,11 +95,12 @@ func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, 
 		}
 		return fail(StatusForbidden, CodeForbidden, prefix+strings.Join(problems, "; ")), ""
 	}
-	detail := fmt.Sprintf("%d agentarea/* keys equal their claims", len(keys))
+	var buf [96]byte
+	b := append(strconv.AppendInt(buf[:0], int64(len(keys)), 10), " agentarea/* keys equal their claims"...)
 	if hasProto {
-		detail += fmt.Sprintf("; protocol %q known", proto)
+		b = append(strconv.AppendQuote(append(b, "; protocol "...), proto), " known"...)
 	}
-	return nil, detail
+	return nil, string(b)
 }
 
 // malformedContextValue says what is wrong with a context value's type or
@@ -106,7 +111,7 @@ func malformedContextValue(name string, v any) string {
 		if _, ok := v.(map[string]any); !ok {
 			return "must be a JSON object, is " + jsonType(v)
 		}
-	case stringContextClaims[name]:
+	case isStringContextClaim(name):
 		s, ok := v.(string)
 		if !ok {
 			return "must be a string, is " + jsonType(v)
@@ -154,10 +159,10 @@ func contractWarnings(claims, meta map[string]any, names []string, warn func(mod
 	}
 	task, _ := src["task_id"].(string)
 	call, _ := src["tool_call_id"].(string)
-	if key, ok := src["idempotency_key"].(string); ok && task != "" && call != "" && key != task+":"+call {
+	if key, ok := src["idempotency_key"].(string); ok && task != "" && call != "" && !isTaskColonCall(key, task, call) {
 		warn(model.WarnIdempotencyKeyFormat, "idempotency_key %s is not task_id:tool_call_id", describe(key))
 	}
-	if md, ok := src["metadata"].(map[string]any); ok {
+	if md, ok := src["metadata"].(map[string]any); ok && jsonBytesAtMost(md) > maxMetadataBytes {
 		if n, ok := jsonBytes(md); ok && n > maxMetadataBytes {
 			warn(model.WarnMetadataTooLarge, "metadata is %d bytes of JSON; the platform accepts at most %d", n, maxMetadataBytes)
 		}
@@ -184,7 +189,7 @@ func stripPrefix(meta map[string]any) map[string]any {
 func stripPrefixInverse(claims map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range claims {
-		if !registeredClaims[k] {
+		if !isRegisteredClaim(k) {
 			out[AgentAreaPrefix+k] = v
 		}
 	}
@@ -202,4 +207,34 @@ func jsonBytes(v any) (int, bool) {
 		return 0, false
 	}
 	return len(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})), true
+}
+
+// jsonBytesAtMost bounds jsonBytes(v) from above without encoding: a string
+// escapes to at most six bytes per byte, a number prints in at most 24. Only
+// metadata that may be over the limit is then encoded to be measured.
+func jsonBytesAtMost(v any) int {
+	switch x := v.(type) {
+	case string:
+		return 2 + 6*len(x)
+	case map[string]any:
+		n := 2
+		for k, e := range x {
+			n += jsonBytesAtMost(k) + 2 + jsonBytesAtMost(e)
+		}
+		return n
+	case []any:
+		n := 2
+		for _, e := range x {
+			n += jsonBytesAtMost(e) + 1
+		}
+		return n
+	case nil, bool, float64:
+		return 24
+	}
+	return maxMetadataBytes + 1 // another type: encode it
+}
+
+// isTaskColonCall says whether key is task + ":" + call (without building it).
+func isTaskColonCall(key, task, call string) bool {
+	return len(key) == len(task)+1+len(call) && key[:len(task)] == task && key[len(task)] == ':' && key[len(task)+1:] == call
 }

@@ -1,8 +1,8 @@
 package decoder
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -19,69 +19,153 @@ import (
 type decodedToken struct {
 	header, claims map[string]any
 	signingInput   string // header.claims, what the HMAC covers
-	signature      []byte
+	sig            [sha256.Size * 2]byte
+	sigLen         int    // bytes of sig used; -1: longSig holds it
+	longSig        []byte // a signature longer than sig (never a valid HS256 one)
+}
+
+func (t *decodedToken) signature() []byte {
+	if t.sigLen < 0 {
+		return t.longSig
+	}
+	return t.sig[:t.sigLen]
 }
 
 // decodeToken reads a compact JWS the way golang-jwt's parser does: three
-// segments, unpadded base64url, JSON objects decoded with encoding/json.
-// Verification reuses what it decoded instead of parsing the token again.
+// segments, unpadded base64url, JSON objects (with encoding/json's
+// semantics; see token_json.go). Verification reuses what it decoded instead
+// of parsing the token again.
 func decodeToken(token string) (decodedToken, error) {
 	var t decodedToken
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return t, fmt.Errorf("a JWT has 3 dot-separated parts, this has %d", len(parts))
+	if n := strings.Count(token, "."); n != 2 {
+		return t, fmt.Errorf("a JWT has 3 dot-separated parts, this has %d", n+1)
 	}
-	hb, err := base64.RawURLEncoding.DecodeString(parts[0])
-	if err != nil {
+	head, rest, _ := strings.Cut(token, ".")
+	body, sig, _ := strings.Cut(rest, ".")
+	// Header and claims decode into one string, whose substrings become
+	// the maps' keys and values.
+	text, hn, hok, cok := decodeSegments(head, body)
+	if !hok {
 		return t, errors.New("header is not base64url")
 	}
-	if t.header = decodeObject(hb); t.header == nil {
+	if t.header = decodeObjectString(text[:hn]); t.header == nil {
 		return t, errors.New("header is not a JSON object")
 	}
-	cb, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
+	if !cok {
 		return t, errors.New("claims are not base64url")
 	}
-	if t.claims = decodeObject(cb); t.claims == nil {
+	if t.claims = decodeObjectString(text[hn:]); t.claims == nil {
 		return t, errors.New("claims are not a JSON object")
 	}
-	if parts[2] == model.Redacted {
+	if sig == model.Redacted {
 		// A token copied from toolscope's own output: said as such, not as
 		// a malformed signature.
 		return t, errors.New("signature redacted by toolscope (recordings, copies and the screen never keep it): the token cannot be verified")
 	}
-	if t.signature, err = base64.RawURLEncoding.DecodeString(parts[2]); err != nil {
-		t.signature = nil
-		return t, errors.New("signature is not base64url")
+	var ok bool
+	if t.sigLen, ok = base64URLDecode(t.sig[:], sig); !ok {
+		b, err := base64.RawURLEncoding.DecodeString(sig)
+		if err != nil {
+			return t, errors.New("signature is not base64url")
+		}
+		t.sigLen, t.longSig = -1, b
 	}
-	t.signingInput = token[:len(parts[0])+1+len(parts[1])]
+	t.signingInput = token[:len(head)+1+len(body)]
 	return t, nil
 }
 
-// decodeObject decodes a JSON object, or returns nil for anything else.
-// Decoding into an interface takes encoding/json's generic path, which builds
-// the map without reflection (a map[string]any target costs twice the
-// allocations); duplicate keys and every value come out the same.
-func decodeObject(b []byte) map[string]any {
-	var v any
-	if json.Unmarshal(b, &v) != nil {
-		return nil
+// decodeSegments decodes the header and claims segments into one string
+// (header first, hn bytes); hok and cok say whether each was base64url.
+func decodeSegments(head, body string) (text string, hn int, hok, cok bool) {
+	var stack [2048]byte
+	buf := stack[:]
+	if need := base64.RawURLEncoding.DecodedLen(len(head)) + base64.RawURLEncoding.DecodedLen(len(body)); need > len(buf) {
+		buf = make([]byte, need)
 	}
-	m, _ := v.(map[string]any)
-	return m
+	hn, hok = decodeSegment(buf, head)
+	if !hok {
+		return "", 0, false, false
+	}
+	cn, cok := decodeSegment(buf[hn:], body)
+	if !cok {
+		return string(buf[:hn]), hn, true, false
+	}
+	return string(buf[:hn+cn]), hn, true, true
 }
 
-// verifySignature checks a decoded HS256 token with golang-jwt: the
-// library's HS256 Verify finds the secret that signed it (one HMAC per
-// secret, no parsing), then the library's claim validator, configured to the
-// contract, checks the claims already decoded. This is what jwt.Parser does
-// after its own decode, without decoding the token a second time. It returns
-// the index of the secret (-1 when none verifies) and the library's verdict,
+// decodeSegment decodes unpadded base64url into dst as
+// base64.RawURLEncoding does, using the library for what the quick decoder
+// leaves to it (line breaks, which the library skips, and every error).
+func decodeSegment(dst []byte, s string) (int, bool) {
+	if n, ok := base64URLDecode(dst, s); ok {
+		return n, true
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) > len(dst) {
+		return 0, false
+	}
+	return copy(dst, b), true
+}
+
+// base64URLDecode decodes s, unpadded base64url of the URL alphabet only,
+// into dst (non-canonical trailing bits are accepted, as the library's
+// non-strict encoding does); ok is false for anything else or when dst is
+// too short.
+func base64URLDecode(dst []byte, s string) (int, bool) {
+	if len(s)%4 == 1 || base64.RawURLEncoding.DecodedLen(len(s)) > len(dst) {
+		return 0, false
+	}
+	n, i := 0, 0
+	for ; i+4 <= len(s); i += 4 {
+		a, b, c, d := base64URLValue[s[i]], base64URLValue[s[i+1]], base64URLValue[s[i+2]], base64URLValue[s[i+3]]
+		if a|b|c|d == 0xff {
+			return 0, false
+		}
+		v := uint32(a)<<18 | uint32(b)<<12 | uint32(c)<<6 | uint32(d)
+		dst[n], dst[n+1], dst[n+2] = byte(v>>16), byte(v>>8), byte(v)
+		n += 3
+	}
+	var acc uint32
+	bits := 0
+	for ; i < len(s); i++ {
+		v := base64URLValue[s[i]]
+		if v == 0xff {
+			return 0, false
+		}
+		acc = acc<<6 | uint32(v)
+		if bits += 6; bits >= 8 {
+			bits -= 8
+			dst[n] = byte(acc >> bits)
+			n++
+		}
+	}
+	return n, true
+}
+
+var base64URLValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	for i := 0; i < len(alphabet); i++ {
+		t[alphabet[i]] = byte(i)
+	}
+	return t
+}()
+
+// verifySignature checks a decoded HS256 token as golang-jwt does: an
+// HMAC-SHA256 of the signing input per secret (crypto/hmac, what the
+// library's HS256 Verify computes), compared in constant time, then the
+// library's claim validator configured to the contract, on the claims
+// already decoded. The validator runs only where its verdict can differ from
+// checkRegisteredClaims's (needValidator): checks that already failed
+// decide, and on plain claims the two rules are the same. It returns the
+// index of the secret (-1 when none verifies) and the library's verdict,
 // wrapped as the parser wraps it.
-func verifySignature(tok decodedToken, in VerifyInput) (int, error) {
+func verifySignature(tok *decodedToken, in VerifyInput, needValidator bool) (int, error) {
 	which := -1
 	for i, secret := range in.Secrets {
-		if jwt.SigningMethodHS256.Verify(tok.signingInput, tok.signature, secret) == nil {
+		if hs256Matches(secret, tok.signingInput, tok.signature()) {
 			which = i
 			break
 		}
@@ -89,6 +173,16 @@ func verifySignature(tok decodedToken, in VerifyInput) (int, error) {
 	if which < 0 {
 		return -1, jwt.ErrSignatureInvalid
 	}
+	if !needValidator {
+		return which, nil
+	}
+	return which, validateWithLibrary(tok.claims, in)
+}
+
+// validateWithLibrary runs golang-jwt's claim validator, configured to the
+// contract, on decoded claims (apart, so that its closure over in costs
+// nothing when it does not run).
+func validateWithLibrary(claims map[string]any, in VerifyInput) error {
 	opts := []jwt.ParserOption{
 		jwt.WithIssuer(TokenIssuer),
 		jwt.WithLeeway(ClockSkew),
@@ -99,8 +193,33 @@ func verifySignature(tok decodedToken, in VerifyInput) (int, error) {
 	if in.InstanceID != "" {
 		opts = append(opts, jwt.WithAudience(in.InstanceID))
 	}
-	if err := jwt.NewValidator(opts...).Validate(jwt.MapClaims(tok.claims)); err != nil {
-		return which, fmt.Errorf("%w: %w", jwt.ErrTokenInvalidClaims, err)
+	if err := jwt.NewValidator(opts...).Validate(jwt.MapClaims(claims)); err != nil {
+		return fmt.Errorf("%w: %w", jwt.ErrTokenInvalidClaims, err)
 	}
-	return which, nil
+	return nil
+}
+
+// plainRegisteredClaims says whether golang-jwt's MapClaims reads the
+// registered claims exactly as checkRegisteredClaims does: aud a string or
+// an array of strings (the library refuses any other element), and exp, iat
+// and nbf whole seconds (the library truncates fractions to
+// jwt.TimePrecision). On such claims that pass checkRegisteredClaims, the
+// library's validator passes too (FuzzVerifyClaims checks this).
+func plainRegisteredClaims(claims map[string]any) bool {
+	if aud, ok := claims["aud"].([]any); ok {
+		for _, a := range aud {
+			if _, ok := a.(string); !ok {
+				return false
+			}
+		}
+	}
+	for _, k := range [...]string{"exp", "iat", "nbf"} {
+		if v, present := claims[k]; present {
+			f, ok := v.(float64)
+			if !ok || f != float64(int64(f)) || jwt.TimePrecision != time.Second {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -150,26 +151,31 @@ func sortStrings(s []string) { sort.Strings(s) }
 // "12 s", "4 m 48 s", "2 h 5 m", "3 d 4 h". Negative durations are rendered
 // by their magnitude.
 func HumanDuration(d time.Duration) string {
+	var buf [24]byte
+	return string(appendHumanDuration(buf[:0], d))
+}
+
+// appendHumanDuration appends HumanDuration(d) to b.
+func appendHumanDuration(b []byte, d time.Duration) []byte {
 	if d < 0 {
 		d = -d
 	}
 	s := int64(d.Round(time.Second) / time.Second)
+	var big, small int64
+	var bigUnit, smallUnit string
 	switch {
 	case s < 60:
-		return fmt.Sprintf("%d s", s)
+		return append(strconv.AppendInt(b, s, 10), " s"...)
 	case s < 3600:
-		if s%60 == 0 {
-			return fmt.Sprintf("%d m", s/60)
-		}
-		return fmt.Sprintf("%d m %d s", s/60, s%60)
+		big, bigUnit, small, smallUnit = s/60, " m", s%60, " s"
 	case s < 86400:
-		if s%3600/60 == 0 {
-			return fmt.Sprintf("%d h", s/3600)
-		}
-		return fmt.Sprintf("%d h %d m", s/3600, s%3600/60)
+		big, bigUnit, small, smallUnit = s/3600, " h", s%3600/60, " m"
+	default:
+		big, bigUnit, small, smallUnit = s/86400, " d", s%86400/3600, " h"
 	}
-	if s%86400/3600 == 0 {
-		return fmt.Sprintf("%d d", s/86400)
+	b = append(strconv.AppendInt(b, big, 10), bigUnit...)
+	if small != 0 {
+		b = append(strconv.AppendInt(append(b, ' '), small, 10), smallUnit...)
 	}
-	return fmt.Sprintf("%d d %d h", s/86400, s%86400/3600)
+	return b
 }

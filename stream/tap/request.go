@@ -198,13 +198,12 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 	// The token and credential are judged as the server receives them: the
 	// proxy drops the headers a client names in Connection.
 	token, credentialPresent := ex.header.Get(decoder.ContextHeader), ex.header.Get(credential) != ""
-	stripped := hopByHopNames(ex.header)
-	if token != "" && stripped[canonicalContextHeader] {
+	if token != "" && hopByHop(ex.header, canonicalContextHeader) {
 		token = ""
 		c.pending = append(c.pending, decoder.Warning{Code: model.WarnContextHeaderStripped, Message: "the client lists " +
 			decoder.ContextHeader + " in Connection, so the proxy removes it as hop-by-hop: the server never receives the token and the verdict is what it sees"})
 	}
-	if credentialPresent && stripped[credential] {
+	if credentialPresent && hopByHop(ex.header, credential) {
 		credentialPresent = false
 		c.pending = append(c.pending, decoder.Warning{Code: model.WarnCredentialHeaderStripped, Message: "the client lists " +
 			credential + " in Connection, so the proxy removes it as hop-by-hop: the server never receives the static credential"})
@@ -347,20 +346,25 @@ func (t *Tap) headerMap(h http.Header) map[string]string {
 
 var canonicalContextHeader = textproto.CanonicalMIMEHeaderKey(decoder.ContextHeader)
 
-// hopByHopNames are the request headers the proxy removes before the
-// upstream (canonical names): the standard hop-by-hop ones and those the
-// Connection header names.
-func hopByHopNames(h http.Header) map[string]bool {
-	names := map[string]bool{"Connection": true, "Proxy-Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true,
-		"Proxy-Authorization": true, "Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true}
+// hopByHop says whether the proxy removes the request header name
+// (canonical) before the upstream: a standard hop-by-hop header, or one the
+// Connection header names. It builds nothing: it runs for every call.
+func hopByHop(h http.Header, name string) bool {
+	switch name {
+	case "Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+		"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade":
+		return true
+	}
 	for _, v := range h["Connection"] {
-		for _, name := range strings.Split(v, ",") {
-			if name = textproto.TrimString(name); name != "" {
-				names[textproto.CanonicalMIMEHeaderKey(name)] = true
+		for v != "" {
+			var part string
+			part, v, _ = strings.Cut(v, ",")
+			if part = textproto.TrimString(part); part != "" && textproto.CanonicalMIMEHeaderKey(part) == name {
+				return true
 			}
 		}
 	}
-	return names
+	return false
 }
 
 // contextOnOtherMethods warns of AgentArea context (the token, or
@@ -396,10 +400,9 @@ func dropStrippedSoat(bag decoder.SoatBag, h http.Header, prefix string) []decod
 	if prefix == "" {
 		prefix = decoder.DefaultSoatPrefix
 	}
-	stripped := hopByHopNames(h)
 	var ws []decoder.Warning
 	for key := range bag.Values {
-		if stripped[textproto.CanonicalMIMEHeaderKey(prefix+key)] {
+		if hopByHop(h, textproto.CanonicalMIMEHeaderKey(prefix+key)) {
 			delete(bag.Values, key)
 			delete(bag.Identity, key)
 			ws = append(ws, decoder.Warning{Code: model.WarnContextHeaderStripped, Message: "the client lists " + strconv.Quote(prefix+key) +

@@ -1,0 +1,287 @@
+package decoder
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// A token's header and claims are small JSON objects of plain values, read
+// once per call on the tap's path. encoding/json's generic decode spends an
+// allocation on every key, string and number; the reader here takes keys and
+// strings as substrings of one string and sizes each map once. It accepts a
+// strict subset of JSON (no escapes, ASCII strings, nesting up to
+// maxFastDepth) and hands anything else to encoding/json, so every input
+// decodes to exactly what json.Unmarshal gives (duplicate keys included: the
+// last one wins in both). FuzzTokenJSONFastPath checks the two agree.
+
+const (
+	maxFastDepth  = 16
+	maxFastFields = 32 // more keys in one object: encoding/json
+)
+
+// decodeObjectString decodes a JSON object, or returns nil for anything else.
+func decodeObjectString(s string) map[string]any {
+	if m, ok := fastObject(s); ok {
+		return m
+	}
+	return decodeObject([]byte(s))
+}
+
+// decodeObject decodes a JSON object with encoding/json, or returns nil for
+// anything else. Decoding into an interface takes encoding/json's generic
+// path, which builds the map without reflection (a map[string]any target
+// costs twice the allocations); duplicate keys and every value come out the
+// same.
+func decodeObject(b []byte) map[string]any {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return nil
+	}
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// fastObject reads s as one JSON object; ok is false when s is outside the
+// subset (the caller then uses encoding/json, which also judges errors).
+func fastObject(s string) (map[string]any, bool) {
+	r := fastReader{s: s}
+	return r.topObject()
+}
+
+func (r *fastReader) topObject() (map[string]any, bool) {
+	s := r.s
+	r.space()
+	if r.i >= len(s) || s[r.i] != '{' {
+		return nil, false
+	}
+	v, ok := r.value(0)
+	r.space()
+	if !ok || r.i != len(s) {
+		return nil, false
+	}
+	m, _ := v.(map[string]any)
+	return m, true
+}
+
+type fastReader struct {
+	s string
+	i int
+	// watchKey: the text of this top-level key's value, when the last one
+	// is a number, is kept in watchText (a progressToken's digits).
+	watchKey, watchText string
+}
+
+func (r *fastReader) space() {
+	for r.i < len(r.s) {
+		switch r.s[r.i] {
+		case ' ', '\t', '\n', '\r':
+			r.i++
+		default:
+			return
+		}
+	}
+}
+
+func (r *fastReader) value(depth int) (any, bool) {
+	if r.i >= len(r.s) || depth > maxFastDepth {
+		return nil, false
+	}
+	switch c := r.s[r.i]; {
+	case c == '{':
+		return r.object(depth)
+	case c == '[':
+		return r.array(depth)
+	case c == '"':
+		s, ok := r.str()
+		return internedValue(s), ok
+	case c == '-' || c >= '0' && c <= '9':
+		return r.number()
+	}
+	for _, lit := range [...]struct {
+		text string
+		v    any
+	}{{"true", true}, {"false", false}, {"null", nil}} {
+		if len(r.s)-r.i >= len(lit.text) && r.s[r.i:r.i+len(lit.text)] == lit.text {
+			r.i += len(lit.text)
+			return lit.v, true
+		}
+	}
+	return nil, false
+}
+
+type fastField struct {
+	key string
+	v   any
+}
+
+// object reads the fields first, then makes a map of exactly their number.
+func (r *fastReader) object(depth int) (any, bool) {
+	var buf [maxFastFields]fastField
+	fields := buf[:0]
+	r.i++ // {
+	r.space()
+	if r.i < len(r.s) && r.s[r.i] == '}' {
+		r.i++
+		return map[string]any{}, true
+	}
+	for {
+		r.space()
+		if r.i >= len(r.s) || r.s[r.i] != '"' || len(fields) == maxFastFields {
+			return nil, false
+		}
+		k, ok := r.str()
+		if !ok {
+			return nil, false
+		}
+		r.space()
+		if r.i >= len(r.s) || r.s[r.i] != ':' {
+			return nil, false
+		}
+		r.i++
+		r.space()
+		start := r.i
+		v, ok := r.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		if depth == 0 && r.watchKey != "" && k == r.watchKey {
+			r.watchText = ""
+			if _, isNum := v.(float64); isNum {
+				r.watchText = r.s[start:r.i]
+			}
+		}
+		fields = append(fields, fastField{k, v})
+		r.space()
+		if r.i >= len(r.s) {
+			return nil, false
+		}
+		if r.s[r.i] == '}' {
+			r.i++
+			break
+		}
+		if r.s[r.i] != ',' {
+			return nil, false
+		}
+		r.i++
+	}
+	m := make(map[string]any, len(fields))
+	for _, f := range fields {
+		m[f.key] = f.v // a repeated key: the last one wins, as in encoding/json
+	}
+	return m, true
+}
+
+func (r *fastReader) array(depth int) (any, bool) {
+	var buf [maxFastFields]any
+	items := buf[:0]
+	r.i++ // [
+	r.space()
+	if r.i < len(r.s) && r.s[r.i] == ']' {
+		r.i++
+		return []any{}, true
+	}
+	for {
+		r.space()
+		if len(items) == maxFastFields {
+			return nil, false
+		}
+		v, ok := r.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		items = append(items, v)
+		r.space()
+		if r.i >= len(r.s) {
+			return nil, false
+		}
+		if r.s[r.i] == ']' {
+			r.i++
+			break
+		}
+		if r.s[r.i] != ',' {
+			return nil, false
+		}
+		r.i++
+	}
+	return append([]any(nil), items...), true
+}
+
+// str reads a string without escapes of printable ASCII (what a token's
+// values are); anything else is left to encoding/json.
+func (r *fastReader) str() (string, bool) {
+	start := r.i + 1
+	for j := start; j < len(r.s); j++ {
+		switch c := r.s[j]; {
+		case c == '"':
+			r.i = j + 1
+			return r.s[start:j], true
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// number reads a JSON number (RFC 8259 grammar) as encoding/json does:
+// strconv.ParseFloat of its text; one out of float64's range is left to
+// encoding/json.
+func (r *fastReader) number() (any, bool) {
+	s, start := r.s, r.i
+	j := start
+	if s[j] == '-' {
+		j++
+	}
+	switch {
+	case j < len(s) && s[j] == '0':
+		j++
+	case j < len(s) && s[j] >= '1' && s[j] <= '9':
+		j = digits(s, j)
+	default:
+		return nil, false
+	}
+	if j < len(s) && s[j] == '.' {
+		if j++; j >= len(s) || s[j] < '0' || s[j] > '9' {
+			return nil, false
+		}
+		j = digits(s, j)
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		j++
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		if j >= len(s) || s[j] < '0' || s[j] > '9' {
+			return nil, false
+		}
+		j = digits(s, j)
+	}
+	f, err := strconv.ParseFloat(s[start:j], 64)
+	if err != nil {
+		return nil, false
+	}
+	r.i = j
+	return f, true
+}
+
+func digits(s string, j int) int {
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return j
+}
+
+// internedValue boxes the values every token repeats (iss, protocol, alg,
+// typ) as constants, which costs no allocation.
+func internedValue(s string) any {
+	switch s {
+	case TokenIssuer:
+		return TokenIssuer
+	case contextProtocolMajor:
+		return contextProtocolMajor
+	case TokenAlg:
+		return TokenAlg
+	case "JWT":
+		return "JWT"
+	}
+	return s
+}

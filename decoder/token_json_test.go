@@ -1,0 +1,111 @@
+package decoder
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// jsonFastCases: objects the quick reader takes, and ones it must leave to
+// encoding/json (escapes, non-ASCII, bad grammar, huge numbers).
+var jsonFastCases = []struct {
+	in   string
+	fast bool
+}{
+	{`{"alg":"HS256","typ":"JWT"}`, true},
+	{` {"iss":"agentarea","iat":1796039988,"exp":1.796040288e9,"aud":["a","b"],"n":null,"t":true,"f":false,"m":{"x":[1,-2.5,{}],"e":[]}} `, true},
+	{`{"a":1,"a":2}`, true}, // last wins, as in encoding/json
+	{`{}`, true},
+	{`{"a":"\u0041"}`, false},
+	{`{"a":"é"}`, false},
+	{`{"a":01}`, false},
+	{`{"a":1e999}`, false},
+	{`{"a":1,}`, false},
+	{`{"a":1} x`, false},
+	{`["a"]`, false},
+	{`{"a":tru}`, false},
+	{`{"a":-}`, false},
+	{`{"a":1.}`, false},
+}
+
+func TestTokenJSONFastPath(t *testing.T) {
+	for _, c := range jsonFastCases {
+		got, ok := fastObject(c.in)
+		if ok != c.fast {
+			t.Errorf("fastObject(%s): ok %v, want %v", c.in, ok, c.fast)
+		}
+		want := decodeObject([]byte(c.in))
+		if ok && !reflect.DeepEqual(got, want) {
+			t.Errorf("fastObject(%s) = %#v, encoding/json gives %#v", c.in, got, want)
+		}
+		if d := decodeObjectString(c.in); !reflect.DeepEqual(d, want) {
+			t.Errorf("decodeObjectString(%s) = %#v, want %#v", c.in, d, want)
+		}
+	}
+}
+
+// FuzzTokenJSONFastPath: whatever the quick reader accepts, encoding/json
+// decodes to the same value.
+func FuzzTokenJSONFastPath(f *testing.F) {
+	for _, c := range jsonFastCases {
+		f.Add(c.in)
+	}
+	f.Add(string(mustJSON(baseClaims())))
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := fastObject(s)
+		if !ok {
+			return
+		}
+		var want any
+		if err := json.Unmarshal([]byte(s), &want); err != nil {
+			t.Fatalf("fast path took %q, encoding/json says %v", s, err)
+		}
+		if !reflect.DeepEqual(any(got), want) {
+			t.Fatalf("fast path %#v, encoding/json %#v", got, want)
+		}
+	})
+}
+
+// FuzzBase64URLDecode: the quick decoder agrees with
+// base64.RawURLEncoding wherever it answers.
+func FuzzBase64URLDecode(f *testing.F) {
+	for _, s := range []string{"", "e30", "eyJhbGciOiJIUzI1NiJ9", "a", "ab", "abc", "a-_9", "ab==", "a\nb", "YQ"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var dst [256]byte
+		n, ok := base64URLDecode(dst[:], s)
+		want, err := base64.RawURLEncoding.DecodeString(s)
+		if ok && (err != nil || string(want) != string(dst[:n])) {
+			t.Fatalf("%q: quick %q, library %q %v", s, dst[:n], want, err)
+		}
+		if !ok && err == nil && len(want) <= len(dst) && !strings.ContainsAny(s, "\r\n") {
+			// Only line breaks (which the library skips) send a valid input to the library.
+			t.Fatalf("%q: valid, but the quick decoder declined", s)
+		}
+	})
+}
+
+// FuzzParseCallParamsFastPath: ParseCallParams answers as encoding/json
+// alone does (parseCallParamsJSON), value and error.
+func FuzzParseCallParamsFastPath(f *testing.F) {
+	for _, p := range []string{
+		`{"name":"x","arguments":{"a":1},"_meta":{"progressToken":12345678901234567890,"agentarea/task_id":"t"}}`,
+		`{"name":"x","_meta":{"progressToken":1,"progressToken":"s"}}`,
+		`{"name":"x","_META":{"progressToken":-0.5e3},"_meta":null}`,
+		`{"name":"x","_meta":{"a":1e999}}`,
+		`{"name":1}`, `{"name":"x","_meta":[]}`, `{"name":"x","arguments":null}`, `[]`,
+	} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, params string) {
+		got, gotErr := ParseCallParams([]byte(params))
+		want, wantErr := parseCallParamsJSON([]byte(params))
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s:\n got %#v %v\nwant %#v %v", params, got, gotErr, want, wantErr)
+		}
+	})
+}
