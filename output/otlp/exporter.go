@@ -35,7 +35,7 @@ type Exporter struct {
 	mu     sync.Mutex
 	calls  *callTable
 	due    []*attemptState // ended attempts, in the order their linger ends
-	seen   seenIDs
+	seen   *model.SeenIDs  // feed event ids already folded in (a reconnect replays the recent past)
 	closed bool
 
 	stop chan struct{}
@@ -85,7 +85,7 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 	}
 	quietErrors.Do(func() { otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {})) })
 
-	e := &Exporter{cfg: cfg, calls: newCallTable(cfg.MaxCalls), stop: make(chan struct{}), done: make(chan struct{}), now: time.Now}
+	e := &Exporter{cfg: cfg, calls: newCallTable(cfg.MaxCalls), seen: model.NewSeenIDs(maxSeenIDs), stop: make(chan struct{}), done: make(chan struct{}), now: time.Now}
 	e.watch = &watchedExporter{SpanExporter: client, onFailure: e.exportFailed, endpoint: shownEndpoint(cfg.URL)}
 	bsp := sdktrace.NewBatchSpanProcessor(e.watch,
 		sdktrace.WithMaxQueueSize(cfg.QueueSize),
@@ -117,7 +117,7 @@ func (e *Exporter) Emit(ev model.Event) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed || ev.EventID != "" && !e.seen.firstTime(ev.EventID) {
+	if e.closed || ev.EventID != "" && !e.seen.Add(ev.EventID) {
 		return
 	}
 	now := e.now()
