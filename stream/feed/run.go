@@ -115,7 +115,7 @@ func (f *feed) run(ctx context.Context) error {
 				d = min(d, left) // one last attempt at the limit
 			}
 			f.status(model.StateReconnecting, fmt.Sprintf("attempt %d in %s: %v", failures, d.Round(time.Millisecond), lastErr))
-			if sleep(ctx, d) != nil {
+			if model.Sleep(ctx, d) != nil {
 				break
 			}
 		}
