@@ -2,7 +2,6 @@ package model
 
 import (
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -65,7 +64,7 @@ func (c *Call) fillIdentity(ev *Event) {
 	if ev.Tool != "" {
 		// A tap sees the server's raw name, a feed the agent-facing one:
 		// keep the raw one as Tool and the qualified one as AgentName.
-		if strings.HasPrefix(ev.Tool, "mcp__") && ev.Source != SourceTap {
+		if HasAgentPrefix(ev.Tool) && ev.Source != SourceTap {
 			if c.AgentName == "" {
 				c.AgentName = ev.Tool
 			}
