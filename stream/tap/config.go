@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"time"
 
+	"toolscope/decoder"
 	"toolscope/model"
 )
 
@@ -89,7 +90,7 @@ func (cfg Config) withDefaults() (Config, *url.URL, error) {
 	if cfg.Enforce && len(cfg.Secrets) == 0 {
 		// Without a secret no call can be verified: --enforce would forward
 		// context-bearing calls it only pretends to check.
-		return cfg, nil, errors.New("tap: --enforce needs a context secret (TOOLSCOPE_CONTEXT_SECRET or --secret-file)")
+		return cfg, nil, fmt.Errorf("tap: --enforce needs a context secret (%s or --secret-file)", decoder.SecretEnv)
 	}
 	if cfg.MaxParseBytes == 0 {
 		cfg.MaxParseBytes = DefaultMaxParseBytes
