@@ -141,7 +141,7 @@ func TestMalformedAndUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	var kinds []string
-	for _, e := range c.events() {
+	for _, e := range c.Events() {
 		if e.Kind != model.KindSourceStatus {
 			kinds = append(kinds, string(e.Kind)+":"+e.EventType+e.Code)
 		}
@@ -272,7 +272,7 @@ func TestRefused(t *testing.T) {
 			if st := c.states(); !slices.Equal(st, []string{"connecting", "failed"}) {
 				t.Fatalf("states %v", st)
 			}
-			for _, e := range c.events() {
+			for _, e := range c.Events() {
 				if strings.Contains(e.Detail+e.Message, "sk-test-secret") {
 					t.Fatalf("the key leaked: %+v", e)
 				}
