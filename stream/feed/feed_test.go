@@ -258,7 +258,7 @@ func TestRefused(t *testing.T) {
 			c := newCollector()
 			url := srv.url("task-refused")
 			err := runFeed(t, testConfig(url), c)
-			var se *StatusError
+			var se *statusError
 			if !errors.As(err, &se) || se.Status != status {
 				t.Fatalf("err %v", err)
 			}
@@ -439,7 +439,7 @@ func TestSixteenMiBEvent(t *testing.T) {
 	}
 	prefix := `{"event_type":"tool.result","event_id":"huge-1","data":{"tool_call_id":"c1","success":true,"result":"`
 	suffix := `"}}`
-	result := strings.Repeat("z", DefaultMaxEventBytes-len(prefix)-len(suffix)-64)
+	result := strings.Repeat("z", defaultMaxEventBytes-len(prefix)-len(suffix)-64)
 	srv := newFeedServer(t, func(w *sseWriter, r *http.Request, conn int) {
 		w.raw("event: tool.result\ndata: " + prefix + result + suffix + "\n\n")
 		w.frame("task.completed", env("task.completed", "huge-2", map[string]any{}))
