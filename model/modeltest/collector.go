@@ -32,3 +32,14 @@ func (c *Collector) Events() []model.Event {
 	defer c.mu.Unlock()
 	return append([]model.Event(nil), c.evs...)
 }
+
+// AllEvents lists every event a snapshot kept: each call's timeline and
+// warnings, then the events of no call.
+func AllEvents(s *model.Snapshot) []model.Event {
+	var out []model.Event
+	for _, c := range s.Calls {
+		out = append(out, c.Timeline...)
+		out = append(out, c.Warnings...)
+	}
+	return append(out, s.Other...)
+}

@@ -631,14 +631,7 @@ func findCall(s *model.Snapshot, toolCallID string) *model.Call {
 }
 
 // allEvents lists every event the snapshot kept.
-func allEvents(s *model.Snapshot) []model.Event {
-	var out []model.Event
-	for _, c := range s.Calls {
-		out = append(out, c.Timeline...)
-		out = append(out, c.Warnings...)
-	}
-	return append(out, s.Other...)
-}
+var allEvents = modeltest.AllEvents
 
 // warningCodes counts the warnings the snapshot kept by code (a call's
 // warnings are in both its Warnings and its Timeline: counted once).

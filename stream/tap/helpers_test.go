@@ -104,15 +104,8 @@ func dump(s *model.Snapshot) string {
 	return b.String()
 }
 
-// events returns every event the store kept, calls' timelines included.
-func allEvents(s *model.Snapshot) []model.Event {
-	var out []model.Event
-	for _, c := range s.Calls {
-		out = append(out, c.Timeline...)
-		out = append(out, c.Warnings...)
-	}
-	return append(out, s.Other...)
-}
+// allEvents lists every event the snapshot kept.
+var allEvents = modeltest.AllEvents
 
 func hasWarning(s *model.Snapshot, code string) bool {
 	for _, e := range allEvents(s) {
