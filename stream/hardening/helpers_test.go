@@ -611,13 +611,7 @@ func checkGoroutines(t *testing.T, before int) {
 // waitFor polls cond until it holds or the timeout passes.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	modeltest.WaitFor(t, timeout, what, cond)
 }
 
 // findCall returns the call with this tool_call_id.
