@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"time"
 
-	"toolscope/decoder"
 	"toolscope/model"
 )
 
@@ -90,7 +89,7 @@ func (cfg Config) withDefaults() (Config, *url.URL, error) {
 	if cfg.Enforce && len(cfg.Secrets) == 0 {
 		// Without a secret no call can be verified: --enforce would forward
 		// context-bearing calls it only pretends to check.
-		return cfg, nil, fmt.Errorf("tap: --enforce needs a context secret (%s or --secret-file)", decoder.SecretEnv)
+		return cfg, nil, errors.New("tap: --enforce needs a context secret (TOOLSCOPE_CONTEXT_SECRET or --secret-file)")
 	}
 	if cfg.MaxParseBytes == 0 {
 		cfg.MaxParseBytes = DefaultMaxParseBytes
