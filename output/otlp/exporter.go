@@ -16,8 +16,8 @@ import (
 	"toolscope/model"
 )
 
-// ScopeName is the instrumentation scope of the spans.
-const ScopeName = "toolscope/output/otlp"
+// scopeName is the instrumentation scope of the spans.
+const scopeName = "toolscope/output/otlp"
 
 // Exporter turns model events into spans. It is a model.Sink: Emit only
 // updates bounded per-call state under a mutex; spans are made by its own
@@ -67,7 +67,7 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 		}
 		opts = append(opts, otlptracehttp.WithEndpointURL(u))
 	} else if !Configured("") {
-		return nil, fmt.Errorf("no OTLP endpoint: give a URL or set %s", EnvEndpoint)
+		return nil, fmt.Errorf("no OTLP endpoint: give a URL or set %s", envEndpoint)
 	}
 	if len(cfg.Headers) > 0 {
 		opts = append(opts, otlptracehttp.WithHeaders(cfg.Headers))
@@ -96,7 +96,7 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 	// the agent's own sampling said.
 	e.provider = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(bsp), sdktrace.WithResource(res),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()))
-	e.tracer = e.provider.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL))
+	e.tracer = e.provider.Tracer(scopeName, trace.WithSchemaURL(semconv.SchemaURL))
 	go e.loop()
 	return e, nil
 }
