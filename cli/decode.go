@@ -19,14 +19,14 @@ contract says: each of the four steps passed or failed, the verdict, and the
 answer (HTTP status and JSON-RPC code) a server must give. With --call, the
 token is checked against that tools/call body (tool name and _meta). The token
 comes as the argument, or from standard input with - (or when no argument is
-given). Secrets come from TOOLSCOPE_CONTEXT_SECRET or --secret-file, never
+given). Secrets come from {{secret_env}} or --secret-file, never
 from arguments. The signature is never printed.
 
 Exit status: 0 valid (or unverified, without a secret), 1 rejected, 2 usage.
 
 {{flags}}
 Examples:
-  TOOLSCOPE_CONTEXT_SECRET=... toolscope decode eyJhbGciOi... --instance-id 3f6e... --call call.json
+  {{secret_env}}=... toolscope decode eyJhbGciOi... --instance-id 3f6e... --call call.json
   pbpaste | toolscope decode - --output json
 `
 

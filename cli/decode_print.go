@@ -25,7 +25,7 @@ type DecodeArgs struct {
 	Token      string // the token ("-" already read from stdin by the caller)
 	Call       []byte // optional: the tools/call request body (or just its params)
 	InstanceID string
-	Secrets    [][]byte // from TOOLSCOPE_CONTEXT_SECRET and --secret-file, never argv
+	Secrets    [][]byte // from decoder.SecretEnv and --secret-file, never argv
 	Output     string   // "text" (default) or "json"
 	Now        time.Time
 	// Stderr receives usage errors when set (stdout otherwise).
@@ -89,7 +89,7 @@ func writeDecodeText(w io.Writer, r decoder.DecodeReport, args DecodeArgs) {
 	}
 	switch {
 	case len(args.Secrets) == 0:
-		p("secrets  none: the token is decoded, not verified (set TOOLSCOPE_CONTEXT_SECRET or --secret-file)\n")
+		p("secrets  none: the token is decoded, not verified (set %s or --secret-file)\n", decoder.SecretEnv)
 	case len(args.Secrets) > 1:
 		p("secrets  %d (any one may verify)\n", len(args.Secrets))
 	}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+
+	"toolscope/decoder"
 )
 
 // A command's --help is its hand-written text (usage, what it does,
@@ -26,9 +28,13 @@ var flagGroups = []struct {
 	{"Taps and token verification:", []string{"tap", "instance-id", "instance-name", "credential-header", "secret-file", "timeout", "enforce", "max-parse-bytes"}},
 }
 
+// envNames fill the environment variables' names into usage texts, so each
+// name is spelled once, where the decoder reads it.
+var envNames = strings.NewReplacer("{{secret_env}}", decoder.SecretEnv, "{{prefix_env}}", decoder.SoatPrefixEnv)
+
 // commandHelp renders usageText with its flags section.
 func commandHelp(fs *flag.FlagSet, usageText string) string {
-	return strings.Replace(usageText, flagsMarker, flagsSection(fs), 1)
+	return envNames.Replace(strings.Replace(usageText, flagsMarker, flagsSection(fs), 1))
 }
 
 func flagsSection(fs *flag.FlagSet) string {

@@ -20,12 +20,12 @@ SSE events are flushed the moment they arrive, and toolscope shows each
 tools/call with its verified context token, progress and result. Runs until
 SIGINT or SIGTERM, then flushes and exits 0.
 
-Context secrets come from TOOLSCOPE_CONTEXT_SECRET and --secret-file, never
-from arguments. The SOAT header prefix comes from TOOL_CONTEXT_HEADER_PREFIX.
+Context secrets come from {{secret_env}} and --secret-file, never
+from arguments. The SOAT header prefix comes from {{prefix_env}}.
 
 {{flags}}
 Examples:
-  TOOLSCOPE_CONTEXT_SECRET=... toolscope tap --upstream http://127.0.0.1:8080/mcp --instance-id 3f6e...
+  {{secret_env}}=... toolscope tap --upstream http://127.0.0.1:8080/mcp --instance-id 3f6e...
   toolscope tap --tap 127.0.0.1:7071=http://10.0.0.5/mcp --tap 127.0.0.1:7072=http://10.0.0.6/mcp --output json
 `
 

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"unicode/utf8"
+
+	"toolscope/model"
 )
 
 // MaxAgentNameLen bounds an agent-facing tool name.
@@ -21,7 +23,7 @@ const digestLen = 8
 // SHA-256 of the whole uncut name, so two long names that share a start stay
 // apart and the same name always gives the same result.
 func QualifiedName(instanceName, tool string) string {
-	full := "mcp__" + serverLabel(instanceName) + "__" + ToolLabel(tool)
+	full := model.AgentName(serverLabel(instanceName), ToolLabel(tool))
 	if len(full) <= MaxAgentNameLen {
 		return full
 	}

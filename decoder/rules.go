@@ -33,7 +33,7 @@ var requiredClaims = append(requiredContextKeys[:len(requiredContextKeys):len(re
 // or agentarea/* keys); a plain MCP call owes none of them.
 func CallRuleWarnings(in CallRulesInput) []Warning {
 	var ws []Warning
-	if strings.HasPrefix(in.ToolName, "mcp__") && strings.Contains(in.ToolName[len("mcp__"):], "__") {
+	if _, _, ok := model.SplitAgentName(in.ToolName); ok {
 		ws = append(ws, Warning{Code: model.WarnToolNameQualified, Message: fmt.Sprintf(
 			"params.name %q looks like the agent-facing mcp__<server>__<tool> name; a server receives its own raw tool name", clip(in.ToolName))})
 	}

@@ -11,73 +11,24 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 )
 
+// The token fixtures are the test kit's, shared with cli's decode tests.
 const (
-	testSecret   = "s3cret-for-tests-0123456789-abcdef" // 34 characters
-	otherSecret  = "another-secret-0123456789-abcdefgh"
-	testInstance = "7c0d5a4e-0b1f-4c55-9d2a-1f3e5b6a7c8d"
+	testSecret   = modeltest.Secret
+	otherSecret  = modeltest.OtherSecret
+	testInstance = modeltest.Instance
 )
 
-var testNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-
-func baseClaims() jwt.MapClaims {
-	iat := testNow.Add(-12 * time.Second).Unix()
-	return jwt.MapClaims{
-		"iss": "agentarea", "aud": testInstance, "iat": iat, "exp": iat + 300,
-		"jti": "5b1e7a52-3f0c-4d7e-8b9a-0c1d2e3f4a5b", "tool": "get_order",
-		"protocol": "1", "task_id": "6f1c", "tool_call_id": "call_abc", "workspace_id": "1b2e",
-		"idempotency_key": "6f1c:call_abc", "agent_id": "9d4a", "end_user_id": "user-42",
-		"metadata": map[string]any{"chatId": "c-9", "nested": map[string]any{"a": 1, "b": []any{1, 2}}},
-	}
-}
-
-// metaFor builds the _meta a platform would send with claims, the way a tap
-// reads it: through JSON text.
-func metaFor(c jwt.MapClaims) map[string]any {
-	m := map[string]any{"progressToken": 3}
-	for k, v := range c {
-		if !registeredClaims[k] {
-			m[AgentAreaPrefix+k] = v
-		}
-	}
-	return roundTrip(m)
-}
-
-func roundTrip(m map[string]any) map[string]any {
-	b, err := json.Marshal(m)
-	if err != nil {
-		panic(err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		panic(err)
-	}
-	return out
-}
-
-func sign(t testing.TB, method jwt.SigningMethod, claims jwt.MapClaims, key any) string {
-	t.Helper()
-	tok, err := jwt.NewWithClaims(method, claims).SignedString(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
-}
-
-// signWithHeader signs claims with HS256 and extra JOSE header parameters.
-func signWithHeader(t testing.TB, claims jwt.MapClaims, header map[string]any) string {
-	t.Helper()
-	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, claims)
-	for k, v := range header {
-		tok.Header[k] = v
-	}
-	s, err := tok.SignedString([]byte(testSecret))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+var (
+	testNow        = modeltest.Now
+	baseClaims     = modeltest.BaseClaims
+	metaFor        = modeltest.MetaFor
+	roundTrip      = modeltest.RoundTrip
+	sign           = modeltest.Sign
+	signWithHeader = modeltest.SignWithHeader
+)
 
 type tokenCase struct {
 	rule    string

@@ -1,7 +1,6 @@
 package demo
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -107,29 +106,17 @@ func (c *rpcClient) call(ctx context.Context, r rpcRequest, onProgress func(deco
 }
 
 func (c *rpcClient) readStream(ctx context.Context, body io.Reader, id string, out rpcOutcome, onProgress func(decoder.Progress)) (rpcOutcome, error) {
-	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 0, 64<<10), maxResponseBytes)
-	var data []byte
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) == 0 {
-			if len(data) > 0 && pickResponse(data, id, &out, onProgress) {
-				return out, nil
-			}
-			data = data[:0]
-			continue
-		}
-		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			if len(data) > 0 {
-				data = append(data, '\n')
-			}
-			data = append(data, bytes.TrimPrefix(v, []byte(" "))...)
-		}
-	}
-	if ctx.Err() != nil {
+	found := false
+	err := decoder.ReadSSE(body, maxResponseBytes, func(e decoder.SSEEvent) bool {
+		found = len(e.Data) > 0 && pickResponse(e.Data, id, &out, onProgress)
+		return found
+	})
+	switch {
+	case found:
+		return out, nil
+	case ctx.Err() != nil:
 		return out, ctx.Err()
-	}
-	if err := sc.Err(); err != nil {
+	case err != nil:
 		return out, fmt.Errorf("%w: %v", errStreamBroken, err)
 	}
 	return out, errStreamBroken

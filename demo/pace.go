@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"time"
+
+	"toolscope/model"
 )
 
 // pace scales the scenario clock: every duration the demo waits is divided by
@@ -34,24 +36,10 @@ func (p pace) d(d time.Duration) time.Duration {
 
 // sleep waits a scaled duration, or until ctx ends.
 func (p pace) sleep(ctx context.Context, d time.Duration) error {
-	return sleepFor(ctx, p.d(d))
+	return model.Sleep(ctx, p.d(d))
 }
 
 // until waits until start plus the scaled offset at.
 func (p pace) until(ctx context.Context, start time.Time, at time.Duration) error {
-	return sleepFor(ctx, time.Until(start.Add(p.d(at))))
-}
-
-func sleepFor(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return model.Sleep(ctx, time.Until(start.Add(p.d(at))))
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolscope/model"
 )
 
 // The demo instance's tools. Each one is deterministic: the same arguments
@@ -194,7 +196,7 @@ func (s *demoServer) exportLedger(ctx context.Context, req *mcp.CallToolRequest)
 	start := time.Now()
 	for step, rows := 1, exportRowsPerStep; rows <= total; step, rows = step+1, rows+exportRowsPerStep {
 		due := start.Add(time.Duration(step)*s.exportStep - s.exportStep/2)
-		if err := sleepFor(ctx, time.Until(due)); err != nil {
+		if err := model.Sleep(ctx, time.Until(due)); err != nil {
 			return nil, err
 		}
 		s.notify(ctx, req, time.Duration(step)*exportStepInterval-exportStepInterval/2, float64(rows), float64(total), fmt.Sprintf("Exported %d of %d rows", rows, total))

@@ -18,10 +18,10 @@ const (
 
 // Limits that keep one call's memory bounded.
 const (
-	MaxPoints   = 64 // progress points kept per call (first, then a thinning sample; last is Progress)
-	MaxTimeline = 64 // non-progress events kept per call
+	maxPoints   = 64 // progress points kept per call (first, then a thinning sample; last is Progress)
+	maxTimeline = 64 // non-progress events kept per call
 	MaxAttempts = 16
-	MaxWarnings = 32
+	maxWarnings = 32
 )
 
 // Call is one tool call as every source saw it: all its attempts, its
@@ -130,7 +130,7 @@ type Progress struct {
 	NotIncreasing int
 	AfterCancel   int // notifications a tap saw after the call was cancelled
 
-	Points  [MaxPoints]Point
+	Points  [maxPoints]Point
 	NPoints int
 	stride  int // keep one point in stride once the history is full
 	skipped int
@@ -217,15 +217,15 @@ func (p *Progress) addPoint(pt Point) {
 		return
 	}
 	p.skipped = 0
-	if p.NPoints == MaxPoints {
+	if p.NPoints == maxPoints {
 		// Thin the history: keep every other point (the first stays).
-		for i := 1; i < MaxPoints/2; i++ {
+		for i := 1; i < maxPoints/2; i++ {
 			p.Points[i] = p.Points[2*i]
 		}
-		for i := MaxPoints / 2; i < MaxPoints; i++ {
+		for i := maxPoints / 2; i < maxPoints; i++ {
 			p.Points[i] = Point{}
 		}
-		p.NPoints = MaxPoints / 2
+		p.NPoints = maxPoints / 2
 		p.stride *= 2
 	}
 	p.Points[p.NPoints] = pt

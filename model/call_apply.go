@@ -2,7 +2,6 @@ package model
 
 import (
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -40,8 +39,8 @@ func (c *Call) apply(ev *Event) {
 			a.Ended = ev.Time
 		}
 	case KindWarning:
-		c.Flags |= FlagWarning | WarningFlag(ev.Code)
-		if len(c.Warnings) < MaxWarnings {
+		c.Flags |= FlagWarning | warningFlag(ev.Code)
+		if len(c.Warnings) < maxWarnings {
 			c.Warnings = append(c.Warnings, *ev)
 		}
 	}
@@ -65,7 +64,7 @@ func (c *Call) fillIdentity(ev *Event) {
 	if ev.Tool != "" {
 		// A tap sees the server's raw name, a feed the agent-facing one:
 		// keep the raw one as Tool and the qualified one as AgentName.
-		if strings.HasPrefix(ev.Tool, "mcp__") && ev.Source != SourceTap {
+		if HasAgentPrefix(ev.Tool) && ev.Source != SourceTap {
 			if c.AgentName == "" {
 				c.AgentName = ev.Tool
 			}
@@ -400,12 +399,12 @@ func failed(r *Result) bool {
 }
 
 func (c *Call) appendTimeline(ev Event) {
-	if len(c.Timeline) >= MaxTimeline {
+	if len(c.Timeline) >= maxTimeline {
 		// Keep the first half (how it started) and the most recent events,
 		// in a new array: a snapshot may hold the old one.
-		n := make([]Event, 0, MaxTimeline)
-		n = append(n, c.Timeline[:MaxTimeline/2]...)
-		n = append(n, c.Timeline[len(c.Timeline)-MaxTimeline/4:]...)
+		n := make([]Event, 0, maxTimeline)
+		n = append(n, c.Timeline[:maxTimeline/2]...)
+		n = append(n, c.Timeline[len(c.Timeline)-maxTimeline/4:]...)
 		c.Timeline = n
 	}
 	if c.Timeline == nil {
@@ -489,8 +488,8 @@ func (c *Call) absorb(o *Call) {
 		tl := make([]Event, 0, len(c.Timeline)+len(o.Timeline))
 		tl = append(append(tl, c.Timeline...), o.Timeline...)
 		sort.SliceStable(tl, func(i, j int) bool { return tl[i].Time.Before(tl[j].Time) })
-		if len(tl) > MaxTimeline {
-			tl = append(tl[:MaxTimeline/2:MaxTimeline/2], tl[len(tl)-MaxTimeline/2:]...)
+		if len(tl) > maxTimeline {
+			tl = append(tl[:maxTimeline/2:maxTimeline/2], tl[len(tl)-maxTimeline/2:]...)
 		}
 		c.Timeline = tl
 	}

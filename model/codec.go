@@ -69,7 +69,7 @@ func EncodeLine(e Event) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(terminalSafeJSON(b), '\n'), nil
+	return append(TerminalSafeJSON(b), '\n'), nil
 }
 
 // DecodeLine reads one JSON line back into an event. A line without `kind`

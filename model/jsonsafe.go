@@ -5,14 +5,15 @@ import (
 	"unicode/utf8"
 )
 
-// terminalSafeJSON rewrites marshalled JSON so that a line viewed on a
-// terminal (`--output json`, `cat recording.jsonl`) cannot drive it: DEL, C1
+// TerminalSafeJSON rewrites marshalled JSON so that a line viewed on a
+// terminal (`--output json`, `cat recording.jsonl`, a call the screen
+// copies to the clipboard) cannot drive it: DEL, C1
 // controls (0x9b is a one-byte CSI) and bidirectional overrides become \u
 // escapes, invalid UTF-8 becomes \ufffd. encoding/json already escapes C0
 // controls in strings, but not these, and passes json.RawMessage fields
 // through as they came. Outside strings valid JSON is plain ASCII, so every
 // rewrite lands inside a string and the value read back is unchanged.
-func terminalSafeJSON(b []byte) []byte {
+func TerminalSafeJSON(b []byte) []byte {
 	i := 0
 	for i < len(b) && b[i] < utf8.RuneSelf && b[i] != 0x7f {
 		i++

@@ -21,9 +21,9 @@ import (
 const (
 	// DefaultMaxRunningCalls bounds running calls.
 	DefaultMaxRunningCalls = 5000
-	// DefaultIdleRunningCalls ends a running call that has had no event
+	// defaultIdleRunningCalls ends a running call that has had no event
 	// for this long (twice the longest timeout the contract allows).
-	DefaultIdleRunningCalls = time.Hour
+	defaultIdleRunningCalls = time.Hour
 	// staleSweepEvery: stale calls are looked for once per this many events.
 	staleSweepEvery = 1024
 	// maxNotes bounds the store's own events not yet taken by the hub.

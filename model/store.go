@@ -20,7 +20,7 @@ type Options struct {
 // DefaultOptions suits a long-running monitor.
 func DefaultOptions() Options {
 	return Options{MaxFinishedCalls: 10000, MaxSeenEventIDs: 200000, MaxOtherEvents: 1000,
-		MaxRunningCalls: DefaultMaxRunningCalls, IdleRunningCalls: DefaultIdleRunningCalls}
+		MaxRunningCalls: DefaultMaxRunningCalls, IdleRunningCalls: defaultIdleRunningCalls}
 }
 
 // SourceState is the latest known state of one source.

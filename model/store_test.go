@@ -216,7 +216,7 @@ func TestProgressHistoryIsBounded(t *testing.T) {
 	}
 	c := s.Snapshot().Calls[0]
 	h := c.Progress.History()
-	if len(h) > MaxPoints || len(h) < MaxPoints/2 {
+	if len(h) > maxPoints || len(h) < maxPoints/2 {
 		t.Fatalf("history holds %d points", len(h))
 	}
 	if h[0].Progress != 1 {

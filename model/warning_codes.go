@@ -193,7 +193,7 @@ var warningFlags = func() map[string]CallFlag {
 	return m
 }()
 
-// WarningFlag is the call flag a warning code raises besides FlagWarning:
+// warningFlag is the call flag a warning code raises besides FlagWarning:
 // 0 for a code that raises none, or one the table does not hold (a
 // recording from another version).
-func WarningFlag(code string) CallFlag { return warningFlags[code] }
+func warningFlag(code string) CallFlag { return warningFlags[code] }

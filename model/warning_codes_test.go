@@ -103,7 +103,7 @@ func TestWarningFlagsKeepTheOldRule(t *testing.T) {
 		if w.Code == WarnHistoryEventTooLarge {
 			want = 0
 		}
-		if got := WarningFlag(string(w.Code)); got != want {
+		if got := warningFlag(string(w.Code)); got != want {
 			t.Errorf("%s raises %b, the old rule %b", w.Code, got, want)
 		}
 	}

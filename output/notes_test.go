@@ -9,18 +9,13 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 )
 
 // Moved from model/stale_test.go with the hub: the store ends calls to stay
 // bounded and the hub writes why.
 
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
+var liveHeap = modeltest.LiveHeap
 
 // runningCall is a feed tool.call that never gets a result.
 func runningCall(i int, when time.Time) model.Event {

@@ -20,8 +20,8 @@ const (
 
 // Defaults of a WriterConfig.
 const (
-	DefaultMaxDelay = 100 * time.Millisecond
-	DefaultQueueLen = 1024
+	defaultMaxDelay = 100 * time.Millisecond
+	defaultQueueLen = 1024
 )
 
 // WriterConfig says what a Writer writes and how.
@@ -66,10 +66,10 @@ type item struct {
 // NewWriter writes to w until Close.
 func NewWriter(w io.Writer, cfg WriterConfig) *Writer {
 	if cfg.MaxDelay <= 0 {
-		cfg.MaxDelay = DefaultMaxDelay
+		cfg.MaxDelay = defaultMaxDelay
 	}
 	if cfg.QueueLen <= 0 {
-		cfg.QueueLen = DefaultQueueLen
+		cfg.QueueLen = defaultQueueLen
 	}
 	wr := &Writer{cfg: cfg, out: bufio.NewWriterSize(w, 64<<10),
 		queue: make(chan item, cfg.QueueLen), done: make(chan struct{})}

@@ -215,7 +215,7 @@ func TestCopyIsRedactedJSON(t *testing.T) {
 
 func TestEscapeInertJSON(t *testing.T) {
 	in := []byte(`{"a":"x` + "\u009b" + `31m` + "\u202e" + `y"}`)
-	out := escapeInert(in)
+	out := model.TerminalSafeJSON(in) // what the copy sends
 	if string(out) != `{"a":"x\u009b31m\u202ey"}` {
 		t.Fatalf("got %s", out)
 	}

@@ -1,12 +1,10 @@
 package ui
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -137,7 +135,7 @@ func callToJSON(c *model.Call, now time.Time) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return escapeInert(b), nil
+	return model.TerminalSafeJSON(b), nil
 }
 
 // validJSON drops a raw value that is not JSON (it would fail the marshal).
@@ -147,31 +145,6 @@ func validJSON(raw json.RawMessage) json.RawMessage {
 	}
 	b, _ := json.Marshal(string(raw))
 	return b
-}
-
-// escapeInert rewrites what encoding/json leaves raw but a terminal could
-// obey or reorder by: C1 controls, DEL and bidirectional overrides become
-// \u escapes (they only occur inside JSON strings, so this stays valid JSON).
-func escapeInert(b []byte) []byte {
-	var out bytes.Buffer
-	out.Grow(len(b))
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		switch {
-		case r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) ||
-			(r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f:
-			out.WriteString(`\u`)
-			h := strconv.FormatInt(int64(r), 16)
-			for len(h) < 4 {
-				h = "0" + h
-			}
-			out.WriteString(h)
-		default:
-			out.Write(b[i : i+size])
-		}
-		i += size
-	}
-	return out.Bytes()
 }
 
 // clipboardSequence is the OSC 52 "set clipboard" sequence for payload,

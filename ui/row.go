@@ -101,10 +101,8 @@ func displayTool(c *model.Call) (tool, server string) {
 	if name == "" {
 		name = c.AgentName
 	}
-	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
-		if srv, t, ok := strings.Cut(rest, "__"); ok && t != "" {
-			return t, srv
-		}
+	if srv, t, ok := model.SplitAgentName(name); ok && t != "" {
+		return t, srv
 	}
 	return name, ""
 }

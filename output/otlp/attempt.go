@@ -2,7 +2,6 @@ package otlp
 
 import (
 	"encoding/json"
-	"strings"
 	"time"
 
 	"toolscope/model"
@@ -96,7 +95,7 @@ func (a *attemptState) fillIdentity(ev *model.Event) {
 	if ev.Tool != "" {
 		// A tap sees the server's name, a feed the agent-facing one
 		// (mcp__server__tool): the span is named after the server's.
-		if strings.HasPrefix(ev.Tool, "mcp__") && ev.Source != model.SourceTap {
+		if model.HasAgentPrefix(ev.Tool) && ev.Source != model.SourceTap {
 			setOnce(&a.agentName, ev.Tool)
 			setOnce(&a.tool, ev.Tool)
 		} else if a.tool == "" || (ev.Source == model.SourceTap && a.tool == a.agentName) {

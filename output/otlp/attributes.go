@@ -10,12 +10,12 @@ import (
 // Attribute keys the semconv module does not carry (MCP's moved to the
 // GenAI conventions) and toolscope's own. The README's table lists them.
 const (
-	KeyMCPMethodName      = attribute.Key("mcp.method.name")
-	KeyMCPSessionID       = attribute.Key("mcp.session.id")
-	KeyMCPProtocolVersion = attribute.Key("mcp.protocol.version")
-	// KeyAgentAreaToolCallID is the _meta key itself, so a search for what
+	keyMCPMethodName      = attribute.Key("mcp.method.name")
+	keyMCPSessionID       = attribute.Key("mcp.session.id")
+	keyMCPProtocolVersion = attribute.Key("mcp.protocol.version")
+	// keyAgentAreaToolCallID is the _meta key itself, so a search for what
 	// the agent's tool call carried finds the span.
-	KeyAgentAreaToolCallID = attribute.Key("agentarea/tool_call_id")
+	keyAgentAreaToolCallID = attribute.Key("agentarea/tool_call_id")
 )
 
 // attributes of an attempt's span. Secrets never: no token, credential or
@@ -40,12 +40,12 @@ func (a *attemptState) attributes() []attribute.KeyValue {
 	kv = append(kv, semconv.GenAIOperationNameExecuteTool)
 	str(semconv.GenAIToolNameKey, a.tool)
 	str(semconv.GenAIToolCallIDKey, a.toolCallID)
-	str(KeyAgentAreaToolCallID, a.toolCallID)
+	str(keyAgentAreaToolCallID, a.toolCallID)
 	if a.exchange != "" { // a tap saw the JSON-RPC request
-		kv = append(kv, KeyMCPMethodName.String(MethodToolsCall))
+		kv = append(kv, keyMCPMethodName.String(methodToolsCall))
 		str(semconv.JSONRPCRequestIDKey, requestIDText(a.requestID))
-		str(KeyMCPSessionID, sessionDigest(a.sessionID))
-		str(KeyMCPProtocolVersion, a.protocolVersion)
+		str(keyMCPSessionID, sessionDigest(a.sessionID))
+		str(keyMCPProtocolVersion, a.protocolVersion)
 		str("toolscope.exchange", a.exchange)
 	}
 	if a.result.RPCCode != 0 {
@@ -80,7 +80,7 @@ func (a *attemptState) attributes() []attribute.KeyValue {
 		}
 		num("agentarea.result.images.bytes", bytes)
 		num("agentarea.result.images.problems", problems)
-		str("toolscope.result.preview", truncateRunes(a.result.TextPreview, PreviewChars))
+		str("toolscope.result.preview", truncateRunes(a.result.TextPreview, previewChars))
 		flag("toolscope.result.late", a.result.Late)
 		num("toolscope.http.status_code", a.result.HTTPStatus)
 	}

@@ -90,15 +90,15 @@ func TestProgressEventsAreBounded(t *testing.T) {
 	e.Emit(end)
 	e.Close()
 	s := c.all()[0]
-	if len(s.Events) != MaxSpanEvents {
-		t.Fatalf("%d events, want %d", len(s.Events), MaxSpanEvents)
+	if len(s.Events) != maxSpanEvents {
+		t.Fatalf("%d events, want %d", len(s.Events), maxSpanEvents)
 	}
 	first, _ := attr(s.Events[0].Attributes, "toolscope.progress.value")
-	last, _ := attr(s.Events[MaxSpanEvents-1].Attributes, "toolscope.progress.value")
+	last, _ := attr(s.Events[maxSpanEvents-1].Attributes, "toolscope.progress.value")
 	if first.GetDoubleValue() != 1 || last.GetDoubleValue() != 1000 {
 		t.Errorf("kept %v..%v, want 1..1000", first, last)
 	}
-	if got := intAttr(t, s.Attributes, "toolscope.events.dropped"); got != 1000-MaxSpanEvents {
+	if got := intAttr(t, s.Attributes, "toolscope.events.dropped"); got != 1000-maxSpanEvents {
 		t.Errorf("dropped %d", got)
 	}
 	if got := intAttr(t, s.Attributes, "toolscope.progress.sent_count"); got != 1000 {

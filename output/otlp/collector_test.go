@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 )
 
 // collector is a real OTLP/HTTP receiver on loopback: it decodes each
@@ -149,7 +150,7 @@ func hexID(b []byte) string { return hex.EncodeToString(b) }
 func newTestExporter(t *testing.T, url string, tune func(*Config)) (*Exporter, *warnings) {
 	t.Helper()
 	w := &warnings{}
-	cfg := Config{URL: url, ServiceName: "toolscope-test", OnWarning: w.add, Linger: 20 * 1e6,
+	cfg := Config{URL: url, ServiceName: "toolscope-test", OnWarning: w.Emit, Linger: 20 * 1e6,
 		BatchTimeout: 50 * 1e6, ExportTimeout: 2e9, CloseTimeout: 3e9}
 	if tune != nil {
 		tune(&cfg)
@@ -161,19 +162,7 @@ func newTestExporter(t *testing.T, url string, tune func(*Config)) (*Exporter, *
 	return e, w
 }
 
-type warnings struct {
-	mu  sync.Mutex
-	evs []model.Event
-}
+// warnings keeps the warning events the exporter reported.
+type warnings struct{ modeltest.Collector }
 
-func (w *warnings) add(ev model.Event) {
-	w.mu.Lock()
-	w.evs = append(w.evs, ev)
-	w.mu.Unlock()
-}
-
-func (w *warnings) list() []model.Event {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]model.Event(nil), w.evs...)
-}
+func (w *warnings) list() []model.Event { return w.Events() }

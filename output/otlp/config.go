@@ -55,61 +55,61 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultServiceName   = "toolscope"
-	DefaultLinger        = time.Second
-	DefaultMaxCalls      = 4096
-	DefaultMaxIdle       = 30 * time.Minute
-	DefaultQueueSize     = 2048
-	DefaultBatchTimeout  = 2 * time.Second
-	DefaultExportTimeout = 10 * time.Second
-	DefaultCloseTimeout  = 5 * time.Second
-	// MaxSpanEvents bounds the span events (progress, warnings) kept per
+	defaultServiceName   = "toolscope"
+	defaultLinger        = time.Second
+	defaultMaxCalls      = 4096
+	defaultMaxIdle       = 30 * time.Minute
+	defaultQueueSize     = 2048
+	defaultBatchTimeout  = 2 * time.Second
+	defaultExportTimeout = 10 * time.Second
+	defaultCloseTimeout  = 5 * time.Second
+	// maxSpanEvents bounds the span events (progress, warnings) kept per
 	// attempt: the first ones and the latest ones.
-	MaxSpanEvents = 64
-	// TracesPath is appended to Config.URL.
-	TracesPath = "/v1/traces"
+	maxSpanEvents = 64
+	// tracesPath is appended to Config.URL.
+	tracesPath = "/v1/traces"
 )
 
 // Standard OpenTelemetry variables the SDK reads.
 const (
-	EnvEndpoint       = "OTEL_EXPORTER_OTLP_ENDPOINT"
-	EnvTracesEndpoint = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
-	EnvHeaders        = "OTEL_EXPORTER_OTLP_HEADERS"
+	envEndpoint       = "OTEL_EXPORTER_OTLP_ENDPOINT"
+	envTracesEndpoint = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+	envHeaders        = "OTEL_EXPORTER_OTLP_HEADERS"
 )
 
 // Configured says whether export is asked for: a URL, or the standard
 // endpoint variables. The CLI builds an Exporter only then.
 func Configured(flagURL string) bool {
-	return flagURL != "" || os.Getenv(EnvEndpoint) != "" || os.Getenv(EnvTracesEndpoint) != ""
+	return flagURL != "" || os.Getenv(envEndpoint) != "" || os.Getenv(envTracesEndpoint) != ""
 }
 
 func (c Config) withDefaults() Config {
 	if c.ServiceName == "" {
-		c.ServiceName = DefaultServiceName
+		c.ServiceName = defaultServiceName
 	}
 	if c.SourceName == "" {
 		c.SourceName = "otlp"
 	}
 	if c.Linger <= 0 {
-		c.Linger = DefaultLinger
+		c.Linger = defaultLinger
 	}
 	if c.MaxCalls <= 0 {
-		c.MaxCalls = DefaultMaxCalls
+		c.MaxCalls = defaultMaxCalls
 	}
 	if c.MaxIdle <= 0 {
-		c.MaxIdle = DefaultMaxIdle
+		c.MaxIdle = defaultMaxIdle
 	}
 	if c.QueueSize <= 0 {
-		c.QueueSize = DefaultQueueSize
+		c.QueueSize = defaultQueueSize
 	}
 	if c.BatchTimeout <= 0 {
-		c.BatchTimeout = DefaultBatchTimeout
+		c.BatchTimeout = defaultBatchTimeout
 	}
 	if c.ExportTimeout <= 0 {
-		c.ExportTimeout = DefaultExportTimeout
+		c.ExportTimeout = defaultExportTimeout
 	}
 	if c.CloseTimeout <= 0 {
-		c.CloseTimeout = DefaultCloseTimeout
+		c.CloseTimeout = defaultCloseTimeout
 	}
 	return c
 }
@@ -123,8 +123,8 @@ func tracesURL(raw string) (string, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return "", errors.New("want http://host:port or https://host:port")
 	}
-	if !strings.HasSuffix(u.Path, TracesPath) {
-		u.Path = strings.TrimSuffix(u.Path, "/") + TracesPath
+	if !strings.HasSuffix(u.Path, tracesPath) {
+		u.Path = strings.TrimSuffix(u.Path, "/") + tracesPath
 	}
 	return u.String(), nil
 }
@@ -134,11 +134,11 @@ func tracesURL(raw string) (string, error) {
 func shownEndpoint(explicit string) string {
 	raw, _ := tracesURL(explicit)
 	if raw == "" {
-		raw = os.Getenv(EnvTracesEndpoint)
+		raw = os.Getenv(envTracesEndpoint)
 	}
 	if raw == "" {
-		if raw = os.Getenv(EnvEndpoint); raw != "" {
-			raw = strings.TrimSuffix(raw, "/") + TracesPath
+		if raw = os.Getenv(envEndpoint); raw != "" {
+			raw = strings.TrimSuffix(raw, "/") + tracesPath
 		}
 	}
 	u, err := url.Parse(raw)

@@ -10,8 +10,8 @@ import (
 // the SDK) and the headers.
 func TestStandardEnvironment(t *testing.T) {
 	c := newCollector(t)
-	t.Setenv(EnvEndpoint, c.URL)
-	t.Setenv(EnvHeaders, "x-honeycomb-team=env-key-123")
+	t.Setenv(envEndpoint, c.URL)
+	t.Setenv(envHeaders, "x-honeycomb-team=env-key-123")
 	t.Setenv("OTEL_SERVICE_NAME", "toolscope-ci")
 	if !Configured("") {
 		t.Fatal("Configured with the endpoint variable set")
@@ -23,7 +23,7 @@ func TestStandardEnvironment(t *testing.T) {
 		t.Fatalf("%d spans", len(c.all()))
 	}
 	if got := c.firstHeader().Get("X-Honeycomb-Team"); got != "env-key-123" {
-		t.Errorf("header from %s: %q", EnvHeaders, got)
+		t.Errorf("header from %s: %q", envHeaders, got)
 	}
 	if v, _ := attr(c.resourceAttrs(), "service.name"); v.GetStringValue() != "toolscope-ci" {
 		t.Errorf("service.name %v: OTEL_SERVICE_NAME should win", v)
@@ -33,8 +33,8 @@ func TestStandardEnvironment(t *testing.T) {
 // The URL and headers given win over the environment.
 func TestExplicitURLAndHeadersWin(t *testing.T) {
 	c := newCollector(t)
-	t.Setenv(EnvEndpoint, deadURL(t))
-	t.Setenv(EnvHeaders, "x-key=from-env")
+	t.Setenv(envEndpoint, deadURL(t))
+	t.Setenv(envHeaders, "x-key=from-env")
 	e, w := newTestExporter(t, c.URL+"/", func(cfg *Config) { cfg.Headers = map[string]string{"x-key": "from-config"} })
 	emitCalls(e, 1, 0)
 	e.Close()
@@ -47,8 +47,8 @@ func TestExplicitURLAndHeadersWin(t *testing.T) {
 }
 
 func TestNoEndpointIsAnError(t *testing.T) {
-	t.Setenv(EnvEndpoint, "")
-	t.Setenv(EnvTracesEndpoint, "")
+	t.Setenv(envEndpoint, "")
+	t.Setenv(envTracesEndpoint, "")
 	if Configured("") {
 		t.Fatal("Configured with nothing set")
 	}

@@ -23,7 +23,7 @@ type spanEvent struct {
 	code        string
 }
 
-const logHalf = MaxSpanEvents / 2
+const logHalf = maxSpanEvents / 2
 
 // eventLog keeps the first logHalf events and the latest logHalf: how a
 // call started and how it ended, whatever its length.

@@ -16,8 +16,8 @@ import (
 	"toolscope/model"
 )
 
-// ScopeName is the instrumentation scope of the spans.
-const ScopeName = "toolscope/output/otlp"
+// scopeName is the instrumentation scope of the spans.
+const scopeName = "toolscope/output/otlp"
 
 // Exporter turns model events into spans. It is a model.Sink: Emit only
 // updates bounded per-call state under a mutex; spans are made by its own
@@ -35,7 +35,7 @@ type Exporter struct {
 	mu     sync.Mutex
 	calls  *callTable
 	due    []*attemptState // ended attempts, in the order their linger ends
-	seen   seenIDs
+	seen   *model.SeenIDs  // feed event ids already folded in (a reconnect replays the recent past)
 	closed bool
 
 	stop chan struct{}
@@ -67,7 +67,7 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 		}
 		opts = append(opts, otlptracehttp.WithEndpointURL(u))
 	} else if !Configured("") {
-		return nil, fmt.Errorf("no OTLP endpoint: give a URL or set %s", EnvEndpoint)
+		return nil, fmt.Errorf("no OTLP endpoint: give a URL or set %s", envEndpoint)
 	}
 	if len(cfg.Headers) > 0 {
 		opts = append(opts, otlptracehttp.WithHeaders(cfg.Headers))
@@ -85,7 +85,7 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 	}
 	quietErrors.Do(func() { otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {})) })
 
-	e := &Exporter{cfg: cfg, calls: newCallTable(cfg.MaxCalls), stop: make(chan struct{}), done: make(chan struct{}), now: time.Now}
+	e := &Exporter{cfg: cfg, calls: newCallTable(cfg.MaxCalls), seen: model.NewSeenIDs(maxSeenIDs), stop: make(chan struct{}), done: make(chan struct{}), now: time.Now}
 	e.watch = &watchedExporter{SpanExporter: client, onFailure: e.exportFailed, endpoint: shownEndpoint(cfg.URL)}
 	bsp := sdktrace.NewBatchSpanProcessor(e.watch,
 		sdktrace.WithMaxQueueSize(cfg.QueueSize),
@@ -96,7 +96,7 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 	// the agent's own sampling said.
 	e.provider = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(bsp), sdktrace.WithResource(res),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()))
-	e.tracer = e.provider.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL))
+	e.tracer = e.provider.Tracer(scopeName, trace.WithSchemaURL(semconv.SchemaURL))
 	go e.loop()
 	return e, nil
 }
@@ -117,7 +117,7 @@ func (e *Exporter) Emit(ev model.Event) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed || ev.EventID != "" && !e.seen.firstTime(ev.EventID) {
+	if e.closed || ev.EventID != "" && !e.seen.Add(ev.EventID) {
 		return
 	}
 	now := e.now()

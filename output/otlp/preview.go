@@ -11,8 +11,8 @@ import (
 	"toolscope/model"
 )
 
-// PreviewChars is the length of the argument and result previews.
-const PreviewChars = 120
+// previewChars is the length of the argument and result previews.
+const previewChars = 120
 
 // clip sanitises a wire string and cuts it to n runes.
 func clip(s string, n int) string {
@@ -43,7 +43,7 @@ func argumentsPreview(raw json.RawMessage) string {
 	if err != nil {
 		return ""
 	}
-	return clip(string(b), PreviewChars)
+	return clip(string(b), previewChars)
 }
 
 // redactSecrets replaces the values of keys that name a credential, to a

@@ -15,12 +15,12 @@ import (
 
 // Span and event names.
 const (
-	OperationName      = "execute_tool"
-	EventProgress      = "progress"
-	EventWarning       = "warning"
-	EventCancelled     = "cancelled"
-	MethodToolsCall    = "tools/call"
-	ErrorTypeToolError = "tool_error"
+	operationName      = "execute_tool"
+	spanEventProgress  = "progress"
+	spanEventWarning   = "warning"
+	spanEventCancelled = "cancelled"
+	methodToolsCall    = "tools/call"
+	errorTypeToolError = "tool_error"
 )
 
 // export makes and ends the span of one attempt, with the times it had on
@@ -64,9 +64,9 @@ func (e *Exporter) export(a *attemptState) {
 
 func (a *attemptState) spanName() string {
 	if a.tool == "" {
-		return OperationName
+		return operationName
 	}
-	return OperationName + " " + a.tool
+	return operationName + " " + a.tool
 }
 
 // failure is the status message and error.type of an attempt that failed:
@@ -88,7 +88,7 @@ func (a *attemptState) failure() (msg, errType string) {
 	case a.hasResult && r.Denied != "":
 		return orDefault(r.Error, "denied by "+r.Denied), "denied"
 	case failed:
-		return orDefault(r.Error, "isError: "+truncateRunes(r.TextPreview, PreviewChars)), ErrorTypeToolError
+		return orDefault(r.Error, "isError: "+truncateRunes(r.TextPreview, previewChars)), errorTypeToolError
 	case a.context != nil && a.context.Verdict == model.VerdictRejected:
 		return "context token rejected: " + clip(a.context.Reason, maxMessageChars), "context_rejected"
 	}
@@ -105,11 +105,11 @@ func orDefault(s, def string) string {
 func (ev *spanEvent) name() string {
 	switch ev.kind {
 	case eventProgress:
-		return EventProgress
+		return spanEventProgress
 	case eventWarning:
-		return EventWarning
+		return spanEventWarning
 	}
-	return EventCancelled
+	return spanEventCancelled
 }
 
 func (ev *spanEvent) attributes() []attribute.KeyValue {

@@ -1,7 +1,6 @@
 package feed
 
 import (
-	"context"
 	"math/rand/v2"
 	"time"
 )
@@ -31,16 +30,4 @@ func backoffDelay(n int, maxBackoff time.Duration) time.Duration {
 	}
 	half := d / 2
 	return half + rand.N(d-half+1)
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

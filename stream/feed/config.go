@@ -51,8 +51,8 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultMaxEventBytes   = 16 << 20
-	DefaultMaxBackoff      = 30 * time.Second
+	defaultMaxEventBytes   = 16 << 20
+	defaultMaxBackoff      = 30 * time.Second
 	DefaultMaxHistoryPages = 1000
 	// historyPageWait bounds the reading of one history page's body.
 	historyPageWait = 2 * time.Minute

@@ -198,7 +198,7 @@ func TestStalledRefusal(t *testing.T) {
 	c := newCollector()
 	start := time.Now()
 	err := runFeed(t, testConfig(srv.url("task-stall")), c)
-	var se *StatusError
+	var se *statusError
 	if !errors.As(err, &se) || se.Status != http.StatusUnauthorized || se.Body != "denied" {
 		t.Fatalf("err %v", err)
 	}

@@ -141,7 +141,7 @@ func TestMalformedAndUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	var kinds []string
-	for _, e := range c.events() {
+	for _, e := range c.Events() {
 		if e.Kind != model.KindSourceStatus {
 			kinds = append(kinds, string(e.Kind)+":"+e.EventType+e.Code)
 		}
@@ -258,7 +258,7 @@ func TestRefused(t *testing.T) {
 			c := newCollector()
 			url := srv.url("task-refused")
 			err := runFeed(t, testConfig(url), c)
-			var se *StatusError
+			var se *statusError
 			if !errors.As(err, &se) || se.Status != status {
 				t.Fatalf("err %v", err)
 			}
@@ -272,7 +272,7 @@ func TestRefused(t *testing.T) {
 			if st := c.states(); !slices.Equal(st, []string{"connecting", "failed"}) {
 				t.Fatalf("states %v", st)
 			}
-			for _, e := range c.events() {
+			for _, e := range c.Events() {
 				if strings.Contains(e.Detail+e.Message, "sk-test-secret") {
 					t.Fatalf("the key leaked: %+v", e)
 				}
@@ -439,7 +439,7 @@ func TestSixteenMiBEvent(t *testing.T) {
 	}
 	prefix := `{"event_type":"tool.result","event_id":"huge-1","data":{"tool_call_id":"c1","success":true,"result":"`
 	suffix := `"}}`
-	result := strings.Repeat("z", DefaultMaxEventBytes-len(prefix)-len(suffix)-64)
+	result := strings.Repeat("z", defaultMaxEventBytes-len(prefix)-len(suffix)-64)
 	srv := newFeedServer(t, func(w *sseWriter, r *http.Request, conn int) {
 		w.raw("event: tool.result\ndata: " + prefix + result + suffix + "\n\n")
 		w.frame("task.completed", env("task.completed", "huge-2", map[string]any{}))

@@ -64,7 +64,7 @@ type frameGuard struct {
 
 func newFrameGuard(body io.ReadCloser, limit int) *frameGuard {
 	if limit <= 0 {
-		limit = DefaultMaxEventBytes + frameSlack
+		limit = defaultMaxEventBytes + frameSlack
 	}
 	return &frameGuard{body: body, limit: limit}
 }

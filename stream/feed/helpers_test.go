@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/output"
 )
 
@@ -132,33 +133,18 @@ func scriptTask(task string, calls, progress int) []feedEvent {
 // collector is a sink that keeps every event in order and applies it to a
 // store through a hub, as cli wires it.
 type collector struct {
-	mu    sync.Mutex
-	evs   []model.Event
+	*modeltest.Collector
 	store *model.Store
-	hub   *output.Hub
 }
 
 func newCollector() *collector {
 	s := model.NewStore(model.Options{})
-	return &collector{store: s, hub: output.NewHub(s)}
-}
-
-func (c *collector) Emit(e model.Event) {
-	c.mu.Lock()
-	c.evs = append(c.evs, e)
-	c.mu.Unlock()
-	c.hub.Emit(e)
-}
-
-func (c *collector) events() []model.Event {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]model.Event(nil), c.evs...)
+	return &collector{Collector: &modeltest.Collector{Next: output.NewHub(s)}, store: s}
 }
 
 func (c *collector) kind(k model.Kind) []model.Event {
 	var out []model.Event
-	for _, e := range c.events() {
+	for _, e := range c.Events() {
 		if e.Kind == k {
 			out = append(out, e)
 		}
@@ -177,7 +163,7 @@ func (c *collector) states() []string {
 // idsWithEventID lists the event ids emitted, in order.
 func (c *collector) eventIDs() []string {
 	var out []string
-	for _, e := range c.events() {
+	for _, e := range c.Events() {
 		if e.EventID != "" {
 			out = append(out, e.EventID)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 )
 
 // heapPeak samples the live heap (as the latest GC marked it: garbage not
@@ -52,13 +53,7 @@ func (h *heapPeak) growth() uint64 {
 	return h.peak - h.base
 }
 
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
+var liveHeap = modeltest.LiveHeap
 
 // storeSink applies events to a store as the monitor does, keeping none.
 func storeSink() (*model.Store, model.Sink, *atomic.Int64) {

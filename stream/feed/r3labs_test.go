@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/r3labs/sse/v2"
+
+	"toolscope/model/modeltest"
 )
 
 // TestR3labsServer reads a feed served by r3labs/sse's own server, which
@@ -72,11 +74,5 @@ func TestR3labsServer(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10 s")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	modeltest.WaitFor(t, 10*time.Second, "the condition", cond)
 }

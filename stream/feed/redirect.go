@@ -12,16 +12,16 @@ import (
 // maxRedirects is as many redirects as net/http follows by default.
 const maxRedirects = 10
 
-// RedirectError is a redirect the feed refused to follow: it would have
+// redirectError is a redirect the feed refused to follow: it would have
 // carried the API key to another scheme, host or port, or from https to
 // plain http (net/http keeps Authorization on a redirect to another port of
 // the same host, and from https to http). Retrying cannot help.
-type RedirectError struct {
+type redirectError struct {
 	From, To string // display URLs (credentials redacted)
 	Reason   string
 }
 
-func (e *RedirectError) Error() string {
+func (e *redirectError) Error() string {
 	return fmt.Sprintf("feed %s: redirected to %s: not followed (%s)", e.From, e.To, e.Reason)
 }
 
@@ -32,14 +32,14 @@ func checkRedirect(withKey bool) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		from := via[0].URL
 		if len(via) >= maxRedirects {
-			return &RedirectError{From: displayURL(from), To: displayURL(req.URL), Reason: fmt.Sprintf("more than %d redirects", maxRedirects)}
+			return &redirectError{From: displayURL(from), To: displayURL(req.URL), Reason: fmt.Sprintf("more than %d redirects", maxRedirects)}
 		}
 		prev := via[len(via)-1].URL
 		switch {
 		case prev.Scheme == "https" && req.URL.Scheme != "https":
-			return &RedirectError{From: displayURL(from), To: displayURL(req.URL), Reason: "https to plain http"}
+			return &redirectError{From: displayURL(from), To: displayURL(req.URL), Reason: "https to plain http"}
 		case withKey && origin(req.URL) != origin(from):
-			return &RedirectError{From: displayURL(from), To: displayURL(req.URL),
+			return &redirectError{From: displayURL(from), To: displayURL(req.URL),
 				Reason: "the API key is sent only to the same scheme, host and port"}
 		}
 		return nil
@@ -71,8 +71,8 @@ func redirectNote(resp *http.Response, asked string) string {
 }
 
 // asRedirectError finds a refused redirect in a client error.
-func asRedirectError(err error) (*RedirectError, bool) {
-	var re *RedirectError
+func asRedirectError(err error) (*redirectError, bool) {
+	var re *redirectError
 	ok := errors.As(err, &re)
 	return re, ok
 }

@@ -59,9 +59,9 @@ func TestRedirectToOtherPortRefused(t *testing.T) {
 	cfg.Backfill = true
 	c := newCollector()
 	err := runFeed(t, cfg, c)
-	var re *RedirectError
+	var re *redirectError
 	if !errors.As(err, &re) {
-		t.Fatalf("Run: %v, want a RedirectError", err)
+		t.Fatalf("Run: %v, want a redirectError", err)
 	}
 	if got := other.seen(); len(got) != 0 {
 		t.Fatalf("the other port got %d requests (Authorization %q)", len(got), got)
@@ -91,7 +91,7 @@ func TestRedirectHTTPSToHTTPRefused(t *testing.T) {
 		c := newCollector()
 		err := runFeed(t, cfg, c)
 		tlsSrv.Close()
-		var re *RedirectError
+		var re *redirectError
 		if !errors.As(err, &re) || re.Reason != "https to plain http" {
 			t.Fatalf("key %q: Run: %v", key, err)
 		}

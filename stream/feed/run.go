@@ -56,13 +56,13 @@ type feed struct {
 
 func newFeed(cfg Config, t target, sink model.Sink) *feed {
 	if cfg.MaxEventBytes <= 0 {
-		cfg.MaxEventBytes = DefaultMaxEventBytes
+		cfg.MaxEventBytes = defaultMaxEventBytes
 	}
 	if cfg.MaxHistoryPages <= 0 {
 		cfg.MaxHistoryPages = DefaultMaxHistoryPages
 	}
 	if cfg.MaxBackoff <= 0 {
-		cfg.MaxBackoff = DefaultMaxBackoff
+		cfg.MaxBackoff = defaultMaxBackoff
 	}
 	given := cfg.HTTPClient
 	if given == nil {
@@ -101,7 +101,7 @@ func (f *feed) run(ctx context.Context) error {
 	for {
 		if failures > 0 {
 			d := backoffDelay(failures, f.cfg.MaxBackoff)
-			var se *StatusError
+			var se *statusError
 			if errors.As(lastErr, &se) && se.RetryAfter > d {
 				d = min(se.RetryAfter, maxRetryAfter) // the server asked for a pause
 			}
@@ -115,7 +115,7 @@ func (f *feed) run(ctx context.Context) error {
 				d = min(d, left) // one last attempt at the limit
 			}
 			f.status(model.StateReconnecting, fmt.Sprintf("attempt %d in %s: %v", failures, d.Round(time.Millisecond), lastErr))
-			if sleep(ctx, d) != nil {
+			if model.Sleep(ctx, d) != nil {
 				break
 			}
 		}
@@ -130,7 +130,7 @@ func (f *feed) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			break
 		}
-		var se *StatusError
+		var se *statusError
 		if errors.As(res.err, &se) && se.Status == http.StatusNoContent {
 			// SSE's "stop reconnecting": the server has nothing more to send.
 			f.status(model.StateEnded, "the server answered 204 No Content: no more events")
@@ -153,7 +153,7 @@ func (f *feed) run(ctx context.Context) error {
 
 // fatal returns the error that ends the source, or nil when err is retried.
 func fatal(err error, maxEventBytes int) error {
-	var se *StatusError
+	var se *statusError
 	if errors.As(err, &se) && se.Fatal() {
 		return se
 	}

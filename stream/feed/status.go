@@ -12,8 +12,8 @@ import (
 	"toolscope/model"
 )
 
-// StatusError is an HTTP answer other than 200 from a feed or its history.
-type StatusError struct {
+// statusError is an HTTP answer other than 200 from a feed or its history.
+type statusError struct {
 	URL    string // redacted for display
 	Status int
 	Body   string // start of the answer, sanitized
@@ -21,7 +21,7 @@ type StatusError struct {
 	RetryAfter time.Duration
 }
 
-func (e *StatusError) Error() string {
+func (e *statusError) Error() string {
 	msg := fmt.Sprintf("feed %s: HTTP %d %s", e.URL, e.Status, http.StatusText(e.Status))
 	if e.Body != "" {
 		msg += ": " + e.Body
@@ -34,7 +34,7 @@ func (e *StatusError) Error() string {
 
 // Fatal says whether retrying cannot help: the credential is wrong, the
 // caller may not see the task, or the task does not exist.
-func (e *StatusError) Fatal() bool {
+func (e *statusError) Fatal() bool {
 	switch e.Status {
 	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
 		return true
@@ -56,7 +56,7 @@ func statusHint(status int) string {
 
 // newStatusError reads the start of a failed answer (for the message) and
 // closes its body.
-func newStatusError(display string, resp *http.Response) *StatusError {
+func newStatusError(display string, resp *http.Response) *statusError {
 	defer resp.Body.Close()
 	// A body that never ends (a stalled proxy) must not hold the feed.
 	stop := time.AfterFunc(statusBodyWait, func() { resp.Body.Close() })
@@ -71,7 +71,7 @@ func newStatusError(display string, resp *http.Response) *StatusError {
 		}
 		body = model.Sanitize(body)
 	}
-	return &StatusError{URL: display, Status: resp.StatusCode, Body: body, RetryAfter: retryAfter(resp.Header.Get("Retry-After"))}
+	return &statusError{URL: display, Status: resp.StatusCode, Body: body, RetryAfter: retryAfter(resp.Header.Get("Retry-After"))}
 }
 
 // retryAfter reads a Retry-After header given in seconds or as an HTTP date.

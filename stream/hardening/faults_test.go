@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/output"
 	"toolscope/stream/feed"
 	"toolscope/ui"
@@ -188,26 +189,6 @@ func TestUpstreamKilledMidStream(t *testing.T) {
 	checkGoroutines(t, before)
 }
 
-// collector keeps every event a source emitted, and applies it.
-type collector struct {
-	mu  sync.Mutex
-	evs []model.Event
-	hub *output.Hub
-}
-
-func (c *collector) Emit(e model.Event) {
-	c.mu.Lock()
-	c.evs = append(c.evs, e)
-	c.mu.Unlock()
-	c.hub.Emit(e)
-}
-
-func (c *collector) events() []model.Event {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]model.Event(nil), c.evs...)
-}
-
 // serveOn serves h on ln until the returned server is closed.
 func serveOn(ln net.Listener, h http.Handler) *http.Server {
 	srv := &http.Server{Handler: h}
@@ -230,7 +211,7 @@ func TestFeedKilledAndRestarted(t *testing.T) {
 	addr := ln.Addr().String()
 	srv := serveOn(ln, log)
 	store := model.NewStore(model.Options{})
-	col := &collector{hub: output.NewHub(store)}
+	col := &modeltest.Collector{Next: output.NewHub(store)}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -284,7 +265,7 @@ func TestFeedKilledAndRestarted(t *testing.T) {
 	}
 	seen := map[string]int{}
 	var reconnecting int
-	for _, e := range col.events() {
+	for _, e := range col.Events() {
 		if e.EventID != "" {
 			seen[e.EventID]++
 		}

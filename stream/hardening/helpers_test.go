@@ -25,6 +25,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/stream/feed"
 	"toolscope/stream/tap"
 	"toolscope/ui"
@@ -48,19 +49,6 @@ const (
 	testTask       = "task-hardening"
 )
 
-// knownBugsOn says whether TOOLSCOPE_KNOWN_BUGS asks to run the checks of
-// bugs not fixed yet (they then fail instead of skipping).
-func knownBugsOn() bool { return os.Getenv("TOOLSCOPE_KNOWN_BUGS") != "" }
-
-// skipKnownBug skips the rest of a test that demonstrates a known bug,
-// unless TOOLSCOPE_KNOWN_BUGS is set.
-func skipKnownBug(t *testing.T, what string) {
-	t.Helper()
-	if !knownBugsOn() {
-		t.Skip("known bug: " + what + " (TOOLSCOPE_KNOWN_BUGS=1 runs it)")
-	}
-}
-
 // ---------------------------------------------------------------- calls
 
 // callSpec is one tools/call a test client sends through a tap.
@@ -72,14 +60,7 @@ type callSpec struct {
 }
 
 func (c callSpec) meta() map[string]any {
-	return map[string]any{
-		"progressToken":             "pt-" + c.ToolCallID,
-		"agentarea/protocol":        "1",
-		"agentarea/task_id":         c.Task,
-		"agentarea/tool_call_id":    c.ToolCallID,
-		"agentarea/workspace_id":    "1b2e0c4d-aaaa-bbbb-cccc-123456789abc",
-		"agentarea/idempotency_key": c.Task + ":" + c.ToolCallID,
-	}
+	return modeltest.ContractMeta(c.Task, c.ToolCallID, "pt-"+c.ToolCallID)
 }
 
 func (c callSpec) body() []byte {
@@ -97,19 +78,9 @@ func (c callSpec) body() []byte {
 
 // token signs the context token the platform would send with the call.
 func (c callSpec) token(t testing.TB) string {
-	now := time.Now()
-	claims := jwt.MapClaims{"iss": "agentarea", "aud": testInstanceID, "iat": now.Unix(),
-		"exp": now.Add(5 * time.Minute).Unix(), "jti": "jti-" + c.ToolCallID, "tool": c.Tool}
-	for k, v := range c.meta() {
-		if strings.HasPrefix(k, "agentarea/") {
-			claims[strings.TrimPrefix(k, "agentarea/")] = v
-		}
-	}
-	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(testSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return modeltest.MintToken(t, testSecret, testInstanceID, c.Tool, c.meta(), func(claims jwt.MapClaims) {
+		claims["jti"] = "jti-" + c.ToolCallID
+	})
 }
 
 func (c callSpec) request(t testing.TB, ctx context.Context, url string) *http.Request {
@@ -640,13 +611,7 @@ func checkGoroutines(t *testing.T, before int) {
 // waitFor polls cond until it holds or the timeout passes.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	modeltest.WaitFor(t, timeout, what, cond)
 }
 
 // findCall returns the call with this tool_call_id.
@@ -660,14 +625,7 @@ func findCall(s *model.Snapshot, toolCallID string) *model.Call {
 }
 
 // allEvents lists every event the snapshot kept.
-func allEvents(s *model.Snapshot) []model.Event {
-	var out []model.Event
-	for _, c := range s.Calls {
-		out = append(out, c.Timeline...)
-		out = append(out, c.Warnings...)
-	}
-	return append(out, s.Other...)
-}
+var allEvents = modeltest.AllEvents
 
 // warningCodes counts the warnings the snapshot kept by code (a call's
 // warnings are in both its Warnings and its Timeline: counted once).

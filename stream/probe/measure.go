@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"toolscope/decoder"
+	"toolscope/model"
 )
 
 // measureLimits reads the valid call's result as the platform would: text
@@ -25,7 +26,7 @@ func measureLimits(p *prober, r reply) (bool, string) {
 		}
 	}
 	// mcp__<server>__<tool>: what the tool's label leaves for the server's.
-	room := decoder.MaxAgentNameLen - len("mcp____") - len(decoder.ToolLabel(p.cfg.Tool))
+	room := decoder.MaxAgentNameLen - len(model.AgentName("", "")) - len(decoder.ToolLabel(p.cfg.Tool))
 	if room < 1 {
 		pass = false
 		parts = append(parts, fmt.Sprintf("the agent-facing name mcp__<server>__%s is over %d characters: it is cut", decoder.ToolLabel(p.cfg.Tool), decoder.MaxAgentNameLen))

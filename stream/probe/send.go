@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -112,29 +111,9 @@ func (p *prober) post(ctx context.Context, id int64, body []byte, h http.Header)
 
 // readEvents reads SSE events until the response to the request.
 func readEvents(body io.Reader, r *reply) error {
-	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 0, 64<<10), maxResponseBytes)
-	var data []byte
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) == 0 {
-			if len(data) > 0 && r.take(data) {
-				return nil
-			}
-			data = data[:0]
-			continue
-		}
-		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			if len(data) > 0 {
-				data = append(data, '\n')
-			}
-			data = append(data, bytes.TrimPrefix(v, []byte(" "))...)
-		}
-	}
-	if len(data) > 0 && r.take(data) {
-		return nil
-	}
-	return sc.Err()
+	return decoder.ReadSSE(body, maxResponseBytes, func(e decoder.SSEEvent) bool {
+		return len(e.Data) > 0 && r.take(e.Data)
+	})
 }
 
 // take records the messages of one SSE event; it reports whether a response

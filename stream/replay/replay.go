@@ -132,14 +132,7 @@ func wait(ctx context.Context, prev, next time.Time, speed float64) error {
 		return ctx.Err()
 	}
 	gap := min(next.Sub(prev), MaxGap)
-	t := time.NewTimer(time.Duration(float64(gap) / speed))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return model.Sleep(ctx, time.Duration(float64(gap)/speed))
 }
 
 func trimSpace(b []byte) []byte {

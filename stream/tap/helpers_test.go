@@ -2,7 +2,6 @@ package tap
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/output"
 )
 
@@ -104,15 +104,8 @@ func dump(s *model.Snapshot) string {
 	return b.String()
 }
 
-// events returns every event the store kept, calls' timelines included.
-func allEvents(s *model.Snapshot) []model.Event {
-	var out []model.Event
-	for _, c := range s.Calls {
-		out = append(out, c.Timeline...)
-		out = append(out, c.Warnings...)
-	}
-	return append(out, s.Other...)
-}
+// allEvents lists every event the snapshot kept.
+var allEvents = modeltest.AllEvents
 
 func hasWarning(s *model.Snapshot, code string) bool {
 	for _, e := range allEvents(s) {
@@ -123,55 +116,18 @@ func hasWarning(s *model.Snapshot, code string) bool {
 	return false
 }
 
-// mintToken signs a context token like the platform does; mutate edits the
-// claims first.
+// mintToken signs a context token for this tap's instance like the
+// platform does; mutate edits the claims first.
 func mintToken(t testing.TB, secret []byte, tool string, meta map[string]any, mutate func(jwt.MapClaims)) string {
 	t.Helper()
-	now := time.Now()
-	claims := jwt.MapClaims{
-		"iss": "agentarea", "aud": testInstanceID, "iat": now.Unix(), "exp": now.Add(300 * time.Second).Unix(),
-		"jti": "0b8f6a1e-6a8e-4f0e-b3c1-7c2d9e4f5a6b", "tool": tool,
-	}
-	for k, v := range meta {
-		if strings.HasPrefix(k, "agentarea/") {
-			claims[strings.TrimPrefix(k, "agentarea/")] = v
-		}
-	}
-	if mutate != nil {
-		mutate(claims)
-	}
-	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return modeltest.MintToken(t, secret, testInstanceID, tool, meta, mutate)
 }
 
-// contractMeta is the _meta AgentArea sends with a call.
-func contractMeta(task, toolCall string, progressToken any) map[string]any {
-	return map[string]any{
-		"progressToken":             progressToken,
-		"agentarea/protocol":        "1",
-		"agentarea/task_id":         task,
-		"agentarea/tool_call_id":    toolCall,
-		"agentarea/workspace_id":    "1b2e0c4d-aaaa-bbbb-cccc-123456789abc",
-		"agentarea/idempotency_key": task + ":" + toolCall,
-	}
-}
-
-// callBody is a tools/call request body.
-func callBody(t testing.TB, id any, tool string, args any, meta map[string]any) []byte {
-	t.Helper()
-	params := map[string]any{"name": tool, "arguments": args}
-	if meta != nil {
-		params["_meta"] = meta
-	}
-	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// The _meta AgentArea sends with a call, and a tools/call body: the kit's.
+var (
+	contractMeta = modeltest.ContractMeta
+	callBody     = modeltest.CallBody
+)
 
 // post sends body to url with headers and returns status, headers and body.
 func post(t testing.TB, url string, body []byte, header map[string]string) (int, http.Header, []byte) {

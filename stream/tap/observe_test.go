@@ -122,8 +122,8 @@ func TestContextHeadersObserved(t *testing.T) {
 	var n hits
 	upstream := contractUpstream(t, &n)
 	h := startTap(t, Config{Upstream: upstream.URL})
-	post(t, h.url, callBody(t, 1, "lookup", map[string]any{}, map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28"}), map[string]string{
-		"MCP-Protocol-Version":             "2026-07-28",
+	post(t, h.url, callBody(t, 1, "lookup", map[string]any{}, map[string]any{decoder.MetaProtocolVersion: decoder.MCPStateless}), map[string]string{
+		"MCP-Protocol-Version":             decoder.MCPStateless,
 		"Mcp-Method":                       "tools/call",
 		"Mcp-Name":                         "not_lookup",
 		"X-Soat-Context-Session_Id":        "sess-1",

@@ -69,7 +69,7 @@ const sideYield = 500 * time.Microsecond
 
 // readEventStream dispatches each SSE event's messages as they arrive.
 func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
-	p := newSSEParser(ex.t.cfg.MaxParseBytes, func(e sseEvent) {
+	p := decoder.NewSSEParser(ex.t.cfg.MaxParseBytes, func(e decoder.SSEEvent) {
 		if e.Oversized {
 			ex.warn(model.WarnParseSkipped, "an SSE event over the parse limit was forwarded unchanged, not parsed")
 			return
@@ -91,7 +91,7 @@ func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
 			// on, or the pipe overflows.
 			time.Sleep(sideYield)
 		}
-		p.feed(buf[:n])
+		p.Feed(buf[:n])
 		switch {
 		case err == nil:
 		case errors.Is(err, errGap) && r == io.Reader(rs.pipe):
@@ -99,7 +99,7 @@ func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
 				lagged = true
 				ex.warn(model.WarnParseLagging, "the side parser fell behind; some stream bytes were not parsed (all were forwarded; the stream's end is always parsed)")
 			}
-			p.gap()
+			p.Gap()
 		case errors.Is(err, errGap):
 			ex.skipParse(rs, "the side parser fell behind a compressed stream")
 			return

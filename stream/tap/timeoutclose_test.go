@@ -39,14 +39,14 @@ func TestStreamClosedAtTimeout(t *testing.T) {
 	h := startTap(t, Config{Upstream: upstream.URL, Timeout: time.Second})
 
 	call := func(id int, after time.Duration) {
-		meta := map[string]any{"progressToken": id, decoder.MetaProtocolVersion: "2026-07-28",
+		meta := map[string]any{"progressToken": id, decoder.MetaProtocolVersion: decoder.MCPStateless,
 			"io.modelcontextprotocol/clientInfo": map[string]any{"name": "platform", "version": "1"}, "io.modelcontextprotocol/clientCapabilities": map[string]any{}}
 		ctx, cancel := context.WithTimeout(context.Background(), after)
 		defer cancel()
 		req, _ := http.NewRequestWithContext(ctx, "POST", h.url, bytes.NewReader(callBody(t, id, "slow", map[string]any{}, meta)))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set(decoder.HeaderProtocolVersion, "2026-07-28")
+		req.Header.Set(decoder.HeaderProtocolVersion, decoder.MCPStateless)
 		req.Header.Set(decoder.HeaderMethod, "tools/call")
 		req.Header.Set(decoder.HeaderName, "slow")
 		res, err := http.DefaultClient.Do(req)
