@@ -109,8 +109,20 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 			return s, ws
 		}
 	}
-
 	var text joinedText
+	s.summarizeContent(blocks, &text, warn)
+	s.summarizeStructured(w, warn)
+	s.summarizeText(blocks, &text, warn)
+	s.summarizeFlags(w, &text, warn)
+	return s, ws
+}
+
+// warnFunc records a warning about the result.
+type warnFunc = func(code model.WarningCode, format string, args ...any)
+
+// summarizeContent counts the content blocks, checks the images and joins
+// the text the model reads into text.
+func (s *ResultSummary) summarizeContent(blocks []wireBlock, text *joinedText, warn warnFunc) {
 	addText := text.add
 	for i, b := range blocks {
 		if b.Type == badBlock {
@@ -155,22 +167,31 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 			}
 		}
 	}
+}
 
-	if sc := nonNull(w.StructuredContent); sc != nil {
-		s.StructuredContent = sc
-		compact := compactJSON(sc)
-		s.StructuredContentBytes = len(compact)
-		s.StructuredContentChars = utf8.RuneCount(compact)
-		if s.StructuredContentChars > MaxStructuredChars {
-			s.StructuredContentDropped = true
-			warn(model.WarnStructuredContentDropped, "structuredContent is %d characters of JSON; over %d the platform leaves it out of the tool.result event",
-				s.StructuredContentChars, MaxStructuredChars)
-		} else if n := spacedASCIIJSONLen(compact); n > MaxStructuredChars {
-			warn(model.WarnStructuredContentNearLimit, "structuredContent is %d characters of compact JSON but %d as Python's json.dumps writes it by default (spaces after separators, non-ASCII escaped); the platform may leave it out",
-				s.StructuredContentChars, n)
-		}
+// summarizeStructured measures structuredContent against the platform's
+// limit, as its compact JSON and as Python writes it.
+func (s *ResultSummary) summarizeStructured(w wireResult, warn warnFunc) {
+	sc := nonNull(w.StructuredContent)
+	if sc == nil {
+		return
 	}
+	s.StructuredContent = sc
+	compact := compactJSON(sc)
+	s.StructuredContentBytes = len(compact)
+	s.StructuredContentChars = utf8.RuneCount(compact)
+	if s.StructuredContentChars > MaxStructuredChars {
+		s.StructuredContentDropped = true
+		warn(model.WarnStructuredContentDropped, "structuredContent is %d characters of JSON; over %d the platform leaves it out of the tool.result event",
+			s.StructuredContentChars, MaxStructuredChars)
+	} else if n := spacedASCIIJSONLen(compact); n > MaxStructuredChars {
+		warn(model.WarnStructuredContentNearLimit, "structuredContent is %d characters of compact JSON but %d as Python's json.dumps writes it by default (spaces after separators, non-ASCII escaped); the platform may leave it out",
+			s.StructuredContentChars, n)
+	}
+}
 
+// summarizeText measures what the model reads against the offload limit.
+func (s *ResultSummary) summarizeText(blocks []wireBlock, text *joinedText, warn warnFunc) {
 	s.EmptyContent = len(blocks) == 0
 	modelText := text.String()
 	if s.EmptyContent && s.StructuredContent != nil {
@@ -185,7 +206,10 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		warn(model.WarnTextOffloaded, "the model reads %d characters; over %d the text is offloaded and the model sees a pointer and a preview",
 			s.TextChars, MaxTextChars)
 	}
+}
 
+// summarizeFlags reads isError, the replay flag and resultType.
+func (s *ResultSummary) summarizeFlags(w wireResult, text *joinedText, warn warnFunc) {
 	if ie := nonNull(w.IsError); ie != nil {
 		if err := json.Unmarshal(ie, &s.IsError); err != nil {
 			warn(model.WarnResultMalformed, "isError is not a boolean")
@@ -202,20 +226,21 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 			warn(model.WarnResultMalformed, "_meta agentarea/replayed is not a boolean")
 		}
 	}
-	if rt := nonNull(w.ResultType); rt != nil {
-		var t string
-		if json.Unmarshal(rt, &t) != nil {
-			warn(model.WarnResultMalformed, "resultType is not a string")
-		} else {
-			if t != "" {
-				s.ResultType = t
-			}
-			if t != resultComplete && t != resultInputRequired {
-				warn(model.WarnResultTypeUnknown, "resultType %q is neither complete nor input_required", t)
-			}
-		}
+	rt := nonNull(w.ResultType)
+	if rt == nil {
+		return
 	}
-	return s, ws
+	var t string
+	if json.Unmarshal(rt, &t) != nil {
+		warn(model.WarnResultMalformed, "resultType is not a string")
+		return
+	}
+	if t != "" {
+		s.ResultType = t
+	}
+	if t != resultComplete && t != resultInputRequired {
+		warn(model.WarnResultTypeUnknown, "resultType %q is neither complete nor input_required", t)
+	}
 }
 
 // ErrorSummary describes a JSON-RPC error answering a tools/call.
