@@ -112,76 +112,110 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	if in.Now.IsZero() {
 		in.Now = time.Now()
 	}
-	ctx := model.Context{Present: in.Token != "", CredentialPresent: in.CredentialPresent}
-	var ws []Warning
-	warn := func(code model.WarningCode, format string, args ...any) {
-		ws = append(ws, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
-	}
-	var first *failure
-	step := func(name string, f *failure, passDetail string) {
-		s := model.Step{Name: name, Passed: f == nil, Detail: passDetail}
-		if f != nil {
-			s.Detail = f.detail
-			f.step = name
-			if first == nil {
-				first = f
-			}
-		}
-		addStep(&ctx, s)
-	}
-
-	if in.RequireCredential {
-		if in.CredentialPresent {
-			step(StepCredential, nil, "static credential header present")
-		} else {
-			step(StepCredential, fail(StatusUnauthorized, CodeUnauthorized, "static credential header missing"), "")
-		}
-	}
-	if in.InBatch {
-		step(StepBatch, fail(StatusBadRequest, CodeInvalidRequest, "tools/call inside a JSON-RPC batch"), "")
-	}
-
+	v := verification{in: in, ctx: model.Context{Present: in.Token != "", CredentialPresent: in.CredentialPresent}}
+	v.preconditions()
 	var keysBuf [maxFastFields]string
 	metaKeys := appendAgentAreaKeys(keysBuf[:0], in.Meta)
 	if in.Token == "" {
-		if len(metaKeys) > 0 {
-			warn(model.WarnMetaWithoutToken, "_meta carries %d agentarea/* keys but no %s token; AgentArea never sends one without the other", len(metaKeys), ContextHeader)
-		}
-		if len(in.Secrets) == 0 {
-			ctx.Verdict = model.VerdictAbsent
-			finish(&ctx, first, ws)
-			return ctx, ws
-		}
-		step(StepSignature, fail(StatusUnauthorized, CodeUnauthorized, "no "+ContextHeader+" token"), "")
-		step(StepTool, fail(StatusUnauthorized, CodeUnauthorized, "not checked: no token"), "")
-		step(StepMeta, fail(StatusUnauthorized, CodeUnauthorized, "not checked: no token"), "")
-		runStep(&ctx, first, step)
-		finish(&ctx, first, ws)
-		return ctx, ws
+		return v.noToken(metaKeys)
 	}
-
 	tok, perr := decodeToken(in.Token)
-	header, claims := tok.header, tok.claims
-	ctx.Header, ctx.Claims = header, claims
+	v.ctx.Header, v.ctx.Claims = tok.header, tok.claims
 	if perr != nil {
-		step(StepSignature, fail(StatusUnauthorized, CodeUnauthorized, "unreadable token: "+perr.Error()), "")
-		step(StepTool, fail(StatusUnauthorized, CodeUnauthorized, "not checked: unreadable token"), "")
-		step(StepMeta, fail(StatusUnauthorized, CodeUnauthorized, "not checked: unreadable token"), "")
-		runStep(&ctx, first, step)
-		finish(&ctx, first, ws)
-		return ctx, ws
+		return v.stop("unreadable token: "+perr.Error(), "unreadable token")
 	}
-	if typ, ok := header["typ"].(string); !ok || !strings.EqualFold(typ, "JWT") {
-		warn(model.WarnTokenTyp, "token header typ is %s, the contract says JWT", describe(header["typ"]))
+	if typ, ok := tok.header["typ"].(string); !ok || !strings.EqualFold(typ, "JWT") {
+		v.warn(model.WarnTokenTyp, "token header typ is %s, the contract says JWT", describe(tok.header["typ"]))
 	}
-
 	// Step 1.
-	verified := len(in.Secrets) > 0
 	var summaryBuf [160]byte
-	claimProblems, claimSummary := checkRegisteredClaims(claims, in, summaryBuf[:0])
+	claimProblems, claimSummary := checkRegisteredClaims(tok.claims, in, summaryBuf[:0])
 	if in.InstanceID == "" {
-		warn(model.WarnAudUnchecked, "no instance id given: aud %s was not compared", describe(claims["aud"]))
+		v.warn(model.WarnAudUnchecked, "no instance id given: aud %s was not compared", describe(tok.claims["aud"]))
 	}
+	v.signatureStep(&tok, claimProblems, claimSummary)
+	// Steps 2 and 3.
+	var namesBuf [maxFastFields]string
+	v.callSteps(tok.claims, metaKeys, contextClaimNames(tok.claims, namesBuf[:0]))
+	if len(in.Secrets) == 0 {
+		return v.unverified(claimProblems)
+	}
+	return v.done()
+}
+
+// verification is one run of Verify: the context it fills, the warnings,
+// and the first failed step (which names the answer).
+type verification struct {
+	in    VerifyInput
+	ctx   model.Context
+	ws    []Warning
+	first *failure
+}
+
+func (v *verification) warn(code model.WarningCode, format string, args ...any) {
+	v.ws = append(v.ws, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// step records a step, passed when f is nil; the first failure is the answer.
+func (v *verification) step(name string, f *failure, passDetail string) {
+	s := model.Step{Name: name, Passed: f == nil, Detail: passDetail}
+	if f != nil {
+		s.Detail = f.detail
+		f.step = name
+		if v.first == nil {
+			v.first = f
+		}
+	}
+	addStep(&v.ctx, s)
+}
+
+// done adds the run step and the verdict.
+func (v *verification) done() (model.Context, []Warning) {
+	runStep(&v.ctx, v.first, v.step)
+	finish(&v.ctx, v.first, v.ws)
+	return v.ctx, v.ws
+}
+
+// preconditions are what a server checks before the token: the static
+// credential and the batch rule.
+func (v *verification) preconditions() {
+	if v.in.RequireCredential {
+		if v.in.CredentialPresent {
+			v.step(StepCredential, nil, "static credential header present")
+		} else {
+			v.step(StepCredential, fail(StatusUnauthorized, CodeUnauthorized, "static credential header missing"), "")
+		}
+	}
+	if v.in.InBatch {
+		v.step(StepBatch, fail(StatusBadRequest, CodeInvalidRequest, "tools/call inside a JSON-RPC batch"), "")
+	}
+}
+
+// noToken: without a token a call is absent (no secret) or rejected.
+func (v *verification) noToken(metaKeys []string) (model.Context, []Warning) {
+	if len(metaKeys) > 0 {
+		v.warn(model.WarnMetaWithoutToken, "_meta carries %d agentarea/* keys but no %s token; AgentArea never sends one without the other", len(metaKeys), ContextHeader)
+	}
+	if len(v.in.Secrets) == 0 {
+		v.ctx.Verdict = model.VerdictAbsent
+		finish(&v.ctx, v.first, v.ws)
+		return v.ctx, v.ws
+	}
+	return v.stop("no "+ContextHeader+" token", "no token")
+}
+
+// stop fails step 1 with why and leaves steps 2 and 3 unchecked.
+func (v *verification) stop(why, unchecked string) (model.Context, []Warning) {
+	v.step(StepSignature, fail(StatusUnauthorized, CodeUnauthorized, why), "")
+	v.step(StepTool, fail(StatusUnauthorized, CodeUnauthorized, "not checked: "+unchecked), "")
+	v.step(StepMeta, fail(StatusUnauthorized, CodeUnauthorized, "not checked: "+unchecked), "")
+	return v.done()
+}
+
+// signatureStep is step 1: the algorithm, crit, the HMAC with each secret
+// and the registered claims (shown, not judged, without a secret).
+func (v *verification) signatureStep(tok *decodedToken, claimProblems []string, claimSummary []byte) {
+	in, header, claims := v.in, tok.header, tok.claims
 	var sigFail *failure
 	switch {
 	case header["alg"] != TokenAlg:
@@ -190,13 +224,13 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 		// RFC 7515 4.1.11: a recipient must reject a token whose crit names
 		// an extension it does not understand, and it understands none.
 		sigFail = fail(StatusUnauthorized, CodeUnauthorized, fmt.Sprintf("crit header %s names extensions this verifier does not understand (RFC 7515 4.1.11)", describe(header["crit"])))
-	case !verified:
+	case len(in.Secrets) == 0:
 		// Decode only; the claim checks are still shown.
 	default:
 		// The library's claim validator can only change a verdict on claims
 		// that pass the checks here and that it reads differently.
 		needValidator := len(claimProblems) == 0 && !plainRegisteredClaims(claims)
-		which, err := verifySignature(&tok, in, needValidator)
+		which, err := verifySignature(tok, in, needValidator)
 		switch {
 		case which < 0:
 			sigFail = fail(StatusUnauthorized, CodeUnauthorized, "bad signature: "+signatureProblem(err, len(in.Secrets)))
@@ -211,73 +245,70 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 			if len(in.Secrets) > 1 {
 				detail = fmt.Appendf(detail, " (secret %d of %d)", which+1, len(in.Secrets))
 			}
-			step(StepSignature, nil, string(append(append(detail, "; "...), claimSummary...)))
+			v.step(StepSignature, nil, string(append(append(detail, "; "...), claimSummary...)))
 		}
 	}
 	if sigFail != nil {
-		step(StepSignature, sigFail, "")
-	} else if !verified {
+		v.step(StepSignature, sigFail, "")
+	} else if len(in.Secrets) == 0 {
 		detail := "not checked: no secret"
 		if len(claimProblems) > 0 {
 			detail += "; claims: " + strings.Join(claimProblems, "; ")
 		} else {
 			detail += "; " + string(claimSummary)
 		}
-		addStep(&ctx, model.Step{Name: StepSignature, Passed: false, Detail: detail})
+		addStep(&v.ctx, model.Step{Name: StepSignature, Passed: false, Detail: detail})
 	}
+}
 
-	var namesBuf [maxFastFields]string
-	names := contextClaimNames(claims, namesBuf[:0])
+// callSteps are steps 2 (tool) and 3 (_meta against the claims), and the
+// contract's warnings; without a call only the token's own claims.
+func (v *verification) callSteps(claims map[string]any, metaKeys, names []string) {
+	in := v.in
 	if in.CallUnknown {
-		step(StepTool, nil, "not checked: no call given")
+		v.step(StepTool, nil, "not checked: no call given")
 		// The token's own context claims are still checked (types, protocol).
-		metaFail, _ := checkMetaClaims(nil, nil, claims, names, warn)
+		metaFail, _ := checkMetaClaims(nil, nil, claims, names, v.warn)
 		metaDetail := "no call given; the token's context claims are well-formed"
 		if p, ok := claims["protocol"].(string); ok {
 			metaDetail += fmt.Sprintf(", protocol %q is known", p)
 		}
-		step(StepMeta, metaFail, metaDetail)
-		contractWarnings(claims, stripPrefixInverse(claims), names, warn)
-	} else {
-		// Step 2.
-		toolFail, toolDetail := checkToolClaim(claims, in.ToolName)
-		if in.ParamsProblem != "" {
-			toolFail = fail(StatusBadRequest, CodeInvalidParams, "malformed params: "+in.ParamsProblem)
-		}
-		step(StepTool, toolFail, toolDetail)
-
-		// Step 3.
-		metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, claims, names, warn)
-		if in.MetaProblem != "" {
-			metaFail = fail(StatusBadRequest, CodeInvalidParams, "malformed context value: "+in.MetaProblem)
-		}
-		step(StepMeta, metaFail, metaDetail)
-
-		contractWarnings(claims, in.Meta, names, warn)
+		v.step(StepMeta, metaFail, metaDetail)
+		contractWarnings(claims, stripPrefixInverse(claims), names, v.warn)
+		return
 	}
-
-	if !verified {
-		if first != nil && first.step != StepTool && first.step != StepMeta {
-			// A credential, batch or alg failure needs no secret to be certain.
-			runStep(&ctx, first, step)
-			finish(&ctx, first, ws)
-			return ctx, ws
-		}
-		addStep(&ctx, model.Step{Name: StepRun, Passed: false, Detail: "unverified: no secret to check the signature with"})
-		ctx.Verdict = model.VerdictUnverified
-		ctx.Reason = "signature not checked (no secret)"
-		if len(claimProblems) > 0 {
-			ctx.Reason += fmt.Sprintf("; the claims already fail step 1, a server answers %d/%d: %s",
-				StatusUnauthorized, CodeUnauthorized, strings.Join(claimProblems, "; "))
-		} else if first != nil {
-			ctx.Reason += fmt.Sprintf("; even with a valid signature a server answers %d/%d: %s", first.status, first.code, first.detail)
-		}
-		ctx.Warnings = warningStrings(ws)
-		return ctx, ws
+	toolFail, toolDetail := checkToolClaim(claims, in.ToolName)
+	if in.ParamsProblem != "" {
+		toolFail = fail(StatusBadRequest, CodeInvalidParams, "malformed params: "+in.ParamsProblem)
 	}
-	runStep(&ctx, first, step)
-	finish(&ctx, first, ws)
-	return ctx, ws
+	v.step(StepTool, toolFail, toolDetail)
+	metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, claims, names, v.warn)
+	if in.MetaProblem != "" {
+		metaFail = fail(StatusBadRequest, CodeInvalidParams, "malformed context value: "+in.MetaProblem)
+	}
+	v.step(StepMeta, metaFail, metaDetail)
+	contractWarnings(claims, in.Meta, names, v.warn)
+}
+
+// unverified ends a run without a secret: certain failures still decide,
+// otherwise the verdict is unverified with what a server would answer.
+func (v *verification) unverified(claimProblems []string) (model.Context, []Warning) {
+	first := v.first
+	if first != nil && first.step != StepTool && first.step != StepMeta {
+		// A credential, batch or alg failure needs no secret to be certain.
+		return v.done()
+	}
+	addStep(&v.ctx, model.Step{Name: StepRun, Passed: false, Detail: "unverified: no secret to check the signature with"})
+	v.ctx.Verdict = model.VerdictUnverified
+	v.ctx.Reason = "signature not checked (no secret)"
+	if len(claimProblems) > 0 {
+		v.ctx.Reason += fmt.Sprintf("; the claims already fail step 1, a server answers %d/%d: %s",
+			StatusUnauthorized, CodeUnauthorized, strings.Join(claimProblems, "; "))
+	} else if first != nil {
+		v.ctx.Reason += fmt.Sprintf("; even with a valid signature a server answers %d/%d: %s", first.status, first.code, first.detail)
+	}
+	v.ctx.Warnings = warningStrings(v.ws)
+	return v.ctx, v.ws
 }
 
 // maxSteps is how many steps a verification reports at most: credential,
