@@ -285,3 +285,63 @@ func skipDigits(s []byte, j int) int {
 	}
 	return j
 }
+
+// fastCallParams reads a tools/call params object (trimmed, starting with
+// '{') as json.Unmarshal into ParseCallParams' struct would when name is a
+// plain string: arguments copied, _meta left in place (the caller reads it
+// into fresh values). ok is false outside the fast path.
+func fastCallParams(p []byte) (name string, args, meta []byte, ok bool) {
+	r := envelopeReader{s: p}
+	r.i++ // {
+	hasName := false
+	for {
+		r.space()
+		if r.at('}') && r.i == 1 {
+			break
+		}
+		key, ok := r.plainString()
+		if !ok {
+			return "", nil, nil, false
+		}
+		r.space()
+		if !r.at(':') {
+			return "", nil, nil, false
+		}
+		r.i++
+		r.space()
+		start := r.i
+		if !r.skipValue(0) {
+			return "", nil, nil, false
+		}
+		v := p[start:r.i]
+		switch key {
+		case "name":
+			vr := envelopeReader{s: v}
+			if name, ok = vr.plainString(); !ok || vr.i != len(v) {
+				return "", nil, nil, false
+			}
+			hasName = true
+		case "arguments":
+			args = clone(v)
+		case "_meta":
+			meta = v
+		default:
+			for _, m := range [...]string{"name", "arguments", "_meta"} {
+				if strings.EqualFold(key, m) {
+					return "", nil, nil, false
+				}
+			}
+		}
+		r.space()
+		if r.at(',') {
+			r.i++
+			continue
+		}
+		if !r.at('}') {
+			return "", nil, nil, false
+		}
+		break
+	}
+	r.i++
+	return name, args, meta, hasName && r.end()
+}

@@ -64,3 +64,47 @@ func checkEnvelope(t *testing.T, s string) {
 		t.Fatalf("%q: fast path %+v, encoding/json %+v", s, got, want)
 	}
 }
+
+var callParamsCases = []string{
+	`{"name":"read","arguments":{"orderId":"A-17"},"_meta":{"progressToken":12,"agentarea/task_id":"t"}}`,
+	` { "name" : "read" , "arguments" : null , "_meta" : null } `,
+	`{"name":"read"}`,
+	`{"name":"r\u00e9ad","arguments":[1]}`,
+	`{"name":1,"arguments":{}}`,
+	`{"Name":"read","name":"x"}`,
+	`{"name":"a","name":"b","_meta":"x"}`,
+	`{"name":"a","arguments":{"a":1},"arguments":{"b":2},"other":[{}]}`,
+	`{"name":"a",}`,
+	`{}`,
+	`{ }`,
+}
+
+// ParseCallParams (fast envelope reader first) answers exactly as
+// encoding/json alone does, errors included.
+func TestCallParamsFastPath(t *testing.T) {
+	for _, c := range callParamsCases {
+		checkCallParams(t, c)
+	}
+	if _, _, _, ok := fastCallParams([]byte(callParamsCases[0])); !ok {
+		t.Errorf("fast path declined the everyday params %s", callParamsCases[0])
+	}
+}
+
+func FuzzCallParamsFastPath(f *testing.F) {
+	for _, c := range callParamsCases {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkCallParams(t, s) })
+}
+
+func checkCallParams(t *testing.T, s string) {
+	t.Helper()
+	got, gotErr := ParseCallParams(json.RawMessage(s))
+	want, wantErr := parseCallParamsJSON(json.RawMessage(s))
+	if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+		t.Fatalf("%q: error %v, encoding/json %v", s, gotErr, wantErr)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: %#v, encoding/json %#v", s, got, want)
+	}
+}
