@@ -21,3 +21,24 @@ func TestEncodeLineAllocations(t *testing.T) {
 }
 
 const encodeLineMaxAllocs = 22
+
+// Every header of every call is judged secret or not: an ordinary one costs
+// no allocation (strings.ToLower made one per header before issue 12).
+func TestHeaderRedactionAllocations(t *testing.T) {
+	n := testing.AllocsPerRun(100, func() {
+		if RedactHeader("Mcp-Method", "tools/call") != "tools/call" || !Redactor.IsSecretHeader(Redactor{}, "X-Upstream-Token") {
+			t.Fatal("wrong verdict")
+		}
+	})
+	if n != 0 {
+		t.Errorf("judging two headers: %.0f allocations, want none", n)
+	}
+}
+
+// A header name outside ASCII is lowered by Unicode's rules: the Kelvin
+// sign (U+212A) is a k, so "TO\u212aEN" is a token.
+func TestCredentialLikeUnicodeName(t *testing.T) {
+	if !credentialLike("X-To\u212aen") {
+		t.Error("X-To\u212aen not judged a credential")
+	}
+}
