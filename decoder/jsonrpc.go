@@ -143,6 +143,9 @@ func decodeMessage(raw []byte) (Message, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return Message{Kind: KindInvalid, Problem: "not a JSON object"}, nil
 	}
+	if w, ok := fastWireMessage(raw); ok {
+		return classify(w), nil
+	}
 	var w wireMessage
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return Message{Kind: KindInvalid, Problem: "unreadable message: " + err.Error()}, err

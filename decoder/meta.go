@@ -69,12 +69,19 @@ func ParseCallParams(params json.RawMessage) (CallParams, error) {
 		Meta      json.RawMessage `json:"_meta"`
 	}
 	p := bytes.TrimSpace(params)
-	if len(p) == 0 || p[0] != '{' || json.Unmarshal(p, &raw) != nil {
+	if len(p) == 0 || p[0] != '{' {
 		return parseCallParamsJSON(params)
 	}
-	name, ok := raw.Name.(string)
-	if !ok {
-		return parseCallParamsJSON(params)
+	name, args, metaRaw, ok := fastCallParams(p)
+	if ok {
+		raw.Arguments, raw.Meta = args, metaRaw
+	} else {
+		if json.Unmarshal(p, &raw) != nil {
+			return parseCallParamsJSON(params)
+		}
+		if name, ok = raw.Name.(string); !ok {
+			return parseCallParamsJSON(params)
+		}
 	}
 	metaText := bytes.TrimSpace(raw.Meta)
 	if len(metaText) == 0 || string(metaText) == "null" {

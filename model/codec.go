@@ -63,9 +63,11 @@ func formatNumber(f float64) string {
 }
 
 // EncodeLine is one JSON line (with the trailing newline) for an event,
-// redacted first and safe to view on a terminal.
+// redacted first and safe to view on a terminal. MarshalJSON is called
+// directly: json.Marshal would compact and copy its already compact output
+// again, the largest cost of the tap's JSON output (issue 12).
 func EncodeLine(e Event) ([]byte, error) {
-	b, err := json.Marshal(Redact(e))
+	b, err := Redact(e).MarshalJSON()
 	if err != nil {
 		return nil, err
 	}

@@ -180,3 +180,26 @@ func TestTextLineNeverSplitsACharacter(t *testing.T) {
 		t.Errorf("split character: %q", line)
 	}
 }
+
+// EncodeLine writes exactly what json.Marshal of the redacted event writes
+// (it skips only json.Marshal's second compaction of the same bytes).
+func TestEncodeLineIsJSONMarshal(t *testing.T) {
+	events := oneOfEachKind()
+	odd := events[0]
+	odd.Arguments = json.RawMessage("{ \"q\" : \"<a&b>\\u2028\" }")
+	odd.Message = "<tag> & \u2028"
+	odd.Headers = map[string]string{"Authorization": "Bearer secret-token-value"}
+	for _, ev := range append(events, odd) {
+		want, err := json.Marshal(Redact(ev))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := EncodeLine(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(TerminalSafeJSON(want))+"\n" {
+			t.Errorf("%s:\n got %s\nwant %s", ev.Kind, got, want)
+		}
+	}
+}

@@ -1,9 +1,11 @@
 package model
 
 import (
+	"bytes"
 	"net/textproto"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 )
 
 // Redacted replaces a secret's value wherever one would be written.
@@ -56,13 +58,34 @@ func (r Redactor) IsSecretHeader(name string) bool {
 var credentialWords = []string{"auth", "token", "secret", "password", "passwd", "credential", "api-key", "apikey", "api_key", "access-key", "private-key", "cookie", "signature"}
 
 func credentialLike(canon string) bool {
-	lower := strings.ToLower(canon)
+	// Every header of every call passes here: an ASCII name (all of them in
+	// practice) is lowered into a stack buffer, not a new string.
+	var buf [64]byte
+	lower, ok := asciiLower(buf[:0], canon)
+	if !ok {
+		lower = []byte(strings.ToLower(canon)) // Unicode case rules (the Kelvin sign is a k)
+	}
 	for _, w := range credentialWords {
-		if strings.Contains(lower, w) {
+		if bytes.Contains(lower, []byte(w)) {
 			return true
 		}
 	}
 	return false
+}
+
+// asciiLower appends s lowered to dst; ok is false when s is not ASCII.
+func asciiLower(dst []byte, s string) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return nil, false
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst, true
 }
 
 // RedactHeader is Redactor{}.Header: the redaction every writer applies

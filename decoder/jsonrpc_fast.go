@@ -1,0 +1,347 @@
+package decoder
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Every call through the tap decodes one JSON-RPC envelope. encoding/json
+// scans the text twice (a validity pass, then the decode) and reflects over
+// wireMessage; the reader here reads the common shape in one pass: lowercase
+// member names, ASCII jsonrpc and method without escapes, and values whose
+// JSON it checks as encoding/json's validity pass does. Anything else (a
+// member name differing only in case, an escape in jsonrpc or method,
+// nesting deeper than maxEnvelopeDepth, any syntax error) goes to
+// encoding/json, which also writes every error, so the result is always
+// exactly what json.Unmarshal gives (FuzzEnvelopeFastPath checks it).
+
+const maxEnvelopeDepth = 64
+
+// fastWireMessage decodes raw (trimmed, starting with '{') as json.Unmarshal
+// into a wireMessage would; ok is false when raw is outside the fast path.
+func fastWireMessage(raw []byte) (w wireMessage, ok bool) {
+	r := envelopeReader{s: raw}
+	r.i++ // {
+	r.space()
+	if r.at('}') {
+		r.i++
+		return w, r.end()
+	}
+	for {
+		r.space()
+		key, ok := r.plainString()
+		if !ok {
+			return w, false
+		}
+		r.space()
+		if !r.at(':') {
+			return w, false
+		}
+		r.i++
+		r.space()
+		start := r.i
+		if !r.skipValue(0) {
+			return w, false
+		}
+		if !w.set(key, raw[start:r.i]) {
+			return w, false
+		}
+		r.space()
+		switch {
+		case r.at(','):
+			r.i++
+		case r.at('}'):
+			r.i++
+			return w, r.end()
+		default:
+			return w, false
+		}
+	}
+}
+
+var envelopeMembers = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// set stores one member's value as json.Unmarshal would; false leaves the
+// message to encoding/json.
+func (w *wireMessage) set(key string, v []byte) bool {
+	isNull := string(v) == "null"
+	switch key {
+	case "id":
+		w.ID = json.RawMessage(clone(v))
+	case "params":
+		w.Params = json.RawMessage(clone(v))
+	case "result":
+		w.Result = json.RawMessage(clone(v))
+	case "error":
+		w.Error = nil
+		if !isNull {
+			e := json.RawMessage(clone(v))
+			w.Error = &e
+		}
+	case "jsonrpc", "method":
+		var s *string
+		if !isNull {
+			r := envelopeReader{s: v}
+			text, ok := r.plainString()
+			if !ok || r.i != len(v) {
+				return false // not a string, or one with escapes or non-ASCII
+			}
+			s = &text
+		}
+		if key == "jsonrpc" {
+			w.JSONRPC = s
+		} else {
+			w.Method = s
+		}
+	default:
+		for _, m := range envelopeMembers {
+			if strings.EqualFold(key, m) {
+				return false // encoding/json matches member names regardless of case
+			}
+		}
+	}
+	return true
+}
+
+func clone(b []byte) []byte { return append([]byte(nil), b...) }
+
+type envelopeReader struct {
+	s []byte
+	i int
+}
+
+func (r *envelopeReader) at(c byte) bool { return r.i < len(r.s) && r.s[r.i] == c }
+
+func (r *envelopeReader) end() bool { r.space(); return r.i == len(r.s) }
+
+func (r *envelopeReader) space() {
+	for r.i < len(r.s) {
+		switch r.s[r.i] {
+		case ' ', '\t', '\n', '\r':
+			r.i++
+		default:
+			return
+		}
+	}
+}
+
+// plainString reads a string of printable ASCII without escapes.
+func (r *envelopeReader) plainString() (string, bool) {
+	if !r.at('"') {
+		return "", false
+	}
+	for j := r.i + 1; j < len(r.s); j++ {
+		switch c := r.s[j]; {
+		case c == '"':
+			s := string(r.s[r.i+1 : j])
+			r.i = j + 1
+			return s, true
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// skipValue passes over one JSON value, checking it as encoding/json's
+// validity pass does (strings: no control characters, valid escapes; bytes
+// of 0x80 and above are accepted there as here).
+func (r *envelopeReader) skipValue(depth int) bool {
+	if r.i >= len(r.s) || depth > maxEnvelopeDepth {
+		return false
+	}
+	switch c := r.s[r.i]; {
+	case c == '{' || c == '[':
+		return r.skipContainer(depth)
+	case c == '"':
+		return r.skipString()
+	case c == '-' || c >= '0' && c <= '9':
+		return r.skipNumber()
+	}
+	for _, lit := range [...]string{"true", "false", "null"} {
+		if len(r.s)-r.i >= len(lit) && string(r.s[r.i:r.i+len(lit)]) == lit {
+			r.i += len(lit)
+			return true
+		}
+	}
+	return false
+}
+
+func (r *envelopeReader) skipContainer(depth int) bool {
+	object := r.s[r.i] == '{'
+	closing := byte(']')
+	if object {
+		closing = '}'
+	}
+	r.i++
+	r.space()
+	if r.at(closing) {
+		r.i++
+		return true
+	}
+	for {
+		r.space()
+		if object {
+			if !r.at('"') || !r.skipString() {
+				return false
+			}
+			r.space()
+			if !r.at(':') {
+				return false
+			}
+			r.i++
+			r.space()
+		}
+		if !r.skipValue(depth + 1) {
+			return false
+		}
+		r.space()
+		switch {
+		case r.at(','):
+			r.i++
+		case r.at(closing):
+			r.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (r *envelopeReader) skipString() bool {
+	for j := r.i + 1; j < len(r.s); j++ {
+		switch c := r.s[j]; {
+		case c == '"':
+			r.i = j + 1
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			j++
+			if j >= len(r.s) {
+				return false
+			}
+			switch r.s[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(r.s) || !isHex4(r.s[j+1:j+5]) {
+					return false
+				}
+				j += 4
+			default:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// skipNumber passes over a number of RFC 8259's grammar.
+func (r *envelopeReader) skipNumber() bool {
+	s, j := r.s, r.i
+	if s[j] == '-' {
+		j++
+	}
+	switch {
+	case j < len(s) && s[j] == '0':
+		j++
+	case j < len(s) && s[j] >= '1' && s[j] <= '9':
+		j = skipDigits(s, j)
+	default:
+		return false
+	}
+	if j < len(s) && s[j] == '.' {
+		if j++; j >= len(s) || s[j] < '0' || s[j] > '9' {
+			return false
+		}
+		j = skipDigits(s, j)
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		j++
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		if j >= len(s) || s[j] < '0' || s[j] > '9' {
+			return false
+		}
+		j = skipDigits(s, j)
+	}
+	r.i = j
+	return true
+}
+
+func skipDigits(s []byte, j int) int {
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return j
+}
+
+// fastCallParams reads a tools/call params object (trimmed, starting with
+// '{') as json.Unmarshal into ParseCallParams' struct would when name is a
+// plain string: arguments copied, _meta left in place (the caller reads it
+// into fresh values). ok is false outside the fast path.
+func fastCallParams(p []byte) (name string, args, meta []byte, ok bool) {
+	r := envelopeReader{s: p}
+	r.i++ // {
+	hasName := false
+	for {
+		r.space()
+		if r.at('}') && r.i == 1 {
+			break
+		}
+		key, ok := r.plainString()
+		if !ok {
+			return "", nil, nil, false
+		}
+		r.space()
+		if !r.at(':') {
+			return "", nil, nil, false
+		}
+		r.i++
+		r.space()
+		start := r.i
+		if !r.skipValue(0) {
+			return "", nil, nil, false
+		}
+		v := p[start:r.i]
+		switch key {
+		case "name":
+			vr := envelopeReader{s: v}
+			if name, ok = vr.plainString(); !ok || vr.i != len(v) {
+				return "", nil, nil, false
+			}
+			hasName = true
+		case "arguments":
+			args = clone(v)
+		case "_meta":
+			meta = v
+		default:
+			for _, m := range [...]string{"name", "arguments", "_meta"} {
+				if strings.EqualFold(key, m) {
+					return "", nil, nil, false
+				}
+			}
+		}
+		r.space()
+		if r.at(',') {
+			r.i++
+			continue
+		}
+		if !r.at('}') {
+			return "", nil, nil, false
+		}
+		break
+	}
+	r.i++
+	return name, args, meta, hasName && r.end()
+}
