@@ -46,7 +46,11 @@ func commands() []command {
 
 // Run runs the command line args (without the program name) and returns
 // the process exit code: 0 done, 1 failed, 2 usage.
-func Run(args []string) int { return run(args) }
+func Run(args []string) int {
+	stop := startCPUProfile(os.Getenv(cpuProfileEnv))
+	defer stop()
+	return run(args)
+}
 
 func run(args []string) int {
 	cmds := commands()
