@@ -33,8 +33,11 @@ func (a Answer) String() string {
 	switch {
 	case a.HTTPStatus == 0:
 		return "no answer"
-	case a.RPCCode == 0:
+	case a.RPCCode == 0 && a.HTTPStatus < 300:
 		return fmt.Sprintf("%d result", a.HTTPStatus)
+	case a.RPCCode == 0:
+		// An HTTP error without a JSON-RPC error: nothing says the tool ran.
+		return fmt.Sprintf("%d, no JSON-RPC error", a.HTTPStatus)
 	}
 	return fmt.Sprintf("%d/%d", a.HTTPStatus, a.RPCCode)
 }

@@ -173,3 +173,21 @@ func TestSelect(t *testing.T) {
 		seen[c.ID] = true
 	}
 }
+
+// TestAnswerText: an HTTP error without a JSON-RPC error does not read as if
+// the tool ran.
+func TestAnswerText(t *testing.T) {
+	for _, c := range []struct {
+		a    Answer
+		want string
+	}{
+		{Answer{}, "no answer"},
+		{Answer{HTTPStatus: 200}, "200 result"},
+		{Answer{HTTPStatus: 401, RPCCode: -32001}, "401/-32001"},
+		{Answer{HTTPStatus: 501}, "501, no JSON-RPC error"},
+	} {
+		if got := c.a.String(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.a, got, c.want)
+		}
+	}
+}
