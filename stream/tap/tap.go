@@ -168,6 +168,10 @@ func (t *Tap) Start() error {
 	if err != nil {
 		return fmt.Errorf("tap %s: listen %s: %w", t.cfg.Name, t.cfg.Listen, err)
 	}
+	if t.forwardsToItself(ln) {
+		ln.Close()
+		return fmt.Errorf("tap %s: --upstream %s is the tap's own address %s: it would forward every request to itself", t.cfg.Name, redactURL(t.upstream), t.cfg.Listen)
+	}
 	ln = headListener{ln} // header names as they arrived, for SOAT keys
 	srv := &http.Server{Handler: t, ReadHeaderTimeout: 30 * time.Second, ConnState: t.fresh.track, ConnContext: withHeadConn}
 	t.mu.Lock()
