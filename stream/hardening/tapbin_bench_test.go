@@ -1,7 +1,6 @@
 package hardening_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/model/modeltest"
 )
 
 // BenchmarkTapOutOfProcess measures the tap as a user runs it: the real
@@ -323,30 +323,7 @@ func readProgressStream(client *http.Client, url string, c benchCall) ([]time.Du
 		return nil, err
 	}
 	defer res.Body.Close()
-	br := bufio.NewReader(res.Body)
-	var out []time.Duration
-	for {
-		line, err := br.ReadSlice('\n')
-		now := time.Now()
-		if i := bytes.Index(line, []byte(`"t=`)); i >= 0 {
-			end := bytes.IndexByte(line[i+3:], '"')
-			ns, perr := strconv.ParseInt(string(line[i+3:i+3+end]), 10, 64)
-			if perr != nil {
-				return nil, perr
-			}
-			out = append(out, now.Sub(time.Unix(0, ns)))
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: after %d events: %w", url, len(out), err)
-		}
-	}
-	if len(out) != 20 {
-		return nil, fmt.Errorf("%s: %d progress events, want 20", url, len(out))
-	}
-	return out, nil
+	return modeltest.SSEDelays(res.Body, url, 20)
 }
 
 func pct(ds []time.Duration, p int) time.Duration {

@@ -1,7 +1,6 @@
 package tap
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 
 	"toolscope/decoder"
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/output"
 )
 
@@ -253,30 +253,7 @@ func benchStream(client *http.Client, url string, body []byte, token string) ([]
 		return nil, err
 	}
 	defer res.Body.Close()
-	br := bufio.NewReader(res.Body)
-	var out []time.Duration
-	for {
-		line, err := br.ReadSlice('\n')
-		now := time.Now()
-		if i := bytes.Index(line, []byte(`"t=`)); i >= 0 {
-			end := bytes.IndexByte(line[i+3:], '"')
-			ns, perr := strconv.ParseInt(string(line[i+3:i+3+end]), 10, 64)
-			if perr != nil {
-				return nil, perr
-			}
-			out = append(out, now.Sub(time.Unix(0, ns)))
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: after %d events: %w", url, len(out), err)
-		}
-	}
-	if len(out) != 20 {
-		return nil, fmt.Errorf("%s: %d progress events", url, len(out))
-	}
-	return out, nil
+	return modeltest.SSEDelays(res.Body, url, 20)
 }
 
 // processCPU is the CPU time this process has used (user and system): on a
