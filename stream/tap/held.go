@@ -1,6 +1,9 @@
 package tap
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // heldCancel is a notifications/cancelled naming an id that several
 // session-less calls on other connections share (a stateless server, a
@@ -54,17 +57,19 @@ func (r *registry) claimHeld(c *call, gone time.Time) *heldCancel {
 	return nil
 }
 
-// release drops h unless a call claimed it; it reports whether one did.
+// release drops h and reports whether a call claimed it. The claimed
+// channel says so, not h's absence from the list: past maxHeld, hold drops
+// the oldest unclaimed one too.
 func (r *registry) release(h *heldCancel) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i, o := range r.held {
-		if o == h {
-			r.held = append(r.held[:i:i], r.held[i+1:]...)
-			return false
-		}
+	r.held = slices.DeleteFunc(r.held, func(o *heldCancel) bool { return o == h })
+	select {
+	case <-h.claimed:
+		return true
+	default:
+		return false
 	}
-	return true
 }
 
 // await waits up to cancelGrace for a call to claim h.

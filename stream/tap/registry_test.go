@@ -1,6 +1,9 @@
 package tap
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestRegistryScopes: ids are matched within a session; without one, on the
 // same connection first, else only when a single session-less call holds the id.
@@ -38,5 +41,27 @@ func TestRegistryScopes(t *testing.T) {
 	r.remove(lessY)
 	if got, _ := r.byIDIn("1", scope{"", "127.0.0.1:4000"}); got != lessX {
 		t.Errorf("the one session-less call left: got %p, want %p", got, lessX)
+	}
+}
+
+// TestHeldCancelEvicted: a held cancellation pushed out past maxHeld was
+// claimed by no call, and release says so (it is shown unmatched, not
+// silenced as if a call had taken it); a claimed one is reported claimed.
+func TestHeldCancelEvicted(t *testing.T) {
+	r := newRegistry()
+	at := time.Now()
+	first, _ := r.hold("9", "first", at, nil)
+	for i := 0; i < maxHeld; i++ {
+		r.hold("9", "more", at, nil)
+	}
+	if r.release(first) {
+		t.Error("an evicted cancellation was reported claimed")
+	}
+	h, _ := r.hold("7", "taken", at, nil)
+	if got := r.claimHeld(&call{idKey: "7"}, at.Add(time.Millisecond)); got != h {
+		t.Fatalf("claimHeld = %v, want the held cancellation", got)
+	}
+	if !r.release(h) {
+		t.Error("a claimed cancellation was reported unclaimed")
 	}
 }
