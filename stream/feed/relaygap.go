@@ -23,17 +23,18 @@ type relayGaps struct {
 }
 
 func (g *relayGaps) check(ev *model.Event, timestamped bool) (model.Event, bool) {
+	switch ev.Kind {
+	case model.KindToolResult, model.KindToolCancelled, model.KindToolProgress:
+	default:
+		return model.Event{}, false // no key built for events the rule ignores
+	}
 	key := ev.TaskID + "\x00" + ev.ToolCallID
 	if len(key) > 128 {
 		sum := sha256.Sum256([]byte(key)) // a hostile feed's long ids stay small here
 		key = string(sum[:])
 	}
-	switch ev.Kind {
-	case model.KindToolResult, model.KindToolCancelled:
+	if ev.Kind != model.KindToolProgress {
 		delete(g.last, key)
-		return model.Event{}, false
-	case model.KindToolProgress:
-	default:
 		return model.Event{}, false
 	}
 	if !timestamped || ev.ToolCallID == "" {

@@ -118,7 +118,9 @@ func withoutDotSegments(u *url.URL) *url.URL {
 }
 
 func hasDotSegment(p string) bool {
-	for _, seg := range strings.Split(p, "/") {
+	for p != "" { // without a slice per request: this runs on every one
+		var seg string
+		seg, p, _ = strings.Cut(p, "/")
 		if seg == "." || seg == ".." {
 			return true
 		}

@@ -185,8 +185,9 @@ func (tee *requestTee) keep(b []byte) {
 		tee.reserved += grown - int64(cap(tee.buf))
 		tee.buf = append(make([]byte, 0, grown), tee.buf...)
 	}
+	from := max(0, len(tee.buf)-len(cancelMethod)+1) // only what this chunk could complete
 	tee.buf = append(tee.buf, b...)
-	if tee.onCancel != nil && !tee.cancelSeen && len(tee.buf) <= maxCancelBody && bytes.Contains(tee.buf, cancelMethod) {
+	if tee.onCancel != nil && !tee.cancelSeen && len(tee.buf) <= maxCancelBody && bytes.Contains(tee.buf[from:], cancelMethod) {
 		tee.cancelSeen = true
 		tee.onCancel()
 	}
