@@ -66,8 +66,12 @@ func formatNumber(f float64) string {
 // redacted first and safe to view on a terminal. MarshalJSON is called
 // directly: json.Marshal would compact and copy its already compact output
 // again, the largest cost of the tap's JSON output (issue 12).
-func EncodeLine(e Event) ([]byte, error) {
-	b, err := Redact(e).MarshalJSON()
+func EncodeLine(e Event) ([]byte, error) { return Redactor{}.EncodeLine(e) }
+
+// EncodeLine is EncodeLine with this Redactor's credential headers too: one
+// redaction pass per line.
+func (r Redactor) EncodeLine(e Event) ([]byte, error) {
+	b, err := r.Event(e).MarshalJSON()
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,12 @@ import (
 )
 
 // TextLine renders an event as one readable, sanitized line (no newline).
-func TextLine(e Event) string {
-	e = Redact(e)
+func TextLine(e Event) string { return Redactor{}.TextLine(e) }
+
+// TextLine is TextLine with this Redactor's credential headers too: one
+// redaction pass per line.
+func (r Redactor) TextLine(e Event) string {
+	e = r.Event(e)
 	var b strings.Builder
 	b.WriteString(e.Time.UTC().Format("15:04:05.000"))
 	b.WriteByte(' ')

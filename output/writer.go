@@ -145,13 +145,12 @@ func (w *Writer) write(e model.Event) {
 	if w.err != nil {
 		return // stopped: the queue is still drained so emitters never wait on it
 	}
-	e = w.cfg.Redactor.Event(e)
 	var line []byte
 	if w.cfg.Format == FormatText {
-		line = append([]byte(model.TextLine(e)), '\n')
+		line = append([]byte(w.cfg.Redactor.TextLine(e)), '\n')
 	} else {
 		var err error
-		if line, err = model.EncodeLine(e); err != nil {
+		if line, err = w.cfg.Redactor.EncodeLine(e); err != nil {
 			return // an event that cannot be encoded is skipped, not fatal
 		}
 	}

@@ -55,7 +55,7 @@ func redactSecrets(v any, depth int) any {
 			return "…"
 		}
 		for k, val := range t {
-			if model.NewRedactor().IsSecretHeader(k) || strings.Contains(strings.ToLower(k), "key") {
+			if (model.Redactor{}).IsSecretHeader(k) || strings.Contains(strings.ToLower(k), "key") {
 				t[k] = model.Redacted
 			} else {
 				t[k] = redactSecrets(val, depth+1)
