@@ -117,11 +117,15 @@ func (p *pipeline) runWithScreen(ctx context.Context, work func(context.Context)
 	defer cancel()
 	workErr := make(chan error, 1)
 	go func() { workErr <- work(ctx) }()
-	if err := ui.Run(ctx, p.store, ui.Options{OpenCall: openCall, Title: p.title}); err != nil {
-		return err
-	}
+	screenErr := ui.Run(ctx, p.store, ui.Options{OpenCall: openCall, Title: p.title})
 	cancel()
-	if err := <-workErr; err != nil && !errors.Is(err, context.Canceled) {
+	// Work is waited for even when the screen failed: what it still emits
+	// reaches --record before the outputs close.
+	err := <-workErr
+	if screenErr != nil {
+		return screenErr
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
 	return nil

@@ -213,7 +213,9 @@ func probeAndReport(cfg probe.Config, f probeFlags, cases []probe.Case) int {
 	if f.junit != "" {
 		var err error
 		if junit, err = os.Create(f.junit); err != nil {
-			return usageError("probe", "--junit: %v", err)
+			// A file that cannot be written is a failure (1), not a usage error.
+			fmt.Fprintf(os.Stderr, "toolscope probe: --junit: %v\n", err)
+			return 1
 		}
 		defer junit.Close()
 	}
@@ -259,7 +261,11 @@ func concludeProbe(rep probe.Report, err error, junit io.Writer) (int, string) {
 		return 1, "could not probe: " + err.Error()
 	}
 	if junit != nil {
-		if jerr := probe.WriteJUnit(junit, rep); jerr != nil {
+		jerr := probe.WriteJUnit(junit, rep)
+		if c, ok := junit.(io.Closer); ok && jerr == nil {
+			jerr = c.Close() // a file cut short by a full disk says so here
+		}
+		if jerr != nil {
 			return 1, "--junit: " + jerr.Error()
 		}
 	}

@@ -10,14 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"toolscope/decoder"
 	"toolscope/model"
-	"toolscope/output"
-	"toolscope/output/otlp"
 	"toolscope/stream/tap"
 )
 
@@ -73,7 +69,8 @@ func runStdioTap(args, command []string) int {
 		fmt.Fprintf(os.Stderr, "toolscope tap: %v\n", err)
 		return 127 // as a shell says a command it cannot run; no recording made
 	}
-	hub, path, err := stdioRecorder(out, command[0])
+	out.redactor = model.NewRedactor()
+	p, path, err := stdioRecorder(out, command[0])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope tap: %v\n", err)
 		return 1
@@ -81,10 +78,8 @@ func runStdioTap(args, command []string) int {
 	if out.record == "" {
 		fmt.Fprintf(os.Stderr, "toolscope tap: recording to %s (watch it: toolscope replay --follow %s)\n", path, path)
 	}
-	exit, err := tap.RunStdio(context.Background(), cfg, command, os.Stdin, os.Stdout, os.Stderr, hub)
-	if cerr := hub.Close(); cerr != nil {
-		fmt.Fprintf(os.Stderr, "toolscope tap: %v\n", cerr)
-	}
+	exit, err := tap.RunStdio(context.Background(), cfg, command, os.Stdin, os.Stdout, os.Stderr, p.hub)
+	p.close("tap")  // a write error is said once
 	if err != nil { // the child did not start
 		fmt.Fprintf(os.Stderr, "toolscope tap: %s\n", errText("tap", err))
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
@@ -122,13 +117,11 @@ func stdioTapConfig(live *liveFlags, name string) (tap.Config, int) {
 		Timeout: live.timeout, MaxParseBytes: live.maxParseBytes, SoatPrefix: prefix}, 0
 }
 
-// stdioRecorder opens the recording (--record, or a new file in the state
-// directory) behind a store that keeps memory bounded. Each event is
-// flushed as it is written, so 'replay --follow' shows it at once and a
-// kill loses nothing.
-func stdioRecorder(out outputFlags, command string) (*output.Hub, string, error) {
-	path, flags := out.record, os.O_CREATE|os.O_WRONLY|os.O_TRUNC
-	if path == "" {
+// stdioRecorder is the pipeline of a stdio tap: no stdout (it belongs to
+// the protocol), the recording (--record, or a new file in the state
+// directory) and --otlp, as every command builds them (newPipeline).
+func stdioRecorder(out outputFlags, command string) (*pipeline, string, error) {
+	if out.record == "" {
 		dir, err := stateDir()
 		if err != nil {
 			return nil, "", fmt.Errorf("--record: no FILE given and %v", err)
@@ -139,47 +132,21 @@ func stdioRecorder(out outputFlags, command string) (*output.Hub, string, error)
 			}
 			return r
 		}, filepath.Base(command))
-		path = filepath.Join(dir, fmt.Sprintf("stdio-%s-%s-%d.jsonl", base, time.Now().UTC().Format("20060102T150405Z"), os.Getpid()))
-		flags = os.O_CREATE | os.O_WRONLY | os.O_EXCL
-	}
-	f, err := os.OpenFile(path, flags, 0o600)
-	if err != nil {
-		return nil, "", fmt.Errorf("--record: %w", err)
-	}
-	opts := model.DefaultOptions()
-	if out.maxCalls > 0 {
-		opts.MaxFinishedCalls = out.maxCalls
-	}
-	if out.maxRunningCalls > 0 {
-		opts.MaxRunningCalls = out.maxRunningCalls
-	}
-	// --otlp first (it closes first, while the recording can still take
-	// its last warning); the writer flushes when idle and at least every
-	// 100 ms: 'replay --follow' sees each event at once, a kill loses at
-	// most that.
-	var outs []output.Output
-	var hubRef atomic.Pointer[output.Hub]
-	if otlp.Configured(out.otlp) {
-		exp, err := otlp.New(context.Background(), otlp.Config{URL: out.otlp, OnWarning: func(e model.Event) {
-			if h := hubRef.Load(); h != nil {
-				h.Emit(e)
-			}
-		}})
+		path := filepath.Join(dir, fmt.Sprintf("stdio-%s-%s-%d.jsonl", base, time.Now().UTC().Format("20060102T150405Z"), os.Getpid()))
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600) // a new file, never another run's
 		if err != nil {
-			f.Close()
-			return nil, "", fmt.Errorf("--otlp: %w", err)
+			return nil, "", fmt.Errorf("--record: %w", err)
 		}
-		outs = append(outs, exp)
+		f.Close()
+		out.record = path
+		p, err := newPipeline(out, "none")
+		if err != nil {
+			os.Remove(path) // nothing was recorded in it
+		}
+		return p, path, err
 	}
-	outs = append(outs, output.NewWriter(f, output.WriterConfig{
-		Name: "--record " + path, Format: output.FormatJSON, Redactor: model.NewRedactor(), Closer: f}))
-	hub := output.NewHub(model.NewStore(opts), outs...)
-	hubRef.Store(hub)
-	var once sync.Once
-	hub.OnWriteError = func(err error) {
-		once.Do(func() { fmt.Fprintf(os.Stderr, "toolscope tap: %v (the server keeps running)\n", err) })
-	}
-	return hub, path, nil
+	p, err := newPipeline(out, "none")
+	return p, out.record, err
 }
 
 // stateDir is toolscope's directory under the user's state directory
