@@ -34,9 +34,16 @@ func (p *pager) setSize(width, height int) {
 func (p *pager) onKey(msg tea.KeyMsg) (request, tea.Cmd) {
 	k := &p.keys
 	vp := &p.viewport
-	switch {
-	case key.Matches(msg, k.Back):
+	if key.Matches(msg, k.Back) {
 		return goBack, nil
+	}
+	scroll(vp, &k.navKeys, msg)
+	return stay, nil
+}
+
+// scroll moves a viewport by the navigation keys; it says whether msg was one.
+func scroll(vp *viewport.Model, k *navKeys, msg tea.KeyMsg) bool {
+	switch {
 	case key.Matches(msg, k.Up):
 		vp.ScrollUp(1)
 	case key.Matches(msg, k.Down):
@@ -49,8 +56,10 @@ func (p *pager) onKey(msg tea.KeyMsg) (request, tea.Cmd) {
 		vp.GotoTop()
 	case key.Matches(msg, k.Bottom):
 		vp.GotoBottom()
+	default:
+		return false
 	}
-	return stay, nil
+	return true
 }
 
 func (p *pager) onMouse(msg tea.MouseMsg) tea.Cmd {

@@ -201,24 +201,11 @@ func (m *ProbeModel) key(msg tea.KeyMsg) tea.Cmd {
 }
 
 func (m *ProbeModel) detailKey(msg tea.KeyMsg) {
-	k := &m.keys
-	v := &m.viewport
-	switch {
-	case key.Matches(msg, k.Back):
+	if key.Matches(msg, m.keys.Back) {
 		m.detail, m.keys.detail = false, false
-	case key.Matches(msg, k.Down):
-		v.ScrollDown(1)
-	case key.Matches(msg, k.Up):
-		v.ScrollUp(1)
-	case key.Matches(msg, k.PageDown):
-		v.PageDown()
-	case key.Matches(msg, k.PageUp):
-		v.PageUp()
-	case key.Matches(msg, k.Top):
-		v.GotoTop()
-	case key.Matches(msg, k.Bottom):
-		v.GotoBottom()
+		return
 	}
+	scroll(&m.viewport, &m.keys.navKeys, msg)
 }
 
 // move moves the selection by n rows and keeps it on screen.

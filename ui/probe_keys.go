@@ -8,23 +8,18 @@ import (
 // probeKeyMap is the probe screen's bindings; help renders it, Update
 // matches against it.
 type probeKeyMap struct {
-	Up, Down, Top, Bottom, PageUp, PageDown key.Binding
-	Open, Back, Help, Quit                  key.Binding
-	detail                                  bool
+	navKeys                // the moves every list and pager of the screen shares
+	Open, Back, Help, Quit key.Binding
+	detail                 bool
 }
 
 func newProbeKeyMap() probeKeyMap {
 	return probeKeyMap{
-		Up:       key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("↑/k", "up")),
-		Down:     key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("↓/j", "down")),
-		Top:      key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "top")),
-		Bottom:   key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "bottom")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+b", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f", "ctrl+d"), key.WithHelp("pgdn", "page down")),
-		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
-		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		navKeys: newNavKeys(),
+		Open:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
+		Back:    key.NewBinding(key.WithKeys("esc", "left", "h"), key.WithHelp("esc", "back")), // as the detail's pager
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
 }
 
