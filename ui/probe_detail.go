@@ -17,7 +17,7 @@ func (m *ProbeModel) detailHeader() string {
 	c := m.cases[m.cursor]
 	verdict, vs := m.probeVerdict(m.cursor)
 	left := m.st.accent.Render("▌ ") + m.st.title.Render(model.Sanitize(c.ID)) + "  " + vs.Render(verdict)
-	return probeFit(left, m.width)
+	return fit(left, m.width)
 }
 
 // detailContent is a case's detail, wrapped to the screen: the verdict's
@@ -29,7 +29,7 @@ func (m *ProbeModel) detailContent(c model.ProbeCase) string {
 		for i, w := range probeWrap(model.Sanitize(value), max(10, width-probeLabelWidth)) {
 			l := strings.Repeat(" ", probeLabelWidth)
 			if i == 0 {
-				l = m.st.muted.Render(probeFit(label, probeLabelWidth))
+				l = m.st.muted.Render(fit(label, probeLabelWidth))
 			}
 			lines = append(lines, " "+l+w)
 		}

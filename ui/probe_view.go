@@ -66,9 +66,9 @@ func (m *ProbeModel) titleLine() string {
 	right := fmt.Sprintf("%d/%d cases ", done, len(m.cases))
 	room := m.width - ansi.StringWidth(right) - 1
 	if room < 20 {
-		return probeFit(left, m.width)
+		return fit(left, m.width)
 	}
-	return probeFit(left, room) + " " + m.st.muted.Render(right)
+	return fit(left, room) + " " + m.st.muted.Render(right)
 }
 
 // probeColumns are the table's column widths; msg is 0 when no message
@@ -110,12 +110,12 @@ func (m *ProbeModel) columns() probeColumns {
 // table's height.
 func (m *ProbeModel) tableLines() []string {
 	cols := m.columns()
-	head := "  " + probeFit("CASE", cols.id) + " " + probeFit("REQ", cols.req) + " " + probeFit("EXPECTED", cols.expected) + " " +
-		probeFit("ACTUAL", cols.actual) + " " + probeFit("VERDICT", cols.verdict)
+	head := "  " + fit("CASE", cols.id) + " " + fit("REQ", cols.req) + " " + fit("EXPECTED", cols.expected) + " " +
+		fit("ACTUAL", cols.actual) + " " + fit("VERDICT", cols.verdict)
 	if cols.msg > 0 {
 		head += " MESSAGE"
 	}
-	lines := []string{m.st.header.Render(probeFit(head, m.width))}
+	lines := []string{m.st.header.Render(fit(head, m.width))}
 	rows := m.tableRows()
 	for i := m.offset; i < len(m.cases) && i < m.offset+rows; i++ {
 		lines = append(lines, m.row(i, cols))
@@ -137,23 +137,23 @@ func (m *ProbeModel) row(i int, cols probeColumns) string {
 		actual = c.Actual
 	}
 	verdict, vs := m.probeVerdict(i)
-	cells := []string{probeFit(model.Sanitize(c.ID), cols.id), probeFit(req, cols.req), probeFit(model.Sanitize(c.Expected), cols.expected),
-		probeFit(model.Sanitize(actual), cols.actual)}
+	cells := []string{fit(model.Sanitize(c.ID), cols.id), fit(req, cols.req), fit(model.Sanitize(c.Expected), cols.expected),
+		fit(model.Sanitize(actual), cols.actual)}
 	msg := ""
 	if cols.msg > 0 {
-		msg = probeFit(model.Sanitize(c.Message), cols.msg)
+		msg = fit(model.Sanitize(c.Message), cols.msg)
 	}
 	if i == m.cursor {
-		plain := "▌ " + strings.Join(cells, " ") + " " + probeFit(ansi.Strip(verdict), cols.verdict)
+		plain := "▌ " + strings.Join(cells, " ") + " " + fit(ansi.Strip(verdict), cols.verdict)
 		if msg != "" {
 			plain += " " + msg
 		}
-		return m.st.selected.Render(probeFit(plain, m.width))
+		return m.st.selected.Render(fit(plain, m.width))
 	}
 	if c.Done && !c.Pass {
 		cells[3] = vs.Render(cells[3])
 	}
-	line := "  " + strings.Join(cells, " ") + " " + vs.Render(probeFit(verdict, cols.verdict))
+	line := "  " + strings.Join(cells, " ") + " " + vs.Render(fit(verdict, cols.verdict))
 	if msg != "" {
 		line += " " + m.st.muted.Render(msg)
 	}
@@ -170,7 +170,7 @@ func (m *ProbeModel) messageLine() string {
 	if !c.Done {
 		text = "what is wrong: " + c.Title
 	}
-	return m.st.muted.Render(probeFit(" "+model.Sanitize(c.ID)+": "+model.Sanitize(text), m.width))
+	return m.st.muted.Render(fit(" "+model.Sanitize(c.ID)+": "+model.Sanitize(text), m.width))
 }
 
 // probeCounts are the finished cases by verdict.
@@ -213,7 +213,7 @@ func (m *ProbeModel) summaryLine() string {
 		head = " " + m.summaryHead(true)
 	}
 	// the exit code is the line's point: it stays when the rest is cut
-	return probeFit(probeCut(head, m.width-ansi.StringWidth(tail))+tail, m.width)
+	return fit(cut(head, m.width-ansi.StringWidth(tail))+tail, m.width)
 }
 
 func (m *ProbeModel) summaryHead(short bool) string {
@@ -241,14 +241,6 @@ func (m *ProbeModel) summaryHead(short bool) string {
 	return m.st.fail.Render("✕ FAIL "+failed) + " · " + counts
 }
 
-// probeCut shortens s to width cells (with …), without padding.
-func probeCut(s string, width int) string {
-	if ansi.StringWidth(s) <= width {
-		return s
-	}
-	return ansi.Truncate(s, max(0, width), "…")
-}
-
 // footerLines are the key help: one line, or the full list with the legend.
 func (m *ProbeModel) footerLines() []string {
 	if !m.help.ShowAll {
@@ -256,12 +248,12 @@ func (m *ProbeModel) footerLines() []string {
 		if len(m.cases) > 0 {
 			pos = fmt.Sprintf("%d/%d ", m.cursor+1, len(m.cases))
 		}
-		left := probeFit(" "+m.help.ShortHelpView(m.keys.ShortHelp()), m.width-ansi.StringWidth(pos))
+		left := fit(" "+m.help.ShortHelpView(m.keys.ShortHelp()), m.width-ansi.StringWidth(pos))
 		return []string{left + strings.Repeat(" ", max(0, m.width-ansi.StringWidth(left)-ansi.StringWidth(pos))) + m.st.muted.Render(pos)}
 	}
 	var lines []string
 	for _, l := range strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n") {
-		lines = append(lines, probeFit(" "+l, m.width))
+		lines = append(lines, fit(" "+l, m.width))
 	}
 	lines = append(lines, "")
 	for _, p := range probeLegend {
@@ -285,18 +277,6 @@ func (m *ProbeModel) tableRows() int {
 // above the summary and the footer.
 func (m *ProbeModel) detailHeight() int {
 	return max(1, m.height-2-1-len(m.footerLines()))
-}
-
-// probeFit cuts s to width cells (with …) and pads it to exactly width.
-func probeFit(s string, width int) string {
-	if width <= 0 {
-		return ""
-	}
-	s = ansi.Truncate(s, width, "…")
-	if w := ansi.StringWidth(s); w < width {
-		s += strings.Repeat(" ", width-w)
-	}
-	return s
 }
 
 // probePlural is "1 thing" or "n things".
