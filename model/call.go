@@ -59,7 +59,7 @@ type Call struct {
 	Flags    CallFlag // summary bits for filters and the table
 
 	gen  uint64 // store generation the call was made mutable in
-	keys []callKey
+	keys []CallKey
 }
 
 // CallFlag bits summarise what the table's flags column shows.

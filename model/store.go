@@ -71,7 +71,9 @@ const (
 	keyExchange
 )
 
-type callKey struct {
+// CallKey is one identity an event carries: (task_id, tool_call_id), the
+// idempotency key, or a tap's exchange. Comparable, for map keys.
+type CallKey struct {
 	kind keyKind
 	a, b string
 }
@@ -94,7 +96,7 @@ type Store struct {
 	mu   sync.Mutex
 	opts Options
 
-	calls    map[callKey]*entry
+	calls    map[CallKey]*entry
 	order    []*entry
 	dead     int
 	finished []*entry // FIFO of entries that finished, oldest first
@@ -139,7 +141,7 @@ func NewStore(o Options) *Store {
 	}
 	return &Store{
 		opts:    o,
-		calls:   make(map[callKey]*entry),
+		calls:   make(map[CallKey]*entry),
 		seen:    NewSeenIDs(o.MaxSeenEventIDs),
 		sources: make(map[sourceKey]*SourceState),
 		gen:     1,
@@ -229,7 +231,7 @@ func (s *Store) Apply(ev Event) bool {
 		// task.status and pass-through events: kept, and shown on the
 		// call they name if it is known (approval.* carry tool_call_id).
 		if ev.TaskID != "" && ev.ToolCallID != "" {
-			if e := s.calls[callKey{keyIDs, ev.TaskID, ev.ToolCallID}]; e != nil {
+			if e := s.calls[CallKey{keyIDs, ev.TaskID, ev.ToolCallID}]; e != nil {
 				c := s.mutable(e)
 				c.appendTimeline(ev)
 				c.Events++
@@ -272,24 +274,26 @@ func (s *Store) mutable(e *entry) *Call {
 	return e.call
 }
 
-// eventKeys lists the join keys an event carries, most specific first.
-func eventKeys(ev *Event, buf *[3]callKey) []callKey {
+// EventKeys lists the join keys an event carries, most specific first: the
+// store joins events into calls on them, and so does anything that must
+// agree with it (the OpenTelemetry export).
+func EventKeys(ev *Event, buf *[3]CallKey) []CallKey {
 	ks := buf[:0]
 	if ev.TaskID != "" && ev.ToolCallID != "" {
-		ks = append(ks, callKey{keyIDs, ev.TaskID, ev.ToolCallID})
+		ks = append(ks, CallKey{keyIDs, ev.TaskID, ev.ToolCallID})
 	}
 	if ev.IdempotencyKey != "" {
-		ks = append(ks, callKey{keyIdem, ev.IdempotencyKey, ""})
+		ks = append(ks, CallKey{keyIdem, ev.IdempotencyKey, ""})
 	}
 	if ev.Exchange != "" {
-		ks = append(ks, callKey{keyExchange, ev.SourceName, ev.Exchange})
+		ks = append(ks, CallKey{keyExchange, ev.SourceName, ev.Exchange})
 	}
 	return ks
 }
 
 func (s *Store) applyCall(ev *Event, src *SourceState) {
-	var buf [3]callKey
-	keys := eventKeys(ev, &buf)
+	var buf [3]CallKey
+	keys := EventKeys(ev, &buf)
 	var found *entry
 	for _, k := range keys {
 		e := s.calls[k]

@@ -9,37 +9,10 @@ import (
 	"toolscope/model"
 )
 
-// callKey is one identity an event carries, as the store joins on them:
-// (task_id, tool_call_id), the idempotency key, a tap's exchange.
-type callKey struct {
-	kind uint8
-	a, b string
-}
-
-const (
-	keyIDs uint8 = iota + 1
-	keyIdem
-	keyExchange
-)
-
-func eventKeys(ev *model.Event, buf *[3]callKey) []callKey {
-	ks := buf[:0]
-	if ev.TaskID != "" && ev.ToolCallID != "" {
-		ks = append(ks, callKey{keyIDs, ev.TaskID, ev.ToolCallID})
-	}
-	if ev.IdempotencyKey != "" {
-		ks = append(ks, callKey{keyIdem, ev.IdempotencyKey, ""})
-	}
-	if ev.Exchange != "" {
-		ks = append(ks, callKey{keyExchange, ev.SourceName, ev.Exchange})
-	}
-	return ks
-}
-
 // callState is what the exporter keeps of one call: its keys and attempts.
 // It stays after its attempts are exported, so a retry is numbered on.
 type callState struct {
-	keys     []callKey
+	keys     []model.CallKey
 	attempts []*attemptState // by number
 	seen     time.Time       // wall clock of the last event (idleness)
 	elem     *list.Element   // in the table's recency list
@@ -51,19 +24,19 @@ type callState struct {
 // callTable holds at most max calls, the least recently seen let go first.
 type callTable struct {
 	max    int
-	byKey  map[callKey]*callState
+	byKey  map[model.CallKey]*callState
 	recent *list.List // front: most recently seen
 }
 
 func newCallTable(max int) *callTable {
-	return &callTable{max: max, byKey: make(map[callKey]*callState), recent: list.New()}
+	return &callTable{max: max, byKey: make(map[model.CallKey]*callState), recent: list.New()}
 }
 
 // apply folds one call event in and returns the attempts that are now ready
 // to be scheduled: the one the event ended, and those of calls let go.
 func (t *callTable) apply(ev *model.Event, now time.Time) []*attemptState {
-	var buf [3]callKey
-	keys := eventKeys(ev, &buf)
+	var buf [3]model.CallKey
+	keys := model.EventKeys(ev, &buf)
 	if len(keys) == 0 {
 		return nil
 	}
