@@ -38,13 +38,23 @@ func (t *Tap) newProxy() *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite:        t.rewrite,
 		Transport:      transport,
-		FlushInterval:  -1, // every write reaches the client at once: SSE events are never held
+		FlushInterval:  plainFlushInterval,
 		ModifyResponse: t.modifyResponse,
 		ErrorHandler:   t.proxyError,
 		ErrorLog:       discardLog,
 		BufferPool:     copyBuffers,
 	}
 }
+
+// plainFlushInterval is how long a body of known length may sit in the
+// response buffer while the upstream is slow to send the rest. An event
+// stream, or a body of unknown length, is flushed at every write whatever
+// this says (httputil.ReverseProxy). A known length is not flushed at every
+// write: with -1 the proxy flushed the head on its own from a timer
+// goroutine, then the body, two writes and a goroutine per answer; now a
+// small answer leaves in one write when the handler returns (README:
+// Performance).
+const plainFlushInterval = 50 * time.Millisecond
 
 // bufferPool recycles the proxy's 32 KiB copy buffers: one per response
 // otherwise, zeroed and collected each time.

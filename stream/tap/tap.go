@@ -83,14 +83,15 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out := r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
 	hasBody := r.Body != nil && r.Body != http.NoBody
 	if hasBody && !t.cfg.Enforce {
-		ex.tee = newRequestTee(r.Body, r.ContentLength, t.cfg.MaxParseBytes, t.budget)
-		ex.tee.onCancel = func() {
-			// Counted as the bytes pass, so before the server can react.
-			ex.pendingCancel = true
-			t.cancels.add()
+		out.Body = t.forwardedBody(ex, r)
+		if ex.tee != nil {
+			ex.tee.onCancel = func() {
+				// Counted as the bytes pass, so before the server can react.
+				ex.pendingCancel = true
+				t.cancels.add()
+			}
+			defer ex.tee.end(false, "request body not read to its end") // a no-op once whole
 		}
-		out.Body = ex.tee
-		defer ex.tee.end(false, "request body not read to its end") // a no-op once whole
 	}
 	if hasBody && t.cfg.Enforce {
 		body, whole, refusal := t.bufferRequest(w, ex, r)
@@ -104,7 +105,8 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ex.body, ex.bodyWhole = body, whole
 		if whole {
-			out.Body = replayBody{Reader: bytes.NewReader(body), orig: r.Body}
+			// In memory as net/http sees it: head and body in one write.
+			out.Body = io.NopCloser(bytes.NewReader(body))
 		} else {
 			// Over the limit (or broken): what was read goes first, the rest
 			// streams on; the upstream sees the same bytes either way.
