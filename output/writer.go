@@ -31,7 +31,7 @@ type WriterConfig struct {
 	Redactor model.Redactor
 	Closer   io.Closer // closed by Close; may be nil
 	// MaxDelay is the longest a written line stays in the buffer while
-	// events keep coming (default 100 ms); an idle writer flushes at once.
+	// events keep coming (default 100 ms); an idle writer flushes within 2 ms.
 	MaxDelay time.Duration
 	// QueueLen bounds the events waiting to be written (default 1024);
 	// past it Emit waits, so memory stays bounded and no line is lost.
@@ -40,7 +40,7 @@ type WriterConfig struct {
 
 // Writer writes events to a stream as JSON lines or text, redacted. Emit
 // only queues the event: one goroutine encodes and writes them in batches,
-// flushing when the queue is empty and at least every MaxDelay, so a crash
+// flushing 2 ms after the queue empties and at least every MaxDelay, so a crash
 // loses at most that much of a recording. A write error (a full disk) stops
 // this writer only, and is reported once.
 type Writer struct {
@@ -125,21 +125,48 @@ func (w *Writer) loop() {
 	defer close(w.done)
 	var last model.Event
 	flushedAt := time.Now()
-	for it := range w.queue {
-		if it.flushed != nil {
-			w.flush(last)
-			close(it.flushed)
-			continue
-		}
-		w.write(it.e)
-		last = it.e
-		if len(w.queue) == 0 || time.Since(flushedAt) >= w.cfg.MaxDelay {
-			w.flush(last)
-			flushedAt = time.Now()
+	// An idle writer flushes after idleLinger, not at once: under load the
+	// queue empties between almost every two events, and a flush each time
+	// was a write(2) per event (README: Performance).
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
+	lingering := false
+	flush := func() {
+		w.flush(last)
+		flushedAt = time.Now()
+	}
+	for {
+		select {
+		case it, ok := <-w.queue:
+			if !ok {
+				linger.Stop()
+				w.flush(last)
+				return
+			}
+			if it.flushed != nil {
+				flush()
+				close(it.flushed)
+				continue
+			}
+			w.write(it.e)
+			last = it.e
+			switch {
+			case time.Since(flushedAt) >= w.cfg.MaxDelay:
+				flush()
+			case len(w.queue) == 0 && !lingering:
+				linger.Reset(min(idleLinger, w.cfg.MaxDelay))
+				lingering = true
+			}
+		case <-linger.C:
+			lingering = false
+			flush()
 		}
 	}
-	w.flush(last)
 }
+
+// idleLinger is how long a line waits for company before an idle writer
+// flushes: no one watching a terminal or a file sees 2 ms.
+const idleLinger = 2 * time.Millisecond
 
 func (w *Writer) write(e model.Event) {
 	if w.err != nil {
