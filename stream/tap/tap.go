@@ -129,7 +129,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	t.inflight.Add(1)
-	t.runners.start(ex)
+	ex.scheduleSideWork()
 	defer ex.handlerDone()
 
 	// The transport may still read the request body (if only to see its
