@@ -22,15 +22,24 @@ import (
 )
 
 // BenchmarkTapOutOfProcess measures the tap as a user runs it: the real
-// binary (`toolscope tap --upstream URL --output json`, its JSON lines to a
-// file, --instance-id and TOOLSCOPE_CONTEXT_SECRET set) against a bare
-// httputil.ReverseProxy in its own process, alternating between the two in
-// one run, every call a platform-exact tools/call with a fresh valid
-// X-AgentArea-Context token. It reports each path's figures and the tap/bare
-// ratios, and fails when the tap's output does not hold one tool.call and
-// one tool.result line per call made through it. Run it with -benchtime 1x:
-// one iteration is the whole workload (about 15 s).
+// binary's tap against a bare httputil.ReverseProxy in its own process,
+// alternating between the two in one run, every call a platform-exact
+// tools/call with a fresh valid X-AgentArea-Context token
+// (--instance-id and TOOLSCOPE_CONTEXT_SECRET set). Two ways to run the tap:
+//   - json: `toolscope tap --upstream URL --output json`, its lines to a file;
+//   - tui: the screen in a terminal (a tmux pane, 120x40; skipped without
+//     tmux) with `--record FILE`.
+//
+// It reports each path's figures and the tap/bare ratios, and fails when
+// the tap's lines do not hold one tool.call and one tool.result per call
+// made through it. Run it with -benchtime 1x: one iteration is the whole
+// workload (about 15 s each).
 func BenchmarkTapOutOfProcess(b *testing.B) {
+	b.Run("json", func(b *testing.B) { benchTapOutOfProcess(b, false) })
+	b.Run("tui", func(b *testing.B) { benchTapOutOfProcess(b, true) })
+}
+
+func benchTapOutOfProcess(b *testing.B, tui bool) {
 	dir := b.TempDir()
 	bin := toolscopeBinary(b, dir)
 	upstream := httptest.NewServer(http.HandlerFunc(benchMCPUpstream))
@@ -39,15 +48,20 @@ func BenchmarkTapOutOfProcess(b *testing.B) {
 
 	const instanceID, secret = "3f6e2b7a-9c41-4d8e-a5f0-1b2c3d4e5f60", "bench-context-secret-0123456789abcdef"
 	outPath := filepath.Join(dir, "tap.jsonl")
-	out, err := os.Create(outPath)
-	if err != nil {
-		b.Fatal(err)
+	var tp *benchProc
+	if tui {
+		tp = startTUIProc(b, bin, upstreamURL, instanceID, secret, outPath)
+	} else {
+		out, err := os.Create(outPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer out.Close()
+		tapCmd := exec.Command(bin, "tap", "--upstream", upstreamURL, "--listen", "127.0.0.1:0", "--output", "json", "--instance-id", instanceID)
+		tapCmd.Env = append(os.Environ(), "TOOLSCOPE_CONTEXT_SECRET="+secret)
+		tapCmd.Stdout = out
+		tp = startProc(b, "tap", tapCmd)
 	}
-	defer out.Close()
-	tapCmd := exec.Command(bin, "tap", "--upstream", upstreamURL, "--listen", "127.0.0.1:0", "--output", "json", "--instance-id", instanceID)
-	tapCmd.Env = append(os.Environ(), "TOOLSCOPE_CONTEXT_SECRET="+secret)
-	tapCmd.Stdout = out
-	tp := startProc(b, "tap", tapCmd)
 	self, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)

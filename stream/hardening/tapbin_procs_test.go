@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -91,6 +92,9 @@ type benchProc struct {
 	stdin io.WriteCloser
 	url   string
 	calls int // calls sent through it
+	// In a terminal (startTUIProc): the tmux socket and the tap's pid.
+	tmux string
+	pid  int
 }
 
 // startProc starts cmd and waits for its "listening on URL" line on stderr.
@@ -147,6 +151,9 @@ func (p *benchProc) stderr() string {
 // the CPU time it used in all.
 func (p *benchProc) stop(b *testing.B, interrupt bool) time.Duration {
 	b.Helper()
+	if p.tmux != "" {
+		return p.stopTUI(b)
+	}
 	if interrupt {
 		p.cmd.Process.Signal(os.Interrupt)
 	}
@@ -230,3 +237,84 @@ func countTapOutput(b *testing.B, path string) tapOutputCounts {
 	}
 	return c
 }
+
+// startTUIProc runs the tap's screen in a terminal, a tmux pane of 120x40
+// on a tmux server of its own, with --record FILE (the lines the benchmark
+// counts), and waits until it accepts connections. Without tmux the
+// benchmark is skipped.
+func startTUIProc(b *testing.B, bin, upstreamURL, instanceID, secret, record string) *benchProc {
+	b.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		b.Skip("tmux is needed to run the screen in a terminal")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	stderr := record + ".stderr"
+	p := &benchProc{name: "tap", url: "http://" + addr, tmux: fmt.Sprintf("toolscope-bench-%d", os.Getpid())}
+	// exec: the pane's process is the tap itself, whose CPU is measured.
+	line := fmt.Sprintf("exec env TOOLSCOPE_CONTEXT_SECRET=%s %s tap --upstream %s --listen %s --instance-id %s --record %s 2>%s",
+		shellQuote(secret), shellQuote(bin), shellQuote(upstreamURL), addr, instanceID, shellQuote(record), shellQuote(stderr))
+	if out, err := exec.Command("tmux", "-L", p.tmux, "new-session", "-d", "-s", "bench", "-x", "120", "-y", "40", line).CombinedOutput(); err != nil {
+		b.Fatalf("tmux: %v: %s", err, out)
+	}
+	b.Cleanup(func() { exec.Command("tmux", "-L", p.tmux, "kill-server").Run() })
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			msg, _ := os.ReadFile(stderr)
+			b.Fatalf("the tap's screen did not start listening on %s: %s", addr, msg)
+		}
+	}
+	out, err := exec.Command("tmux", "-L", p.tmux, "display-message", "-p", "-t", "bench", "#{pane_pid}").Output()
+	if err == nil {
+		p.pid, err = strconv.Atoi(strings.TrimSpace(string(out)))
+	}
+	if err != nil {
+		b.Fatalf("tmux pane pid: %v", err)
+	}
+	return p
+}
+
+// stopTUI quits the screen as a user does (q) once its CPU time is read,
+// and waits for the process to end (its recording is then whole).
+func (p *benchProc) stopTUI(b *testing.B) time.Duration {
+	b.Helper()
+	cpu := procCPU(b, p.pid)
+	exec.Command("tmux", "-L", p.tmux, "send-keys", "-t", "bench", "q").Run()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", p.pid)); err != nil {
+			return cpu
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("the tap's screen did not quit within 30 s")
+		}
+	}
+}
+
+// procCPU is a running process's user and system time from /proc (Linux;
+// clock ticks of 10 ms, USER_HZ 100).
+func procCPU(b *testing.B, pid int) time.Duration {
+	b.Helper()
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatalf("CPU time of the tap: %v", err)
+	}
+	// The fields after the command name (in parentheses, may hold spaces):
+	// state is the 3rd field, utime the 14th, stime the 15th.
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		b.Fatalf("CPU time of the tap: %q", stat)
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
