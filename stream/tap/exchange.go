@@ -70,6 +70,7 @@ type exchange struct {
 	settled   atomic.Bool
 	outcomes  chan outcome
 	sideStart *time.Timer // starts run on a runner (see scheduleSideWork)
+	served    bool        // the proxy returned (it panics when the client is gone)
 	pipe      *sidePipe   // set by ModifyResponse, read by the handler's defer
 
 	end          error  // how the response body ended
@@ -103,21 +104,33 @@ func (ex *exchange) settle(o outcome) {
 }
 
 // handlerDone runs when ServeHTTP returns, however it returns. An
-// exchange over within parseGrace starts its side work now.
-func (ex *exchange) handlerDone() {
+// exchange over within parseGrace has its side work done now: when the
+// proxy served it to the end, here, once the answer is flushed to the client
+// (no hand-off to another goroutine, the exchange still in cache; this
+// connection's next request waits for it, the client does not); else on a
+// runner.
+func (ex *exchange) handlerDone(w http.ResponseWriter) {
 	ex.settle(outcome{kind: outcomeAborted})
 	if ex.pipe != nil {
 		ex.pipe.finish(errClientGone) // no-op when the body already ended
 	}
-	if ex.sideStart.Stop() {
-		ex.t.runners.start(ex)
+	if !ex.sideStart.Stop() {
+		return // a runner has it
 	}
+	if !ex.served || ex.client.Err() != nil {
+		ex.t.runners.start(ex)
+		return
+	}
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	ex.run()
 }
 
 // parseGrace is how long the side parser leaves a request alone: a call
-// answered within it is parsed once its handler is done, in one go on a
-// runner that never waits; a slower call's tool.call event still shows up
-// at once to a human eye.
+// answered within it is parsed once its handler is done, in one go (see
+// handlerDone); a slower call's is parsed on a runner from then on, so its
+// tool.call event still shows up at once to a human eye.
 const parseGrace = 3 * time.Millisecond
 
 // scheduleSideWork starts the exchange's side work on a runner when its

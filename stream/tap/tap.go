@@ -130,7 +130,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	t.inflight.Add(1)
 	ex.scheduleSideWork()
-	defer ex.handlerDone()
+	defer ex.handlerDone(w)
 
 	// The transport may still read the request body (if only to see its
 	// end) after the upstream has answered. Without full duplex, net/http
@@ -144,6 +144,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h["Date"] = nil
 	h["Content-Type"] = nil
 	t.proxy.ServeHTTP(w, out)
+	ex.served = true
 }
 
 // replayBody forwards the bytes already read, then the rest; Close closes the
