@@ -96,30 +96,46 @@ func RedactHeader(name, value string) string { return Redactor{}.Header(name, va
 // "Bearer [redacted]" (the scheme is kept, it helps debugging), a context
 // token keeps its header and claims but loses its signature.
 func (r Redactor) Header(name, value string) string {
+	if keep, redacted := r.headerRedaction(name, value); redacted {
+		return value[:keep] + Redacted
+	}
+	return value
+}
+
+// headerRedaction says how a header value is recorded: unchanged, or (redacted)
+// its first keep bytes followed by Redacted. The kept prefix ends in an ASCII
+// byte, so the JSON encoder can write it and Redacted without building the
+// string.
+func (r Redactor) headerRedaction(name, value string) (keep int, redacted bool) {
 	canon := textproto.CanonicalMIMEHeaderKey(name)
 	if canon == canonicalContextHeader {
-		return RedactToken(value)
+		return tokenRedaction(value)
 	}
 	if !r.IsSecretHeader(canon) {
-		return value
+		return 0, false
 	}
 	if scheme, _, ok := strings.Cut(value, " "); ok && len(scheme) < 16 && value != "" {
-		return scheme + " " + Redacted
+		return len(scheme) + 1, true
 	}
-	return Redacted
+	return 0, true
 }
 
 // RedactToken drops the signature of a compact JWS, keeping what anyone
 // holding the token could read anyway (header and claims).
 func RedactToken(token string) string {
+	if keep, redacted := tokenRedaction(token); redacted {
+		return token[:keep] + Redacted
+	}
+	return token
+}
+
+// tokenRedaction is RedactToken as headerRedaction's prefix length.
+func tokenRedaction(token string) (keep int, redacted bool) {
 	i := strings.LastIndexByte(token, '.')
 	if i < 0 || strings.Count(token, ".") != 2 {
-		if token == "" {
-			return ""
-		}
-		return Redacted
+		return 0, token != ""
 	}
-	return token[:i+1] + Redacted
+	return i + 1, true
 }
 
 // Redact is Redactor{}.Event.
