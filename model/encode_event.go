@@ -135,16 +135,16 @@ func appendProgressTail(dst []byte, e *Event) []byte {
 // appendRedactedHeaders is appendStringMap of the headers Redactor.Event
 // would leave, without copying the map or building the redacted values.
 func appendRedactedHeaders(dst []byte, h map[string]string, r Redactor) []byte {
-	var stack [16]string
+	var stack [16]mapEntry[string]
 	dst = append(dst, '{')
-	for i, k := range sortedKeys(stack[:0], h) {
+	for i, kv := range sortedEntries(stack[:0], h) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, k)
+		dst = appendString(dst, kv.key)
 		dst = append(dst, ':')
-		v := h[k]
-		keep, redacted := r.headerRedaction(k, v)
+		v := kv.value
+		keep, redacted := r.headerRedaction(kv.key, v)
 		if !redacted {
 			dst = appendString(dst, v)
 			continue

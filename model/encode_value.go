@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -104,16 +105,16 @@ func appendAnySlice(dst []byte, s []any) ([]byte, error) {
 
 // appendAnyMap writes m with its keys sorted, as encoding/json does.
 func appendAnyMap(dst []byte, m map[string]any) ([]byte, error) {
-	var stack [16]string
+	var stack [16]mapEntry[any]
 	dst = append(dst, '{')
-	for i, k := range sortedKeys(stack[:0], m) {
+	for i, kv := range sortedEntries(stack[:0], m) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, k)
+		dst = appendString(dst, kv.key)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = appendAny(dst, m[k]); err != nil {
+		if dst, err = appendAny(dst, kv.value); err != nil {
 			return dst, err
 		}
 	}
@@ -121,35 +122,41 @@ func appendAnyMap(dst []byte, m map[string]any) ([]byte, error) {
 }
 
 func appendStringMap(dst []byte, m map[string]string) []byte {
-	var stack [16]string
+	var stack [16]mapEntry[string]
 	dst = append(dst, '{')
-	for i, k := range sortedKeys(stack[:0], m) {
+	for i, kv := range sortedEntries(stack[:0], m) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, k)
+		dst = appendString(dst, kv.key)
 		dst = append(dst, ':')
-		dst = appendString(dst, m[k])
+		dst = appendString(dst, kv.value)
 	}
 	return append(dst, '}')
 }
 
-// sortedKeys appends m's keys to keys, sorted; a caller's small stack array
-// holds them without an allocation.
-func sortedKeys[V any](keys []string, m map[string]V) []string {
-	for k := range m {
-		keys = append(keys, k)
+// mapEntry is a map's key and value, read once.
+type mapEntry[V any] struct {
+	key   string
+	value V
+}
+
+// sortedEntries appends m's entries to s sorted by key; a caller's small
+// stack array holds them without an allocation.
+func sortedEntries[V any](s []mapEntry[V], m map[string]V) []mapEntry[V] {
+	for k, v := range m {
+		s = append(s, mapEntry[V]{k, v})
 	}
-	if len(keys) > 12 {
-		slices.Sort(keys)
-		return keys
+	if len(s) > 12 {
+		slices.SortFunc(s, func(a, b mapEntry[V]) int { return strings.Compare(a.key, b.key) })
+		return s
 	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j].key < s[j-1].key; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
-	return keys
+	return s
 }
 
 // appendNumber writes a json.Number as encoding/json does: "" is 0, an

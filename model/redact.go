@@ -48,7 +48,10 @@ func NewRedactor(credentialHeaders ...string) Redactor {
 
 // IsSecretHeader says whether a header's value must never be shown.
 func (r Redactor) IsSecretHeader(name string) bool {
-	canon := textproto.CanonicalMIMEHeaderKey(name)
+	return r.isSecretCanonical(textproto.CanonicalMIMEHeaderKey(name))
+}
+
+func (r Redactor) isSecretCanonical(canon string) bool {
 	return secretHeaders[canon] || r.extra[canon] || credentialLike(canon)
 }
 
@@ -57,17 +60,29 @@ func (r Redactor) IsSecretHeader(name string) bool {
 // header nobody named with --credential-header is still never recorded.
 var credentialWords = []string{"auth", "token", "secret", "password", "passwd", "credential", "api-key", "apikey", "api_key", "access-key", "private-key", "cookie", "signature"}
 
+// credentialWordsByFirst indexes credentialWords by their first byte:
+// every header of every call passes here, and one pass over the name is
+// cheaper than a search for each word.
+var credentialWordsByFirst = func() (index [256][]string) {
+	for _, w := range credentialWords {
+		index[w[0]] = append(index[w[0]], w)
+	}
+	return index
+}()
+
 func credentialLike(canon string) bool {
-	// Every header of every call passes here: an ASCII name (all of them in
-	// practice) is lowered into a stack buffer, not a new string.
+	// An ASCII name (all of them in practice) is lowered into a stack
+	// buffer, not a new string.
 	var buf [64]byte
 	lower, ok := asciiLower(buf[:0], canon)
 	if !ok {
 		lower = []byte(strings.ToLower(canon)) // Unicode case rules (the Kelvin sign is a k)
 	}
-	for _, w := range credentialWords {
-		if bytes.Contains(lower, []byte(w)) {
-			return true
+	for i, c := range lower {
+		for _, w := range credentialWordsByFirst[c] {
+			if bytes.HasPrefix(lower[i:], []byte(w)) {
+				return true
+			}
 		}
 	}
 	return false
@@ -111,7 +126,7 @@ func (r Redactor) headerRedaction(name, value string) (keep int, redacted bool) 
 	if canon == canonicalContextHeader {
 		return tokenRedaction(value)
 	}
-	if !r.IsSecretHeader(canon) {
+	if !r.isSecretCanonical(canon) {
 		return 0, false
 	}
 	if scheme, _, ok := strings.Cut(value, " "); ok && len(scheme) < 16 && value != "" {
