@@ -2,7 +2,9 @@ package model
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -110,5 +112,23 @@ func compareEncoding(t *testing.T, id any, what string, got, want []byte, gotErr
 	}
 	if string(got) != string(want) {
 		t.Errorf("%v %s:\n got %s\nwant %s", id, what, got, want)
+	}
+}
+
+// Raw JSON is checked and compacted by hand: valid, invalid and untidy
+// messages give encoding/json's bytes or its error.
+func TestRawJSONMatchesEncodingJSON(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	cases := []string{
+		``, ` `, `0`, `-0`, `01`, `-`, `1.`, `1.5`, `.5`, `1e`, `1E+5`, `1e-05`, `-0.0e-0`, `1ee2`, `2.e3`,
+		`"\u12"`, `"\uZZZZ"`, `"\u00aF"`, `"\/\b\f\n\r\t\"\\"`, `"\x"`, "\"\t\"", "\"\x7f\xff\xe2\x80\"", `"\u2028"`,
+		"\"\u2028\u2029\u2027\"", "\"<>&\"", `"unterminated`, `[1,]`, `[,1]`, `{,}`, `{"a"}`, `{"a":1,}`, `{"a" 1}`, `{1:2}`,
+		`tru`, `true`, `false`, `null`, `nulll`, `nul`, " [ ] ", " { \"a\" : [ 1 , { } , \"x y\" ] } \n", `[] []`, `{}}`,
+		deep(maxRawDepth), deep(maxRawDepth + 1), `[[[[[`, `]`,
+	}
+	for _, raw := range cases {
+		want, wantErr := json.Marshal(json.RawMessage(raw))
+		got, gotErr := appendRawJSON([]byte("x"), []byte(raw))
+		compareEncoding(t, fmt.Sprintf("%.40q", raw), "appendRawJSON", got[1:], want, gotErr, wantErr)
 	}
 }
