@@ -14,13 +14,13 @@ func appendContext(dst []byte, c *Context) ([]byte, error) {
 	var err error
 	if len(c.Header) > 0 {
 		dst = append(dst, `,"header":`...)
-		if dst, err = appendAnyMap(dst, c.Header); err != nil {
+		if dst, err = appendAnyMap(dst, c.Header, 1); err != nil {
 			return dst, err
 		}
 	}
 	if len(c.Claims) > 0 {
 		dst = append(dst, `,"claims":`...)
-		if dst, err = appendAnyMap(dst, c.Claims); err != nil {
+		if dst, err = appendAnyMap(dst, c.Claims, 1); err != nil {
 			return dst, err
 		}
 	}

@@ -55,13 +55,21 @@ func appendCallFields(dst []byte, e *Event, r *Redactor) ([]byte, error) {
 	dst = appendIntField(dst, `,"attempt":`, int64(e.Attempt))
 	if len(e.Meta) > 0 {
 		dst = append(dst, `,"meta":`...)
-		if dst, err = appendAnyMap(dst, e.Meta); err != nil {
+		start := len(dst)
+		if dst, err = appendAnyMap(dst, e.Meta, 1); err == errTooDeep {
+			dst, err = appendMarshalled(dst[:start], e.Meta)
+		}
+		if err != nil {
 			return dst, err
 		}
 	}
 	if e.Context != nil {
 		dst = append(dst, `,"context":`...)
-		if dst, err = appendContext(dst, e.Context); err != nil {
+		start := len(dst)
+		if dst, err = appendContext(dst, e.Context); err == errTooDeep {
+			dst, err = appendMarshalled(dst[:start], e.Context)
+		}
+		if err != nil {
 			return dst, err
 		}
 	}

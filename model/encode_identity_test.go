@@ -31,6 +31,10 @@ func identityCases() []Event {
 	odd.Context.HTTPStatus, odd.Context.RPCCode, odd.Context.Reason = 401, -32001, "expired \u202e"
 	odd.StructuredContent = json.RawMessage(`[1,"\u003c",{"a":null}]`)
 	odd.Data = json.RawMessage(`"x"`)
+	nested := realisticTapCall()
+	nested.Meta = deep(maxHandDepth + 3)
+	nested.Context.Claims = deep(maxHandDepth - 1)
+	events = append(events, nested)
 	many := realisticTapCall()
 	many.Meta = map[string]any{}
 	for _, k := range []string{"q", "w", "e", "r", "t", "y", "u", "i", "o", "p", "a", "s", "d", "f", "g", "h", "j", "k", "l", "z"} {
@@ -60,10 +64,30 @@ func errorCases() []Event {
 		with(func(e *Event) { e.Meta = map[string]any{"a": json.RawMessage{}} }),
 		with(func(e *Event) { e.Meta = map[string]any{"a": make(chan int)} }),
 		with(func(e *Event) { e.Context = &Context{Claims: map[string]any{"exp": math.Inf(1)}} }),
+		with(func(e *Event) { e.Meta = cyclic() }),
+		with(func(e *Event) { e.Context = &Context{Header: map[string]any{"x": []any{cyclic()}}} }),
 		with(func(e *Event) { e.Time = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }),
 		with(func(e *Event) { e.Time = time.Date(9999, 12, 31, 23, 0, 0, 0, time.FixedZone("w", -5*3600)) }),
 		with(func(e *Event) { e.Time = time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC) }),
 	}
+}
+
+// cyclic is a map that holds itself: JSON decoding never yields one, but
+// encoding/json reports it as an error, and so must the encoder.
+func cyclic() map[string]any {
+	m := map[string]any{"a": 1.0}
+	m["self"] = []any{m}
+	return m
+}
+
+// deep is n maps (each in a slice) nested in each other: deeper than the
+// encoder goes by hand.
+func deep(n int) map[string]any {
+	m := map[string]any{"leaf": "<x>"}
+	for range n {
+		m = map[string]any{"k": []any{1.0, m}}
+	}
+	return m
 }
 
 func TestEncodeMatchesReflection(t *testing.T) {

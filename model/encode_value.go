@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -51,9 +52,30 @@ func appendTime(dst []byte, t time.Time) ([]byte, error) {
 	return append(dst, '"'), nil
 }
 
+// maxHandDepth is how deep appendAny nests by hand. What JSON decoding
+// yields is shallow; a deeper value fails with errTooDeep and the field
+// holding it (meta, context) is encoded by encoding/json instead, whose
+// detection of a map or slice that holds itself then gives its error (not
+// a crash), counted from the same top as before.
+const maxHandDepth = 64
+
+var errTooDeep = errors.New("model: value nested too deep to encode by hand")
+
+// appendMarshalled appends v as encoding/json encodes it.
+func appendMarshalled(dst []byte, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
 // appendAny writes what JSON decoding yields by hand, anything else through
-// encoding/json.
-func appendAny(dst []byte, v any) ([]byte, error) {
+// encoding/json; depth counts the maps and slices around v.
+func appendAny(dst []byte, v any, depth int) ([]byte, error) {
+	if depth > maxHandDepth {
+		return dst, errTooDeep
+	}
 	switch v := v.(type) {
 	case nil:
 		return append(dst, "null"...), nil
@@ -67,9 +89,9 @@ func appendAny(dst []byte, v any) ([]byte, error) {
 		if v == nil {
 			return append(dst, "null"...), nil
 		}
-		return appendAnyMap(dst, v)
+		return appendAnyMap(dst, v, depth+1)
 	case []any:
-		return appendAnySlice(dst, v)
+		return appendAnySlice(dst, v, depth+1)
 	case json.Number:
 		return appendNumber(dst, v)
 	case int:
@@ -82,11 +104,10 @@ func appendAny(dst []byte, v any) ([]byte, error) {
 		}
 		return appendRawJSON(dst, v)
 	}
-	b, err := json.Marshal(v)
-	return append(dst, b...), err
+	return appendMarshalled(dst, v)
 }
 
-func appendAnySlice(dst []byte, s []any) ([]byte, error) {
+func appendAnySlice(dst []byte, s []any, depth int) ([]byte, error) {
 	if s == nil {
 		return append(dst, "null"...), nil
 	}
@@ -96,7 +117,7 @@ func appendAnySlice(dst []byte, s []any) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		var err error
-		if dst, err = appendAny(dst, v); err != nil {
+		if dst, err = appendAny(dst, v, depth); err != nil {
 			return dst, err
 		}
 	}
@@ -104,7 +125,7 @@ func appendAnySlice(dst []byte, s []any) ([]byte, error) {
 }
 
 // appendAnyMap writes m with its keys sorted, as encoding/json does.
-func appendAnyMap(dst []byte, m map[string]any) ([]byte, error) {
+func appendAnyMap(dst []byte, m map[string]any, depth int) ([]byte, error) {
 	var stack [16]mapEntry[any]
 	dst = append(dst, '{')
 	for i, kv := range sortedEntries(stack[:0], m) {
@@ -114,7 +135,7 @@ func appendAnyMap(dst []byte, m map[string]any) ([]byte, error) {
 		dst = appendString(dst, kv.key)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = appendAny(dst, kv.value); err != nil {
+		if dst, err = appendAny(dst, kv.value, depth); err != nil {
 			return dst, err
 		}
 	}
