@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 )
 
 // eventFields lets UnmarshalJSON reuse the struct tags without recursing.
@@ -54,7 +55,26 @@ func EncodeLine(e Event) ([]byte, error) { return Redactor{}.EncodeLine(e) }
 // EncodeLine is EncodeLine with this Redactor's credential headers too: one
 // redaction pass per line.
 func (r Redactor) EncodeLine(e Event) ([]byte, error) {
-	return r.AppendLine(make([]byte, 0, 1024), e)
+	buf := lineBuffers.Get().(*[]byte)
+	defer putLineBuffer(buf)
+	line, err := r.AppendLine((*buf)[:0], e)
+	*buf = line
+	if err != nil {
+		return nil, err
+	}
+	return append(make([]byte, 0, len(line)), line...), nil // one allocation, of the line's size
+}
+
+// lineBuffers are EncodeLine's scratch buffers; one over maxPooledLine is
+// dropped rather than kept.
+var lineBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxPooledLine = 64 << 10
+
+func putLineBuffer(b *[]byte) {
+	if cap(*b) <= maxPooledLine {
+		lineBuffers.Put(b)
+	}
 }
 
 // AppendLine appends EncodeLine's line to dst: a writer reusing one buffer
