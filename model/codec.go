@@ -1,39 +1,25 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 )
 
-// eventFields lets MarshalJSON reuse the struct tags without recursing.
+// eventFields lets UnmarshalJSON reuse the struct tags without recursing.
 type eventFields Event
 
 // MarshalJSON writes the event as the README's JSON-lines interface names it: time in UTC
 // with sub-seconds, and for tool.progress always progress, total (null when
-// unknown) and relayed.
+// unknown) and relayed. The bytes are encoding/json's for the struct (see
+// appendEvent), written without reflection.
 func (e Event) MarshalJSON() ([]byte, error) {
-	f := eventFields(e)
-	f.Time = f.Time.UTC()
-	b, err := json.Marshal(f)
-	if err != nil || e.Kind != KindToolProgress {
-		return b, err
+	b, err := appendEvent(make([]byte, 0, 512), &e, nil)
+	if err != nil {
+		return nil, err
 	}
-	var buf bytes.Buffer
-	buf.Write(b[:len(b)-1])
-	buf.WriteString(`,"progress":`)
-	buf.WriteString(formatNumber(e.Progress))
-	buf.WriteString(`,"total":`)
-	if e.Total == nil {
-		buf.WriteString("null")
-	} else {
-		buf.WriteString(formatNumber(*e.Total))
-	}
-	buf.WriteString(`,"relayed":`)
-	buf.WriteString(strconv.FormatBool(e.Relayed))
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 // UnmarshalJSON reads back what MarshalJSON wrote, losslessly.
@@ -63,19 +49,46 @@ func formatNumber(f float64) string {
 }
 
 // EncodeLine is one JSON line (with the trailing newline) for an event,
-// redacted first and safe to view on a terminal. MarshalJSON is called
-// directly: json.Marshal would compact and copy its already compact output
-// again, the largest cost of the tap's JSON output (issue 12).
+// redacted first and safe to view on a terminal.
 func EncodeLine(e Event) ([]byte, error) { return Redactor{}.EncodeLine(e) }
 
 // EncodeLine is EncodeLine with this Redactor's credential headers too: one
 // redaction pass per line.
 func (r Redactor) EncodeLine(e Event) ([]byte, error) {
-	b, err := r.Event(e).MarshalJSON()
+	buf := lineBuffers.Get().(*[]byte)
+	defer putLineBuffer(buf)
+	line, err := r.AppendLine((*buf)[:0], e)
+	*buf = line
 	if err != nil {
 		return nil, err
 	}
-	return append(TerminalSafeJSON(b), '\n'), nil
+	return append(make([]byte, 0, len(line)), line...), nil // one allocation, of the line's size
+}
+
+// lineBuffers are EncodeLine's scratch buffers; one over maxPooledLine is
+// dropped rather than kept.
+var lineBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxPooledLine = 64 << 10
+
+func putLineBuffer(b *[]byte) {
+	if cap(*b) <= maxPooledLine {
+		lineBuffers.Put(b)
+	}
+}
+
+// AppendLine appends EncodeLine's line to dst: a writer reusing one buffer
+// encodes an event without allocating (issue 12). Headers are redacted as
+// they are written, the event's map is not copied. On an error dst is
+// returned as it was.
+func (r Redactor) AppendLine(dst []byte, e Event) ([]byte, error) {
+	start := len(dst)
+	b, err := appendEvent(dst, &e, &r)
+	if err != nil {
+		return dst[:start], err
+	}
+	b = makeTerminalSafe(b, start)
+	return append(b, '\n'), nil
 }
 
 // DecodeLine reads one JSON line back into an event. A line without `kind`

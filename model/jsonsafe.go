@@ -1,7 +1,7 @@
 package model
 
 import (
-	"fmt"
+	"encoding/binary"
 	"unicode/utf8"
 )
 
@@ -13,39 +13,89 @@ import (
 // controls in strings, but not these, and passes json.RawMessage fields
 // through as they came. Outside strings valid JSON is plain ASCII, so every
 // rewrite lands inside a string and the value read back is unchanged.
+// Bytes that are already safe are returned as they are, not copied.
 func TerminalSafeJSON(b []byte) []byte {
-	i := 0
-	for i < len(b) && b[i] < utf8.RuneSelf && b[i] != 0x7f {
-		i++
-	}
+	i := terminalUnsafeAt(b)
 	if i == len(b) {
 		return b
 	}
 	out := make([]byte, 0, len(b)+16)
 	out = append(out, b[:i]...)
+	return appendTerminalSafe(out, b[i:])
+}
+
+// makeTerminalSafe is TerminalSafeJSON of b[from:] in place: nothing is
+// copied or allocated when those bytes are already safe.
+func makeTerminalSafe(b []byte, from int) []byte {
+	i := from + terminalUnsafeAt(b[from:])
+	if i == len(b) {
+		return b
+	}
+	rest := append([]byte(nil), b[i:]...) // the rewrite is longer than the bytes it reads
+	return appendTerminalSafe(b[:i], rest)
+}
+
+// terminalUnsafeAt is the index of the first byte TerminalSafeJSON
+// rewrites, len(b) when there is none.
+func terminalUnsafeAt(b []byte) int {
+	i := 0
 	for i < len(b) {
+		if i+8 <= len(b) && plainASCII8(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+			continue
+		}
 		c := b[i]
 		if c < utf8.RuneSelf {
 			if c == 0x7f {
-				out = append(out, `\u007f`...)
-			} else {
-				out = append(out, c)
+				return i
 			}
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRune(b[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			out = append(out, `\ufffd`...)
-		case unsafeForTerminal(r):
-			out = fmt.Appendf(out, `\u%04x`, r)
-		default:
-			out = append(out, b[i:i+size]...)
+		if (r == utf8.RuneError && size == 1) || unsafeForTerminal(r) {
+			return i
 		}
 		i += size
 	}
-	return out
+	return i
+}
+
+// plainASCII8 says whether eight bytes are all ASCII and none is DEL.
+func plainASCII8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	if w&highs != 0 {
+		return false
+	}
+	del := w ^ (0x7f * ones) // a DEL byte becomes zero
+	return (del-ones)&^del&highs == 0
+}
+
+// appendTerminalSafe appends src to dst with TerminalSafeJSON's rewrites.
+func appendTerminalSafe(dst, src []byte) []byte {
+	for i := 0; i < len(src); {
+		c := src[i]
+		if c < utf8.RuneSelf {
+			if c == 0x7f {
+				dst = append(dst, `\u007f`...)
+			} else {
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(src[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, `\ufffd`...)
+		case unsafeForTerminal(r):
+			dst = append(dst, '\\', 'u', hexDigits[r>>12&0xF], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
+		default:
+			dst = append(dst, src[i:i+size]...)
+		}
+		i += size
+	}
+	return dst
 }
 
 // unsafeForTerminal: C1 controls and the bidirectional controls that let

@@ -48,7 +48,10 @@ func NewRedactor(credentialHeaders ...string) Redactor {
 
 // IsSecretHeader says whether a header's value must never be shown.
 func (r Redactor) IsSecretHeader(name string) bool {
-	canon := textproto.CanonicalMIMEHeaderKey(name)
+	return r.isSecretCanonical(textproto.CanonicalMIMEHeaderKey(name))
+}
+
+func (r Redactor) isSecretCanonical(canon string) bool {
 	return secretHeaders[canon] || r.extra[canon] || credentialLike(canon)
 }
 
@@ -57,17 +60,29 @@ func (r Redactor) IsSecretHeader(name string) bool {
 // header nobody named with --credential-header is still never recorded.
 var credentialWords = []string{"auth", "token", "secret", "password", "passwd", "credential", "api-key", "apikey", "api_key", "access-key", "private-key", "cookie", "signature"}
 
+// credentialWordsByFirst indexes credentialWords by their first byte:
+// every header of every call passes here, and one pass over the name is
+// cheaper than a search for each word.
+var credentialWordsByFirst = func() (index [256][]string) {
+	for _, w := range credentialWords {
+		index[w[0]] = append(index[w[0]], w)
+	}
+	return index
+}()
+
 func credentialLike(canon string) bool {
-	// Every header of every call passes here: an ASCII name (all of them in
-	// practice) is lowered into a stack buffer, not a new string.
+	// An ASCII name (all of them in practice) is lowered into a stack
+	// buffer, not a new string.
 	var buf [64]byte
 	lower, ok := asciiLower(buf[:0], canon)
 	if !ok {
 		lower = []byte(strings.ToLower(canon)) // Unicode case rules (the Kelvin sign is a k)
 	}
-	for _, w := range credentialWords {
-		if bytes.Contains(lower, []byte(w)) {
-			return true
+	for i, c := range lower {
+		for _, w := range credentialWordsByFirst[c] {
+			if bytes.HasPrefix(lower[i:], []byte(w)) {
+				return true
+			}
 		}
 	}
 	return false
@@ -96,30 +111,46 @@ func RedactHeader(name, value string) string { return Redactor{}.Header(name, va
 // "Bearer [redacted]" (the scheme is kept, it helps debugging), a context
 // token keeps its header and claims but loses its signature.
 func (r Redactor) Header(name, value string) string {
+	if keep, redacted := r.headerRedaction(name, value); redacted {
+		return value[:keep] + Redacted
+	}
+	return value
+}
+
+// headerRedaction says how a header value is recorded: unchanged, or (redacted)
+// its first keep bytes followed by Redacted. The kept prefix ends in an ASCII
+// byte, so the JSON encoder can write it and Redacted without building the
+// string.
+func (r Redactor) headerRedaction(name, value string) (keep int, redacted bool) {
 	canon := textproto.CanonicalMIMEHeaderKey(name)
 	if canon == canonicalContextHeader {
-		return RedactToken(value)
+		return tokenRedaction(value)
 	}
-	if !r.IsSecretHeader(canon) {
-		return value
+	if !r.isSecretCanonical(canon) {
+		return 0, false
 	}
 	if scheme, _, ok := strings.Cut(value, " "); ok && len(scheme) < 16 && value != "" {
-		return scheme + " " + Redacted
+		return len(scheme) + 1, true
 	}
-	return Redacted
+	return 0, true
 }
 
 // RedactToken drops the signature of a compact JWS, keeping what anyone
 // holding the token could read anyway (header and claims).
 func RedactToken(token string) string {
+	if keep, redacted := tokenRedaction(token); redacted {
+		return token[:keep] + Redacted
+	}
+	return token
+}
+
+// tokenRedaction is RedactToken as headerRedaction's prefix length.
+func tokenRedaction(token string) (keep int, redacted bool) {
 	i := strings.LastIndexByte(token, '.')
 	if i < 0 || strings.Count(token, ".") != 2 {
-		if token == "" {
-			return ""
-		}
-		return Redacted
+		return 0, token != ""
 	}
-	return token[:i+1] + Redacted
+	return i + 1, true
 }
 
 // Redact is Redactor{}.Event.

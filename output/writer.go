@@ -46,6 +46,7 @@ type WriterConfig struct {
 type Writer struct {
 	cfg    WriterConfig
 	out    *bufio.Writer
+	line   []byte // the loop's: each event is encoded into it, no new buffer per line
 	queue  chan item
 	done   chan struct{}
 	report func(error, model.Event) // set by the hub before the first Emit
@@ -172,14 +173,9 @@ func (w *Writer) write(e model.Event) {
 	if w.err != nil {
 		return // stopped: the queue is still drained so emitters never wait on it
 	}
-	var line []byte
-	if w.cfg.Format == FormatText {
-		line = append([]byte(w.cfg.Redactor.TextLine(e)), '\n')
-	} else {
-		var err error
-		if line, err = w.cfg.Redactor.EncodeLine(e); err != nil {
-			return // an event that cannot be encoded is skipped, not fatal
-		}
+	line, err := w.encode(e)
+	if err != nil {
+		return // an event that cannot be encoded is skipped, not fatal
 	}
 	if w.out.Buffered() > 0 && w.out.Available() < len(line) {
 		// Whole lines per write: a reader of the file (tail -f, a crash)
@@ -192,6 +188,25 @@ func (w *Writer) write(e model.Event) {
 	if _, err := w.out.Write(line); err != nil {
 		w.fail(err, e)
 	}
+}
+
+// maxKeptLine bounds the line buffer kept between events: one huge event
+// does not pin its memory for the writer's life.
+const maxKeptLine = 256 << 10
+
+// encode is the event's line in the writer's own buffer, valid until the
+// next call.
+func (w *Writer) encode(e model.Event) ([]byte, error) {
+	if cap(w.line) > maxKeptLine {
+		w.line = nil
+	}
+	if w.cfg.Format == FormatText {
+		w.line = append(append(w.line[:0], w.cfg.Redactor.TextLine(e)...), '\n')
+		return w.line, nil
+	}
+	var err error
+	w.line, err = w.cfg.Redactor.AppendLine(w.line[:0], e)
+	return w.line, err
 }
 
 func (w *Writer) flush(last model.Event) {

@@ -1,0 +1,176 @@
+package model
+
+import "encoding/json"
+
+// appendRawJSON writes a json.RawMessage as encoding/json embeds one:
+// compacted, with <, >, & and U+2028/U+2029 escaped. Invalid JSON is the
+// error json.Marshal gives for it.
+func appendRawJSON(dst, raw []byte) ([]byte, error) {
+	c := rawCompactor{src: raw, dst: dst}
+	if !c.document() {
+		return dst, marshalError(json.RawMessage(raw))
+	}
+	return c.dst, nil
+}
+
+// maxRawDepth is encoding/json's nesting limit: deeper is invalid.
+const maxRawDepth = 10000
+
+// rawCompactor checks src is JSON as encoding/json's scanner does and
+// appends it compacted to dst in the same pass: whitespace outside strings
+// goes, inside them the characters encoding/json escapes for HTML and
+// JavaScript become \u escapes. Strings are not checked for UTF-8 (nor are
+// they by encoding/json).
+type rawCompactor struct {
+	src []byte
+	i   int
+	dst []byte
+}
+
+func (c *rawCompactor) document() bool {
+	if !c.value(1) {
+		return false
+	}
+	c.skipSpace()
+	return c.i == len(c.src)
+}
+
+func (c *rawCompactor) skipSpace() {
+	for c.i < len(c.src) {
+		switch c.src[c.i] {
+		case ' ', '\t', '\r', '\n':
+			c.i++
+		default:
+			return
+		}
+	}
+}
+
+// value reads one value at nesting depth (1 for the top level's containers).
+func (c *rawCompactor) value(depth int) bool {
+	c.skipSpace()
+	if c.i == len(c.src) {
+		return false
+	}
+	switch b := c.src[c.i]; {
+	case b == '"':
+		return c.str()
+	case b == '{' || b == '[':
+		return depth <= maxRawDepth && c.container(depth)
+	case b == '-' || isDigit(b):
+		return c.number()
+	case b == 't':
+		return c.literal("true")
+	case b == 'f':
+		return c.literal("false")
+	case b == 'n':
+		return c.literal("null")
+	}
+	return false
+}
+
+// container reads an object or an array: members separated by commas,
+// an object's each a string key, a colon and a value.
+func (c *rawCompactor) container(depth int) bool {
+	open := c.src[c.i]
+	closing := byte(']')
+	if open == '{' {
+		closing = '}'
+	}
+	c.dst = append(c.dst, open)
+	c.i++
+	c.skipSpace()
+	if c.i < len(c.src) && c.src[c.i] == closing {
+		c.dst = append(c.dst, closing)
+		c.i++
+		return true
+	}
+	for {
+		if open == '{' && !c.key() {
+			return false
+		}
+		if !c.value(depth + 1) {
+			return false
+		}
+		c.skipSpace()
+		if c.i == len(c.src) {
+			return false
+		}
+		switch c.src[c.i] {
+		case ',':
+			c.dst = append(c.dst, ',')
+			c.i++
+		case closing:
+			c.dst = append(c.dst, closing)
+			c.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (c *rawCompactor) key() bool {
+	c.skipSpace()
+	if c.i == len(c.src) || c.src[c.i] != '"' || !c.str() {
+		return false
+	}
+	c.skipSpace()
+	if c.i == len(c.src) || c.src[c.i] != ':' {
+		return false
+	}
+	c.dst = append(c.dst, ':')
+	c.i++
+	return true
+}
+
+func (c *rawCompactor) literal(word string) bool {
+	if len(c.src)-c.i < len(word) || string(c.src[c.i:c.i+len(word)]) != word {
+		return false
+	}
+	c.dst = append(c.dst, word...)
+	c.i += len(word)
+	return true
+}
+
+// number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (c *rawCompactor) number() bool {
+	s, start := c.src, c.i
+	i := start
+	if s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && '1' <= s[i] && s[i] <= '9':
+		i = skipDigitBytes(s, i+1)
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		if i++; i == len(s) || !isDigit(s[i]) {
+			return false
+		}
+		i = skipDigitBytes(s, i)
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		if i++; i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i == len(s) || !isDigit(s[i]) {
+			return false
+		}
+		i = skipDigitBytes(s, i)
+	}
+	c.dst = append(c.dst, s[start:i]...)
+	c.i = i
+	return true
+}
+
+func skipDigitBytes(s []byte, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
+}

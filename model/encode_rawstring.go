@@ -1,0 +1,78 @@
+package model
+
+// rawStringPlain marks the bytes a raw JSON string is copied with as they
+// are: not its end, an escape, a control (invalid), an HTML character or
+// the first byte of U+2028/U+2029. Bytes above ASCII are not checked for
+// UTF-8, as encoding/json does not check them.
+var rawStringPlain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' && c != 0xE2
+	}
+	return t
+}()
+
+// str reads a string at c.i (its opening quote) and appends it with
+// encoding/json's escapes of <, >, &, U+2028 and U+2029.
+func (c *rawCompactor) str() bool {
+	s := c.src
+	start := c.i
+	for i := c.i + 1; i < len(s); {
+		b := s[i]
+		if rawStringPlain[b] {
+			i++
+			continue
+		}
+		switch {
+		case b == '"':
+			c.dst = append(c.dst, s[start:i+1]...)
+			c.i = i + 1
+			return true
+		case b == '\\':
+			n := validEscape(s[i+1:])
+			if n == 0 {
+				return false
+			}
+			i += 1 + n
+		case b < 0x20:
+			return false
+		case b == 0xE2:
+			if i+2 < len(s) && s[i+1] == 0x80 && s[i+2]&^1 == 0xA8 {
+				c.dst = append(c.dst, s[start:i]...)
+				c.dst = append(c.dst, '\\', 'u', '2', '0', '2', hexDigits[s[i+2]&0xF])
+				i += 3
+				start = i
+			} else {
+				i++
+			}
+		default: // <, >, &
+			c.dst = append(c.dst, s[start:i]...)
+			c.dst = append(c.dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			i++
+			start = i
+		}
+	}
+	return false
+}
+
+// validEscape is the length of the escape after a backslash, 0 when it is
+// not one JSON allows.
+func validEscape(s []byte) int {
+	if len(s) == 0 {
+		return 0
+	}
+	switch s[0] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 1
+	case 'u':
+		if len(s) < 5 {
+			return 0
+		}
+		for _, h := range s[1:5] {
+			if !isDigit(h) && !('a' <= h && h <= 'f') && !('A' <= h && h <= 'F') {
+				return 0
+			}
+		}
+		return 5
+	}
+	return 0
+}
