@@ -56,7 +56,8 @@ type ResultSummary struct {
 	Images []model.Image
 	// Blocks counts content blocks by type.
 	Blocks map[string]int
-	// StructuredContent is the raw JSON as received (nil when absent).
+	// StructuredContent is the raw JSON as received (nil when absent); it
+	// may share the bytes of the result summarised.
 	StructuredContent json.RawMessage
 	// StructuredContentBytes is its compact size in bytes, and
 	// StructuredContentChars in characters (what the 16000 limit counts).

@@ -21,18 +21,15 @@ type wireResult struct {
 	ResultType        json.RawMessage `json:"resultType"`
 }
 
-// decodeResultFast reads a well-formed result in one pass (a result can hold
-// megabytes of base64 image data; each extra pass over it costs). ok is
-// false when anything is off, and the slow path then says what.
+// decodeResultFast reads a well-formed result in one pass when it has the
+// common shape (a result can hold megabytes of base64 image data; each extra
+// pass over it costs), else with encoding/json. ok is false when anything is
+// off, and the slow path then says what.
 func decodeResultFast(r []byte) (wireResult, []wireBlock, bool) {
-	var w struct {
-		wireResult
-		Content *[]wireBlock `json:"content"`
+	if w, blocks, ok := decodeResultOnePass(r); ok {
+		return w, blocks, true
 	}
-	if err := json.Unmarshal(r, &w); err != nil || w.Content == nil {
-		return wireResult{}, nil, false
-	}
-	return w.wireResult, *w.Content, true
+	return decodeResultReflect(r)
 }
 
 // decodeResultSlow reads a result piece by piece, reporting each malformed

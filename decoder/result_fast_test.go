@@ -1,0 +1,82 @@
+package decoder
+
+import (
+	"reflect"
+	"testing"
+)
+
+var resultCases = []string{
+	`{"content":[{"type":"text","text":"order A-17: shipped"}],"structuredContent":{"status":"shipped"}}`,
+	`{"content":[{"type":"text","text":"line one\nline \"two\" \u00e9\ud83d\ude00"},{"type":"image","mimeType":"image/png","data":"iVBORw0KGgo="}],"isError":false,"_meta":{"agentarea/replayed":true},"resultType":"complete"}`,
+	` { "content" : [ ] , "structuredContent" : null } `,
+	`{"content":[{"type":"text","text":"x","annotations":{"audience":["user"]},"_meta":{}}]}`,
+	`{"content":[{"type":"audio","data":"AAAA","mimeType":"audio/wav"},{}]}`,
+	`{"content":[{"type":null,"text":null,"data":null,"mimeType":null}]}`,
+	`{"content":[{"type":"text","text":"\ud800 lone \udc00 halves \ud800\u0041"}]}`,
+	"{\"content\":[{\"type\":\"text\",\"text\":\"bad utf8 \xff\xfe end\"}]}",
+	`{"content":[{"type":"resource","resource":{"uri":"u","text":"t"}}]}`,
+	`{"Content":[],"content":[]}`,
+	`{"content":[{"type":"text","Text":"x"}]}`,
+	`{"content":[{"type":"text","text":"a","text":"b"}]}`,
+	`{"content":[],"content":[{"type":"text","text":"b"}]}`,
+	`{"content":[],"isError":true,"isError":false}`,
+	`{"content":[null]}`,
+	`{"content":[{"type":1}]}`,
+	`{"content":null}`,
+	`{"structuredContent":{}}`,
+	`{"content":[],}`,
+	`{"content":[{"type":"text","text":"x"},]}`,
+	`{"content":[]} x`,
+	`{"content":[{"type":"text","text":"x"}],"other":[1,2,{"a":-0.5e+3}],"isError":tru}`,
+	`{}`,
+}
+
+// The one-pass result reader gives exactly encoding/json's reading wherever
+// it answers, and answers for the everyday results.
+func TestResultOnePass(t *testing.T) {
+	for _, c := range resultCases {
+		checkResultOnePass(t, []byte(c))
+	}
+	for _, c := range resultCases[:8] {
+		if _, _, ok := decodeResultOnePass(trimmedResult(c)); !ok {
+			t.Errorf("one-pass reader declined the everyday result %s", c)
+		}
+	}
+}
+
+func trimmedResult(s string) []byte {
+	b := []byte(s)
+	for len(b) > 0 && (b[0] == ' ' || b[len(b)-1] == ' ') {
+		if b[0] == ' ' {
+			b = b[1:]
+		} else {
+			b = b[:len(b)-1]
+		}
+	}
+	return b
+}
+
+func FuzzResultOnePass(f *testing.F) {
+	for _, c := range resultCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, result []byte) { checkResultOnePass(t, result) })
+}
+
+func checkResultOnePass(t *testing.T, result []byte) {
+	t.Helper()
+	if len(result) == 0 || result[0] != '{' {
+		return
+	}
+	w, blocks, ok := decodeResultOnePass(result)
+	if !ok {
+		return
+	}
+	w2, blocks2, ok2 := decodeResultReflect(result)
+	if !ok2 {
+		t.Fatalf("one-pass reader took %q, encoding/json did not", result)
+	}
+	if !reflect.DeepEqual(w, w2) || !reflect.DeepEqual(blocks, blocks2) {
+		t.Fatalf("%q: one-pass %+v %+v, encoding/json %+v %+v", result, w, blocks, w2, blocks2)
+	}
+}
