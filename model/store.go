@@ -193,6 +193,22 @@ func (s *Store) Snapshot() *Snapshot {
 func (s *Store) Apply(ev Event) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.applyLocked(&ev)
+}
+
+// ApplyTakingNotes is Apply, then TakeNotes when the event was applied,
+// under one hold of the lock (the hub does both for every event).
+func (s *Store) ApplyTakingNotes(ev Event) (applied bool, notes []Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.applyLocked(&ev) {
+		return false, nil
+	}
+	notes, s.notes = s.notes, nil
+	return true, notes
+}
+
+func (s *Store) applyLocked(ev *Event) bool {
 	if ev.EventID != "" {
 		if !s.seen.Add(ev.EventID) {
 			s.duplicates++
@@ -209,13 +225,13 @@ func (s *Store) Apply(ev Event) bool {
 
 	switch ev.Kind {
 	case KindToolCall, KindToolProgress, KindToolResult, KindToolCancelled:
-		s.applyCall(&ev, src)
+		s.applyCall(ev, src)
 	case KindWarning:
 		s.warnings++
 		if ev.IsCallEvent() {
-			s.applyCall(&ev, src)
+			s.applyCall(ev, src)
 		} else {
-			s.addOther(ev)
+			s.addOther(*ev)
 		}
 	case KindSourceStatus:
 		if ev.State != "" {
@@ -226,18 +242,18 @@ func (s *Store) Apply(ev Event) bool {
 				src.Attempts++
 			}
 		}
-		s.addOther(ev)
+		s.addOther(*ev)
 	default:
 		// task.status and pass-through events: kept, and shown on the
 		// call they name if it is known (approval.* carry tool_call_id).
 		if ev.TaskID != "" && ev.ToolCallID != "" {
 			if e := s.calls[CallKey{keyIDs, ev.TaskID, ev.ToolCallID}]; e != nil {
 				c := s.mutable(e)
-				c.appendTimeline(ev)
+				c.appendTimeline(*ev)
 				c.Events++
 			}
 		}
-		s.addOther(ev)
+		s.addOther(*ev)
 	}
 	return true
 }
