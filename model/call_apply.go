@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
@@ -347,22 +348,23 @@ func (c *Call) attemptN(n int) *Attempt {
 	if n > MaxAttempts {
 		n = MaxAttempts
 	}
+	// Attempts are sorted by number: insert in place (sort.Slice would
+	// allocate for every new call).
+	at := len(c.Attempts)
 	for i := range c.Attempts {
 		if c.Attempts[i].N == n {
 			return &c.Attempts[i]
 		}
+		if c.Attempts[i].N > n {
+			at = i
+			break
+		}
 	}
-	c.Attempts = append(c.Attempts, Attempt{N: n})
-	sort.Slice(c.Attempts, func(i, j int) bool { return c.Attempts[i].N < c.Attempts[j].N })
+	c.Attempts = slices.Insert(c.Attempts, at, Attempt{N: n})
 	if len(c.Attempts) > 1 {
 		c.Flags |= FlagRetried
 	}
-	for i := range c.Attempts {
-		if c.Attempts[i].N == n {
-			return &c.Attempts[i]
-		}
-	}
-	return nil // unreachable
+	return &c.Attempts[at]
 }
 
 // updateStatus derives the call's status from its latest attempt.

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -332,12 +333,15 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 		src.Calls++
 	}
 	c := s.mutable(found)
+	added := 0
 	for _, k := range keys {
 		if s.calls[k] == nil {
 			s.calls[k] = found
-			c.keys = append(c.keys, k)
+			keys[added] = k
+			added++
 		}
 	}
+	c.keys = append(slices.Grow(c.keys, added), keys[:added]...) // one allocation, not one per key
 	wasFinished := found.finished
 	c.apply(ev)
 	found.finished = c.Finished()
