@@ -92,6 +92,24 @@ type wireBlock struct {
 // rules. Malformed parts produce warnings (code result_malformed); the
 // summary holds whatever could be read.
 func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
+	return summarizeResult(result, true)
+}
+
+// ApplyResult fills ev's tool.result fields from a tools/call result, as
+// SummarizeResult then ApplyTo would, without the block counts an event
+// does not carry (a map per result) or a copy of the images.
+func ApplyResult(ev *model.Event, result json.RawMessage) []Warning {
+	s, ws := summarizeResult(result, false)
+	images := s.Images
+	s.Images = nil
+	s.ApplyTo(ev)
+	if len(images) > 0 {
+		ev.Images = images // the summary was ours alone: no copy
+	}
+	return ws
+}
+
+func summarizeResult(result json.RawMessage, countBlocks bool) (ResultSummary, []Warning) {
 	s := ResultSummary{ResultType: resultComplete}
 	var ws []Warning
 	warn := func(code model.WarningCode, format string, args ...any) {
@@ -111,7 +129,7 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		}
 	}
 	var text joinedText
-	s.summarizeContent(blocks, &text, warn)
+	s.summarizeContent(blocks, countBlocks, &text, warn)
 	s.summarizeStructured(w, warn)
 	s.summarizeText(blocks, &text, warn)
 	s.summarizeFlags(w, &text, warn)
@@ -123,16 +141,18 @@ type warnFunc = func(code model.WarningCode, format string, args ...any)
 
 // summarizeContent counts the content blocks, checks the images and joins
 // the text the model reads into text.
-func (s *ResultSummary) summarizeContent(blocks []wireBlock, text *joinedText, warn warnFunc) {
+func (s *ResultSummary) summarizeContent(blocks []wireBlock, countBlocks bool, text *joinedText, warn warnFunc) {
 	addText := text.add
 	for i, b := range blocks {
 		if b.Type == badBlock {
 			continue
 		}
-		if s.Blocks == nil {
-			s.Blocks = make(map[string]int)
+		if countBlocks {
+			if s.Blocks == nil {
+				s.Blocks = make(map[string]int)
+			}
+			s.Blocks[b.Type]++
 		}
-		s.Blocks[b.Type]++
 		switch b.Type {
 		case "text":
 			if b.Text == nil {
