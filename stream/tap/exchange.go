@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -140,11 +141,23 @@ func (ex *exchange) run() {
 	ex.conclude(o)
 }
 
+// graceTimers are awaitQuickAnswer's timers, stopped: an exchange
+// otherwise makes a timer and its channel.
+var graceTimers = sync.Pool{New: func() any {
+	t := time.NewTimer(parseGrace)
+	t.Stop()
+	return t
+}}
+
 // awaitQuickAnswer waits up to parseGrace for the exchange to be over: its
 // outcome, and for a plain (not event-stream) body, the body delivered.
 func (ex *exchange) awaitQuickAnswer() (outcome, bool) {
-	grace := time.NewTimer(parseGrace)
-	defer grace.Stop()
+	grace := graceTimers.Get().(*time.Timer)
+	grace.Reset(parseGrace)
+	defer func() {
+		grace.Stop() // since Go 1.23 a stopped timer's channel holds no stale tick
+		graceTimers.Put(grace)
+	}()
 	select {
 	case o := <-ex.outcomes:
 		if rs := o.resp; rs != nil && rs.pipe != nil && !isEventStream(rs.contentType) {
