@@ -114,6 +114,7 @@ type Store struct {
 
 	sources     map[sourceKey]*SourceState
 	sourceOrder []sourceKey
+	lastSource  *SourceState // the latest source looked up
 
 	other []Event
 
@@ -261,12 +262,16 @@ func (s *Store) applyLocked(ev *Event) bool {
 
 func (s *Store) source(source, name string) *SourceState {
 	k := sourceKey{source, name}
-	if st := s.sources[k]; st != nil {
-		return st
+	if st := s.lastSource; st != nil && st.Source == source && st.Name == name {
+		return st // a source's events come in runs
 	}
-	st := &SourceState{Source: source, Name: name}
-	s.sources[k] = st
-	s.sourceOrder = append(s.sourceOrder, k)
+	st := s.sources[k]
+	if st == nil {
+		st = &SourceState{Source: source, Name: name}
+		s.sources[k] = st
+		s.sourceOrder = append(s.sourceOrder, k)
+	}
+	s.lastSource = st
 	return st
 }
 
@@ -312,8 +317,10 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 	var buf [3]CallKey
 	keys := EventKeys(ev, &buf)
 	var found *entry
-	for _, k := range keys {
+	var known [3]bool // keys[i] names a call already (looked up once: the map hashes two strings)
+	for i, k := range keys {
 		e := s.calls[k]
+		known[i] = e != nil
 		if e == nil || e == found {
 			continue
 		}
@@ -334,8 +341,8 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 	}
 	c := s.mutable(found)
 	added := 0
-	for _, k := range keys {
-		if s.calls[k] == nil {
+	for i, k := range keys {
+		if !known[i] { // merging moves only keys that were known
 			s.calls[k] = found
 			keys[added] = k
 			added++
