@@ -58,8 +58,9 @@ type Call struct {
 	Events   int      // events applied to this call, all kinds
 	Flags    CallFlag // summary bits for filters and the table
 
-	gen  uint64 // store generation the call was made mutable in
-	keys []CallKey
+	gen           uint64 // store generation the call was made mutable in
+	keys          []CallKey
+	firstTimeline uint8 // the timeline's first capacity (0: 4)
 }
 
 // CallFlag bits summarise what the table's flags column shows.

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"time"
@@ -410,8 +411,9 @@ func (c *Call) appendTimeline(ev Event) {
 		c.Timeline = n
 	}
 	if c.Timeline == nil {
-		// A call and its result from a tap and a feed: four events, one allocation.
-		c.Timeline = make([]Event, 0, 4)
+		// A call and its result from a tap and a feed: four events, one
+		// allocation (two for a store that has seen taps alone).
+		c.Timeline = make([]Event, 0, cmp.Or(int(c.firstTimeline), 4))
 	}
 	c.Timeline = append(c.Timeline, ev)
 }

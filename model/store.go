@@ -115,6 +115,7 @@ type Store struct {
 	sources     map[sourceKey]*SourceState
 	sourceOrder []sourceKey
 	lastSource  *SourceState // the latest source looked up
+	feedSeen    bool         // a feed has sent events: calls are joined from two sources
 
 	other []Event
 
@@ -270,6 +271,7 @@ func (s *Store) source(source, name string) *SourceState {
 		st = &SourceState{Source: source, Name: name}
 		s.sources[k] = st
 		s.sourceOrder = append(s.sourceOrder, k)
+		s.feedSeen = s.feedSeen || source == SourceFeed
 	}
 	s.lastSource = st
 	return st
@@ -371,6 +373,9 @@ func (s *Store) newCall(ev *Event) *entry {
 		FirstSeen: ev.Time,
 		Status:    StatusRunning,
 		gen:       s.gen,
+		// A tap alone reports a call and its result; with a feed's, four
+		// events (an Event is over 600 bytes, and the timeline is retained).
+		firstTimeline: s.timelineStart(),
 	}
 	switch {
 	case ev.TaskID != "" && ev.ToolCallID != "":
@@ -384,6 +389,13 @@ func (s *Store) newCall(ev *Event) *entry {
 	s.order = append(s.order, e)
 	s.queueRunning(e)
 	return e
+}
+
+func (s *Store) timelineStart() uint8 {
+	if s.feedSeen {
+		return 4
+	}
+	return 2
 }
 
 // evict drops the oldest finished calls past the limit; a running call is
