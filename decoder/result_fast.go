@@ -1,6 +1,8 @@
 package decoder
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strings"
 	"unicode"
@@ -254,22 +256,69 @@ func (rd *envelopeReader) null() bool {
 // string: escapes resolved, invalid UTF-8 and lone surrogates replaced by
 // U+FFFD. intern returns the common block type names without a copy.
 func (rd *envelopeReader) stringValue(intern bool) (string, bool) {
-	start := rd.i
-	if !rd.at('"') || !rd.skipString() {
+	if !rd.at('"') {
 		return "", false
 	}
-	body := rd.s[start+1 : rd.i-1]
-	if intern {
-		switch string(body) {
-		case "text":
-			return "text", true
-		case "image":
-			return "image", true
-		case "resource":
-			return "resource", true
+	start := rd.i
+	if body, ok := rd.plainStringBody(); ok {
+		return internedType(body, intern), true
+	}
+	if !rd.skipString() {
+		return "", false
+	}
+	return unquoteJSON(rd.s[start+1 : rd.i-1]), true
+}
+
+// plainStringBody reads, at a '"', a string of printable ASCII without
+// escapes (base64 image data, most text) a word at a time; false leaves
+// the reader where it was.
+func (rd *envelopeReader) plainStringBody() ([]byte, bool) {
+	end := bytes.IndexByte(rd.s[rd.i+1:], '"')
+	if end < 0 {
+		return nil, false
+	}
+	body := rd.s[rd.i+1 : rd.i+1+end]
+	if bytes.IndexByte(body, '\\') >= 0 || !printableASCII(body) {
+		return nil, false
+	}
+	rd.i += end + 2
+	return body, true
+}
+
+// printableASCII says whether every byte of b is in 0x20..0x7f.
+func printableASCII(b []byte) bool {
+	const high, space = 0x8080808080808080, 0x2020202020202020
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		// A byte under 0x20 (its high bit clear) borrows into its high bit.
+		if (w|(w-space)&^w)&high != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 || c >= 0x80 {
+			return false
 		}
 	}
-	return unquoteJSON(body), true
+	return true
+}
+
+// internedType is a plain string's body as a string: the common block
+// types without a copy when intern is set.
+func internedType(body []byte, intern bool) string {
+	if !intern {
+		return string(body)
+	}
+	switch string(body) {
+	case "text":
+		return "text"
+	case "image":
+		return "image"
+	case "resource":
+		return "resource"
+	}
+	return string(body)
 }
 
 // unquoteJSON resolves the escapes of a string's body that skipString has

@@ -80,3 +80,28 @@ func checkResultOnePass(t *testing.T, result []byte) {
 		t.Fatalf("%q: one-pass %+v %+v, encoding/json %+v %+v", result, w, blocks, w2, blocks2)
 	}
 }
+
+// printableASCII agrees with a byte-by-byte reading at every length and
+// position of an odd byte.
+func TestPrintableASCII(t *testing.T) {
+	for n := 0; n <= 24; n++ {
+		for at := -1; at < n; at++ {
+			for _, odd := range []byte{0x00, 0x1f, 0x20, 0x7e, 0x7f, 0x80, 0xff, '"'} {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = 'a' + byte(i%26)
+				}
+				if at >= 0 {
+					b[at] = odd
+				}
+				want := true
+				for _, c := range b {
+					want = want && c >= 0x20 && c < 0x80
+				}
+				if got := printableASCII(b); got != want {
+					t.Fatalf("printableASCII(%q) = %v", b, got)
+				}
+			}
+		}
+	}
+}

@@ -127,10 +127,10 @@ func (t *joinedText) String() string {
 }
 
 // compactJSON is raw without insignificant whitespace (raw itself when it
-// cannot be compacted). json.Compact only ever removes whitespace, so JSON
-// holding no whitespace byte at all is already compact and needs no copy.
+// cannot be compacted). json.Compact only ever removes whitespace outside
+// strings, so JSON holding none is already compact and needs no copy.
 func compactJSON(raw json.RawMessage) []byte {
-	if bytes.IndexAny(raw, " \t\n\r") < 0 {
+	if !spaceOutsideStrings(raw) {
 		return raw
 	}
 	var buf bytes.Buffer
@@ -138,6 +138,38 @@ func compactJSON(raw json.RawMessage) []byte {
 		return raw
 	}
 	return buf.Bytes()
+}
+
+// spaceOutsideStrings says whether JSON text holds whitespace between its
+// tokens (space in a string's text, "row name", is not).
+func spaceOutsideStrings(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case ' ', '\t', '\n', '\r':
+			return true
+		case '"':
+			end := endOfString(raw, i+1)
+			if end < 0 {
+				return bytes.IndexAny(raw[i:], " \t\n\r") >= 0 // unterminated: let json.Compact judge
+			}
+			i = end
+		}
+	}
+	return false
+}
+
+// endOfString is the index of the quote closing the string whose text
+// starts at raw[from], or -1.
+func endOfString(raw []byte, from int) int {
+	for j := from; j < len(raw); j++ {
+		switch raw[j] {
+		case '"':
+			return j
+		case '\\':
+			j++
+		}
+	}
+	return -1
 }
 
 // replayedFlag finds _meta["agentarea/replayed"] of a result; ok says it is
