@@ -1,6 +1,8 @@
 package decoder
 
 import (
+	"bytes"
+	"encoding/json"
 	"reflect"
 	"testing"
 )
@@ -104,4 +106,22 @@ func TestPrintableASCII(t *testing.T) {
 			}
 		}
 	}
+}
+
+// compactJSON gives json.Compact's text, or raw itself where that fails, as
+// when it compacted every text holding a whitespace byte.
+func FuzzCompactJSON(f *testing.F) {
+	for _, c := range []string{`{"a":"row name","b":[1, 2]}`, `{"a":"x\" y"}`, `"un terminated`, `{"a" : 1}`, `[" ",	"\\"]`} {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		want := raw
+		var buf bytes.Buffer
+		if json.Compact(&buf, raw) == nil {
+			want = buf.Bytes()
+		}
+		if got := compactJSON(raw); !bytes.Equal(got, want) {
+			t.Fatalf("compactJSON(%q) = %q, want %q", raw, got, want)
+		}
+	})
 }
