@@ -231,8 +231,11 @@ func (s *ResultSummary) summarizeText(blocks []wireBlock, text *joinedText, warn
 
 // summarizeFlags reads isError, the replay flag and resultType.
 func (s *ResultSummary) summarizeFlags(w wireResult, text *joinedText, warn warnFunc) {
+	// The flags are decoded into locals by helpers: &s.IsError given to
+	// encoding/json would put the whole summary on the heap, every result.
 	if ie := nonNull(w.IsError); ie != nil {
-		if err := json.Unmarshal(ie, &s.IsError); err != nil {
+		var err error
+		if s.IsError, err = jsonBool(ie, s.IsError); err != nil {
 			warn(model.WarnResultMalformed, "isError is not a boolean")
 		}
 	}
@@ -240,8 +243,7 @@ func (s *ResultSummary) summarizeFlags(w wireResult, text *joinedText, warn warn
 		s.Error = truncateRunes(text.String(), previewChars)
 	}
 	if rep, ok := replayedFlag(w.Meta, warn); ok {
-		var b bool
-		if json.Unmarshal(rep, &b) == nil {
+		if b, err := jsonBool(rep, false); err == nil {
 			s.Replayed = b
 		} else {
 			warn(model.WarnResultMalformed, "_meta agentarea/replayed is not a boolean")
@@ -252,9 +254,17 @@ func (s *ResultSummary) summarizeFlags(w wireResult, text *joinedText, warn warn
 		return
 	}
 	var t string
-	if json.Unmarshal(rt, &t) != nil {
-		warn(model.WarnResultMalformed, "resultType is not a string")
-		return
+	switch string(rt) {
+	case `"` + resultComplete + `"`:
+		t = resultComplete
+	case `"` + resultInputRequired + `"`:
+		t = resultInputRequired
+	default:
+		var err error
+		if t, err = jsonString(rt); err != nil {
+			warn(model.WarnResultMalformed, "resultType is not a string")
+			return
+		}
 	}
 	if t != "" {
 		s.ResultType = t
@@ -262,6 +272,20 @@ func (s *ResultSummary) summarizeFlags(w wireResult, text *joinedText, warn warn
 	if t != resultComplete && t != resultInputRequired {
 		warn(model.WarnResultTypeUnknown, "resultType %q is neither complete nor input_required", t)
 	}
+}
+
+// jsonBool decodes raw as encoding/json decodes it into a bool holding
+// prev (which null leaves, as a failed decode does).
+func jsonBool(raw []byte, prev bool) (bool, error) {
+	switch string(raw) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	v := prev
+	err := json.Unmarshal(raw, &v)
+	return v, err
 }
 
 // ErrorSummary describes a JSON-RPC error answering a tools/call.

@@ -125,3 +125,28 @@ func FuzzCompactJSON(f *testing.F) {
 		}
 	})
 }
+
+// replayedOnePass finds what the map decode finds, wherever it answers.
+func FuzzReplayedOnePass(f *testing.F) {
+	for _, c := range []string{`{"agentarea/replayed":true}`, `{"a":1,"agentarea/replayed":false,"agentarea/replayed":"x"}`, `{"agentarea\/replayed":true}`, `{}`, `{"b":[1,{"c":null}]}`, `[]`, `{"agentarea/replayed":tru}`} {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, m []byte) {
+		m = nonNull(m)
+		if m == nil {
+			return
+		}
+		rep, found, ok := replayedOnePass(m)
+		if !ok {
+			return
+		}
+		var meta map[string]json.RawMessage
+		if err := json.Unmarshal(m, &meta); err != nil {
+			t.Fatalf("%q: one-pass took it, encoding/json says %v", m, err)
+		}
+		want, wantFound := meta[MetaReplayed]
+		if found != wantFound || !bytes.Equal(rep, want) {
+			t.Fatalf("%q: one-pass %q %v, encoding/json %q %v", m, rep, found, want, wantFound)
+		}
+	})
+}

@@ -179,10 +179,49 @@ func replayedFlag(rawMeta json.RawMessage, warn func(code model.WarningCode, for
 	if m == nil {
 		return nil, false
 	}
+	if rep, found, ok := replayedOnePass(m); ok {
+		return rep, found
+	}
 	var meta map[string]json.RawMessage
 	if json.Unmarshal(m, &meta) != nil {
 		warn(model.WarnResultMalformed, "_meta is not an object")
 	}
 	rep, ok := meta[MetaReplayed]
 	return rep, ok
+}
+
+// replayedOnePass finds the replay flag in a _meta object of plain member
+// names in one pass, as the map decode would (the last of repeated members
+// counts); ok is false for anything else, left to encoding/json.
+func replayedOnePass(m []byte) (rep json.RawMessage, found, ok bool) {
+	if m[0] != '{' {
+		return nil, false, false
+	}
+	rd := envelopeReader{s: m}
+	rd.i++
+	for first := true; ; first = false {
+		rd.space()
+		if first && rd.at('}') {
+			break
+		}
+		key, ok := rd.plainKey()
+		if !ok || !rd.colon() {
+			return nil, false, false
+		}
+		start := rd.i
+		if !rd.skipValue(0) {
+			return nil, false, false
+		}
+		if string(key) == MetaReplayed {
+			rep, found = m[start:rd.i], true
+		}
+		if !rd.next() {
+			break
+		}
+	}
+	if !rd.at('}') {
+		return nil, false, false
+	}
+	rd.i++
+	return rep, found, rd.end()
 }
