@@ -46,7 +46,7 @@ func (c *Call) apply(ev *Event) {
 			c.Warnings = append(c.Warnings, *ev)
 		}
 	}
-	c.appendTimeline(*ev)
+	c.appendTimeline(ev)
 	c.updateStatus()
 }
 
@@ -401,7 +401,7 @@ func failed(r *Result) bool {
 	return r.IsError || r.Error != "" || r.RPCCode != 0 || r.HTTPStatus >= 400
 }
 
-func (c *Call) appendTimeline(ev Event) {
+func (c *Call) appendTimeline(ev *Event) {
 	if len(c.Timeline) >= maxTimeline {
 		// Keep the first half (how it started) and the most recent events,
 		// in a new array: a snapshot may hold the old one.
@@ -415,5 +415,5 @@ func (c *Call) appendTimeline(ev Event) {
 		// allocation (two for a store that has seen taps alone).
 		c.Timeline = make([]Event, 0, cmp.Or(int(c.firstTimeline), 4))
 	}
-	c.Timeline = append(c.Timeline, ev)
+	c.Timeline = append(c.Timeline, *ev)
 }

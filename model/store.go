@@ -252,7 +252,7 @@ func (s *Store) applyLocked(ev *Event) bool {
 		if ev.TaskID != "" && ev.ToolCallID != "" {
 			if e := s.calls[CallKey{keyIDs, ev.TaskID, ev.ToolCallID}]; e != nil {
 				c := s.mutable(e)
-				c.appendTimeline(*ev)
+				c.appendTimeline(ev)
 				c.Events++
 			}
 		}
