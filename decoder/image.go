@@ -51,6 +51,15 @@ func normalizeMime(m string) string {
 	return strings.ToLower(strings.TrimSpace(m))
 }
 
+// base64Alphabet marks the bytes of standard base64 (a table: images are
+// megabytes of it).
+var base64Alphabet = func() (t [256]bool) {
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") {
+		t[c] = true
+	}
+	return t
+}()
+
 // base64DecodedSize validates standard base64 (padding optional, no
 // whitespace) and returns the decoded length without decoding it all.
 func base64DecodedSize(s string) (int, bool) {
@@ -62,8 +71,7 @@ func base64DecodedSize(s string) (int, bool) {
 		return 0, false
 	}
 	for i := 0; i < n; i++ {
-		c := s[i]
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/') {
+		if !base64Alphabet[s[i]] {
 			return 0, false
 		}
 	}

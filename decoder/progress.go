@@ -33,18 +33,16 @@ func (p Progress) Done() bool { return p.Total != nil && p.Progress >= *p.Total 
 // integer) and a finite numeric progress are required; total and message are
 // optional.
 func ParseProgress(params json.RawMessage) (Progress, error) {
-	var raw struct {
-		Token    json.RawMessage  `json:"progressToken"`
-		Progress *json.RawMessage `json:"progress"`
-		Total    *json.RawMessage `json:"total"`
-		Message  *json.RawMessage `json:"message"`
-	}
+	var raw wireProgress
 	p := bytes.TrimSpace(params)
 	if len(p) == 0 || p[0] != '{' {
 		return Progress{}, errors.New("progress params is not an object")
 	}
-	if err := json.Unmarshal(p, &raw); err != nil {
-		return Progress{}, fmt.Errorf("progress params: %v", err)
+	if !raw.readOnePass(p) {
+		raw = wireProgress{}
+		if err := json.Unmarshal(p, &raw); err != nil {
+			return Progress{}, fmt.Errorf("progress params: %v", err)
+		}
 	}
 	var out Progress
 	tok := nonNull(raw.Token)
@@ -55,23 +53,23 @@ func ParseProgress(params json.RawMessage) (Progress, error) {
 		return out, errors.New("progressToken is neither a string nor a number")
 	}
 	out.Token = append(json.RawMessage(nil), tok...)
-	if raw.Progress == nil {
+	if nonNull(raw.Progress) == nil {
 		return out, errors.New("progress notification has no progress")
 	}
-	v, err := finiteNumber(*raw.Progress)
+	v, err := finiteNumber(raw.Progress)
 	if err != nil {
 		return out, fmt.Errorf("progress: %v", err)
 	}
 	out.Progress = v
-	if raw.Total != nil && nonNull(*raw.Total) != nil {
-		t, err := finiteNumber(*raw.Total)
+	if nonNull(raw.Total) != nil {
+		t, err := finiteNumber(raw.Total)
 		if err != nil {
 			return out, fmt.Errorf("total: %v", err)
 		}
 		out.Total = &t
 	}
-	if raw.Message != nil && nonNull(*raw.Message) != nil {
-		if err := json.Unmarshal(*raw.Message, &out.Message); err != nil {
+	if nonNull(raw.Message) != nil {
+		if out.Message, err = jsonString(raw.Message); err != nil {
 			return out, errors.New("message is not a string")
 		}
 	}
@@ -79,6 +77,9 @@ func ParseProgress(params json.RawMessage) (Progress, error) {
 }
 
 func finiteNumber(raw json.RawMessage) (float64, error) {
+	if f, ok := plainNumber(raw); ok {
+		return f, nil
+	}
 	var f float64
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return 0, errors.New("not a number")

@@ -56,7 +56,8 @@ type ResultSummary struct {
 	Images []model.Image
 	// Blocks counts content blocks by type.
 	Blocks map[string]int
-	// StructuredContent is the raw JSON as received (nil when absent).
+	// StructuredContent is the raw JSON as received (nil when absent); it
+	// may share the bytes of the result summarised.
 	StructuredContent json.RawMessage
 	// StructuredContentBytes is its compact size in bytes, and
 	// StructuredContentChars in characters (what the 16000 limit counts).
@@ -91,6 +92,24 @@ type wireBlock struct {
 // rules. Malformed parts produce warnings (code result_malformed); the
 // summary holds whatever could be read.
 func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
+	return summarizeResult(result, true)
+}
+
+// ApplyResult fills ev's tool.result fields from a tools/call result, as
+// SummarizeResult then ApplyTo would, without the block counts an event
+// does not carry (a map per result) or a copy of the images.
+func ApplyResult(ev *model.Event, result json.RawMessage) []Warning {
+	s, ws := summarizeResult(result, false)
+	images := s.Images
+	s.Images = nil
+	s.ApplyTo(ev)
+	if len(images) > 0 {
+		ev.Images = images // the summary was ours alone: no copy
+	}
+	return ws
+}
+
+func summarizeResult(result json.RawMessage, countBlocks bool) (ResultSummary, []Warning) {
 	s := ResultSummary{ResultType: resultComplete}
 	var ws []Warning
 	warn := func(code model.WarningCode, format string, args ...any) {
@@ -110,7 +129,7 @@ func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
 		}
 	}
 	var text joinedText
-	s.summarizeContent(blocks, &text, warn)
+	s.summarizeContent(blocks, countBlocks, &text, warn)
 	s.summarizeStructured(w, warn)
 	s.summarizeText(blocks, &text, warn)
 	s.summarizeFlags(w, &text, warn)
@@ -122,16 +141,18 @@ type warnFunc = func(code model.WarningCode, format string, args ...any)
 
 // summarizeContent counts the content blocks, checks the images and joins
 // the text the model reads into text.
-func (s *ResultSummary) summarizeContent(blocks []wireBlock, text *joinedText, warn warnFunc) {
+func (s *ResultSummary) summarizeContent(blocks []wireBlock, countBlocks bool, text *joinedText, warn warnFunc) {
 	addText := text.add
 	for i, b := range blocks {
 		if b.Type == badBlock {
 			continue
 		}
-		if s.Blocks == nil {
-			s.Blocks = make(map[string]int)
+		if countBlocks {
+			if s.Blocks == nil {
+				s.Blocks = make(map[string]int)
+			}
+			s.Blocks[b.Type]++
 		}
-		s.Blocks[b.Type]++
 		switch b.Type {
 		case "text":
 			if b.Text == nil {
@@ -210,8 +231,11 @@ func (s *ResultSummary) summarizeText(blocks []wireBlock, text *joinedText, warn
 
 // summarizeFlags reads isError, the replay flag and resultType.
 func (s *ResultSummary) summarizeFlags(w wireResult, text *joinedText, warn warnFunc) {
+	// The flags are decoded into locals by helpers: &s.IsError given to
+	// encoding/json would put the whole summary on the heap, every result.
 	if ie := nonNull(w.IsError); ie != nil {
-		if err := json.Unmarshal(ie, &s.IsError); err != nil {
+		var err error
+		if s.IsError, err = jsonBool(ie, s.IsError); err != nil {
 			warn(model.WarnResultMalformed, "isError is not a boolean")
 		}
 	}
@@ -219,8 +243,7 @@ func (s *ResultSummary) summarizeFlags(w wireResult, text *joinedText, warn warn
 		s.Error = truncateRunes(text.String(), previewChars)
 	}
 	if rep, ok := replayedFlag(w.Meta, warn); ok {
-		var b bool
-		if json.Unmarshal(rep, &b) == nil {
+		if b, err := jsonBool(rep, false); err == nil {
 			s.Replayed = b
 		} else {
 			warn(model.WarnResultMalformed, "_meta agentarea/replayed is not a boolean")
@@ -231,9 +254,17 @@ func (s *ResultSummary) summarizeFlags(w wireResult, text *joinedText, warn warn
 		return
 	}
 	var t string
-	if json.Unmarshal(rt, &t) != nil {
-		warn(model.WarnResultMalformed, "resultType is not a string")
-		return
+	switch string(rt) {
+	case `"` + resultComplete + `"`:
+		t = resultComplete
+	case `"` + resultInputRequired + `"`:
+		t = resultInputRequired
+	default:
+		var err error
+		if t, err = jsonString(rt); err != nil {
+			warn(model.WarnResultMalformed, "resultType is not a string")
+			return
+		}
 	}
 	if t != "" {
 		s.ResultType = t
@@ -241,6 +272,20 @@ func (s *ResultSummary) summarizeFlags(w wireResult, text *joinedText, warn warn
 	if t != resultComplete && t != resultInputRequired {
 		warn(model.WarnResultTypeUnknown, "resultType %q is neither complete nor input_required", t)
 	}
+}
+
+// jsonBool decodes raw as encoding/json decodes it into a bool holding
+// prev (which null leaves, as a failed decode does).
+func jsonBool(raw []byte, prev bool) (bool, error) {
+	switch string(raw) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	v := prev
+	err := json.Unmarshal(raw, &v)
+	return v, err
 }
 
 // ErrorSummary describes a JSON-RPC error answering a tools/call.

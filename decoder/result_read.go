@@ -21,18 +21,15 @@ type wireResult struct {
 	ResultType        json.RawMessage `json:"resultType"`
 }
 
-// decodeResultFast reads a well-formed result in one pass (a result can hold
-// megabytes of base64 image data; each extra pass over it costs). ok is
-// false when anything is off, and the slow path then says what.
+// decodeResultFast reads a well-formed result in one pass when it has the
+// common shape (a result can hold megabytes of base64 image data; each extra
+// pass over it costs), else with encoding/json. ok is false when anything is
+// off, and the slow path then says what.
 func decodeResultFast(r []byte) (wireResult, []wireBlock, bool) {
-	var w struct {
-		wireResult
-		Content *[]wireBlock `json:"content"`
+	if w, blocks, ok := decodeResultOnePass(r); ok {
+		return w, blocks, true
 	}
-	if err := json.Unmarshal(r, &w); err != nil || w.Content == nil {
-		return wireResult{}, nil, false
-	}
-	return w.wireResult, *w.Content, true
+	return decodeResultReflect(r)
 }
 
 // decodeResultSlow reads a result piece by piece, reporting each malformed
@@ -130,10 +127,10 @@ func (t *joinedText) String() string {
 }
 
 // compactJSON is raw without insignificant whitespace (raw itself when it
-// cannot be compacted). json.Compact only ever removes whitespace, so JSON
-// holding no whitespace byte at all is already compact and needs no copy.
+// cannot be compacted). json.Compact only ever removes whitespace outside
+// strings, so JSON holding none is already compact and needs no copy.
 func compactJSON(raw json.RawMessage) []byte {
-	if bytes.IndexAny(raw, " \t\n\r") < 0 {
+	if !spaceOutsideStrings(raw) {
 		return raw
 	}
 	var buf bytes.Buffer
@@ -143,6 +140,38 @@ func compactJSON(raw json.RawMessage) []byte {
 	return buf.Bytes()
 }
 
+// spaceOutsideStrings says whether JSON text holds whitespace between its
+// tokens (space in a string's text, "row name", is not).
+func spaceOutsideStrings(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case ' ', '\t', '\n', '\r':
+			return true
+		case '"':
+			end := endOfString(raw, i+1)
+			if end < 0 {
+				return bytes.IndexAny(raw[i:], " \t\n\r") >= 0 // unterminated: let json.Compact judge
+			}
+			i = end
+		}
+	}
+	return false
+}
+
+// endOfString is the index of the quote closing the string whose text
+// starts at raw[from], or -1.
+func endOfString(raw []byte, from int) int {
+	for j := from; j < len(raw); j++ {
+		switch raw[j] {
+		case '"':
+			return j
+		case '\\':
+			j++
+		}
+	}
+	return -1
+}
+
 // replayedFlag finds _meta["agentarea/replayed"] of a result; ok says it is
 // present. A _meta that is not an object is reported through warn.
 func replayedFlag(rawMeta json.RawMessage, warn func(code model.WarningCode, format string, args ...any)) (json.RawMessage, bool) {
@@ -150,10 +179,49 @@ func replayedFlag(rawMeta json.RawMessage, warn func(code model.WarningCode, for
 	if m == nil {
 		return nil, false
 	}
+	if rep, found, ok := replayedOnePass(m); ok {
+		return rep, found
+	}
 	var meta map[string]json.RawMessage
 	if json.Unmarshal(m, &meta) != nil {
 		warn(model.WarnResultMalformed, "_meta is not an object")
 	}
 	rep, ok := meta[MetaReplayed]
 	return rep, ok
+}
+
+// replayedOnePass finds the replay flag in a _meta object of plain member
+// names in one pass, as the map decode would (the last of repeated members
+// counts); ok is false for anything else, left to encoding/json.
+func replayedOnePass(m []byte) (rep json.RawMessage, found, ok bool) {
+	if m[0] != '{' {
+		return nil, false, false
+	}
+	rd := envelopeReader{s: m}
+	rd.i++
+	for first := true; ; first = false {
+		rd.space()
+		if first && rd.at('}') {
+			break
+		}
+		key, ok := rd.plainKey()
+		if !ok || !rd.colon() {
+			return nil, false, false
+		}
+		start := rd.i
+		if !rd.skipValue(0) {
+			return nil, false, false
+		}
+		if string(key) == MetaReplayed {
+			rep, found = m[start:rd.i], true
+		}
+		if !rd.next() {
+			break
+		}
+	}
+	if !rd.at('}') {
+		return nil, false, false
+	}
+	rd.i++
+	return rep, found, rd.end()
 }

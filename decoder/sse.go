@@ -26,15 +26,16 @@ type SSEParser struct {
 	max     int
 	onEvent func(SSEEvent)
 
-	line     []byte
-	lineOver bool // the current line passed max: its rest is dropped
-	afterCR  bool // the last byte was CR: an LF right after it ends nothing
-	data     []byte
-	hasData  bool
-	over     bool
-	event    string
-	id       string
-	resync   bool // after a gap: drop lines up to the next blank line
+	line      []byte
+	lineOver  bool // the current line passed max: its rest is dropped
+	afterCR   bool // the last byte was CR: an LF right after it ends nothing
+	data      []byte
+	hasData   bool
+	over      bool
+	event     string
+	lastEvent string // the latest event type read, reused while it repeats
+	id        string
+	resync    bool // after a gap: drop lines up to the next blank line
 }
 
 // NewSSEParser calls onEvent for each event, in order, from the goroutine
@@ -122,7 +123,10 @@ func (p *SSEParser) endLine() {
 		}
 		p.data = append(append(p.data, value...), '\n')
 	case "event":
-		p.event = string(value)
+		if string(value) != p.lastEvent {
+			p.lastEvent = string(value) // a stream names its events alike: one copy
+		}
+		p.event = p.lastEvent
 	case "id":
 		if bytes.IndexByte(value, 0) < 0 {
 			p.id = string(value)

@@ -58,8 +58,9 @@ type Call struct {
 	Events   int      // events applied to this call, all kinds
 	Flags    CallFlag // summary bits for filters and the table
 
-	gen  uint64 // store generation the call was made mutable in
-	keys []CallKey
+	gen           uint64 // store generation the call was made mutable in
+	keys          []CallKey
+	firstTimeline uint8 // the timeline's first capacity (0: 4)
 }
 
 // CallFlag bits summarise what the table's flags column shows.
@@ -130,7 +131,9 @@ type Progress struct {
 	NotIncreasing int
 	AfterCancel   int // notifications a tap saw after the call was cancelled
 
-	Points  [maxPoints]Point
+	// points is the history, out of line: most calls have none, and a
+	// call copied for a snapshot's sake copies it only when it has one.
+	points  *[maxPoints]Point
 	NPoints int
 	stride  int // keep one point in stride once the history is full
 	skipped int
@@ -201,6 +204,10 @@ func (c *Call) Elapsed(now time.Time) time.Duration {
 func (c *Call) clone() *Call {
 	n := *c
 	n.Attempts = append([]Attempt(nil), c.Attempts...)
+	if c.Progress.points != nil {
+		points := *c.Progress.points
+		n.Progress.points = &points
+	}
 	if c.Context != nil {
 		ctx := *c.Context
 		n.Context = &ctx
@@ -217,20 +224,28 @@ func (p *Progress) addPoint(pt Point) {
 		return
 	}
 	p.skipped = 0
+	if p.points == nil {
+		p.points = new([maxPoints]Point)
+	}
 	if p.NPoints == maxPoints {
 		// Thin the history: keep every other point (the first stays).
 		for i := 1; i < maxPoints/2; i++ {
-			p.Points[i] = p.Points[2*i]
+			p.points[i] = p.points[2*i]
 		}
 		for i := maxPoints / 2; i < maxPoints; i++ {
-			p.Points[i] = Point{}
+			p.points[i] = Point{}
 		}
 		p.NPoints = maxPoints / 2
 		p.stride *= 2
 	}
-	p.Points[p.NPoints] = pt
+	p.points[p.NPoints] = pt
 	p.NPoints++
 }
 
 // History returns the kept points, oldest first.
-func (p *Progress) History() []Point { return p.Points[:p.NPoints] }
+func (p *Progress) History() []Point {
+	if p.points == nil {
+		return nil
+	}
+	return p.points[:p.NPoints]
+}

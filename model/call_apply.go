@@ -1,6 +1,8 @@
 package model
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"time"
 )
@@ -44,7 +46,7 @@ func (c *Call) apply(ev *Event) {
 			c.Warnings = append(c.Warnings, *ev)
 		}
 	}
-	c.appendTimeline(*ev)
+	c.appendTimeline(ev)
 	c.updateStatus()
 }
 
@@ -347,22 +349,23 @@ func (c *Call) attemptN(n int) *Attempt {
 	if n > MaxAttempts {
 		n = MaxAttempts
 	}
+	// Attempts are sorted by number: insert in place (sort.Slice would
+	// allocate for every new call).
+	at := len(c.Attempts)
 	for i := range c.Attempts {
 		if c.Attempts[i].N == n {
 			return &c.Attempts[i]
 		}
+		if c.Attempts[i].N > n {
+			at = i
+			break
+		}
 	}
-	c.Attempts = append(c.Attempts, Attempt{N: n})
-	sort.Slice(c.Attempts, func(i, j int) bool { return c.Attempts[i].N < c.Attempts[j].N })
+	c.Attempts = slices.Insert(c.Attempts, at, Attempt{N: n})
 	if len(c.Attempts) > 1 {
 		c.Flags |= FlagRetried
 	}
-	for i := range c.Attempts {
-		if c.Attempts[i].N == n {
-			return &c.Attempts[i]
-		}
-	}
-	return nil // unreachable
+	return &c.Attempts[at]
 }
 
 // updateStatus derives the call's status from its latest attempt.
@@ -398,7 +401,7 @@ func failed(r *Result) bool {
 	return r.IsError || r.Error != "" || r.RPCCode != 0 || r.HTTPStatus >= 400
 }
 
-func (c *Call) appendTimeline(ev Event) {
+func (c *Call) appendTimeline(ev *Event) {
 	if len(c.Timeline) >= maxTimeline {
 		// Keep the first half (how it started) and the most recent events,
 		// in a new array: a snapshot may hold the old one.
@@ -408,8 +411,9 @@ func (c *Call) appendTimeline(ev Event) {
 		c.Timeline = n
 	}
 	if c.Timeline == nil {
-		// A call and its result from a tap and a feed: four events, one allocation.
-		c.Timeline = make([]Event, 0, 4)
+		// A call and its result from a tap and a feed: four events, one
+		// allocation (two for a store that has seen taps alone).
+		c.Timeline = make([]Event, 0, cmp.Or(int(c.firstTimeline), 4))
 	}
-	c.Timeline = append(c.Timeline, ev)
+	c.Timeline = append(c.Timeline, *ev)
 }

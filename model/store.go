@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -113,6 +114,8 @@ type Store struct {
 
 	sources     map[sourceKey]*SourceState
 	sourceOrder []sourceKey
+	lastSource  *SourceState // the latest source looked up
+	feedSeen    bool         // a feed has sent events: calls are joined from two sources
 
 	other []Event
 
@@ -193,6 +196,22 @@ func (s *Store) Snapshot() *Snapshot {
 func (s *Store) Apply(ev Event) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.applyLocked(&ev)
+}
+
+// ApplyTakingNotes is Apply, then TakeNotes when the event was applied,
+// under one hold of the lock (the hub does both for every event).
+func (s *Store) ApplyTakingNotes(ev Event) (applied bool, notes []Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.applyLocked(&ev) {
+		return false, nil
+	}
+	notes, s.notes = s.notes, nil
+	return true, notes
+}
+
+func (s *Store) applyLocked(ev *Event) bool {
 	if ev.EventID != "" {
 		if !s.seen.Add(ev.EventID) {
 			s.duplicates++
@@ -209,13 +228,13 @@ func (s *Store) Apply(ev Event) bool {
 
 	switch ev.Kind {
 	case KindToolCall, KindToolProgress, KindToolResult, KindToolCancelled:
-		s.applyCall(&ev, src)
+		s.applyCall(ev, src)
 	case KindWarning:
 		s.warnings++
 		if ev.IsCallEvent() {
-			s.applyCall(&ev, src)
+			s.applyCall(ev, src)
 		} else {
-			s.addOther(ev)
+			s.addOther(*ev)
 		}
 	case KindSourceStatus:
 		if ev.State != "" {
@@ -226,7 +245,7 @@ func (s *Store) Apply(ev Event) bool {
 				src.Attempts++
 			}
 		}
-		s.addOther(ev)
+		s.addOther(*ev)
 	default:
 		// task.status and pass-through events: kept, and shown on the
 		// call they name if it is known (approval.* carry tool_call_id).
@@ -237,19 +256,24 @@ func (s *Store) Apply(ev Event) bool {
 				c.Events++
 			}
 		}
-		s.addOther(ev)
+		s.addOther(*ev)
 	}
 	return true
 }
 
 func (s *Store) source(source, name string) *SourceState {
 	k := sourceKey{source, name}
-	if st := s.sources[k]; st != nil {
-		return st
+	if st := s.lastSource; st != nil && st.Source == source && st.Name == name {
+		return st // a source's events come in runs
 	}
-	st := &SourceState{Source: source, Name: name}
-	s.sources[k] = st
-	s.sourceOrder = append(s.sourceOrder, k)
+	st := s.sources[k]
+	if st == nil {
+		st = &SourceState{Source: source, Name: name}
+		s.sources[k] = st
+		s.sourceOrder = append(s.sourceOrder, k)
+		s.feedSeen = s.feedSeen || source == SourceFeed
+	}
+	s.lastSource = st
 	return st
 }
 
@@ -295,8 +319,10 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 	var buf [3]CallKey
 	keys := EventKeys(ev, &buf)
 	var found *entry
-	for _, k := range keys {
+	var known [3]bool // keys[i] names a call already (looked up once: the map hashes two strings)
+	for i, k := range keys {
 		e := s.calls[k]
+		known[i] = e != nil
 		if e == nil || e == found {
 			continue
 		}
@@ -316,12 +342,15 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 		src.Calls++
 	}
 	c := s.mutable(found)
-	for _, k := range keys {
-		if s.calls[k] == nil {
+	added := 0
+	for i, k := range keys {
+		if !known[i] { // merging moves only keys that were known
 			s.calls[k] = found
-			c.keys = append(c.keys, k)
+			keys[added] = k
+			added++
 		}
 	}
+	c.keys = append(slices.Grow(c.keys, added), keys[:added]...) // one allocation, not one per key
 	wasFinished := found.finished
 	c.apply(ev)
 	found.finished = c.Finished()
@@ -344,6 +373,9 @@ func (s *Store) newCall(ev *Event) *entry {
 		FirstSeen: ev.Time,
 		Status:    StatusRunning,
 		gen:       s.gen,
+		// A tap alone reports a call and its result; with a feed's, four
+		// events (an Event is over 600 bytes, and the timeline is retained).
+		firstTimeline: s.timelineStart(),
 	}
 	switch {
 	case ev.TaskID != "" && ev.ToolCallID != "":
@@ -357,6 +389,13 @@ func (s *Store) newCall(ev *Event) *entry {
 	s.order = append(s.order, e)
 	s.queueRunning(e)
 	return e
+}
+
+func (s *Store) timelineStart() uint8 {
+	if s.feedSeen {
+		return 4
+	}
+	return 2
 }
 
 // evict drops the oldest finished calls past the limit; a running call is

@@ -59,11 +59,12 @@ func (h *Hub) Add(o Output) {
 
 // Emit applies one event and hands it to the outputs.
 func (h *Hub) Emit(e model.Event) {
-	if !h.Store.Apply(e) {
+	applied, notes := h.Store.ApplyTakingNotes(e)
+	if !applied {
 		return
 	}
 	h.write(e)
-	for _, n := range h.Store.TakeNotes() {
+	for _, n := range notes {
 		h.write(n) // calls the store ended to stay bounded
 	}
 }

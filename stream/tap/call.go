@@ -143,9 +143,7 @@ func (c *call) onResult(at time.Time, m decoder.Message, status int) {
 	if m.Error != nil {
 		decoder.ErrorSummary(m.Error).ApplyTo(&ev)
 	} else {
-		var s decoder.ResultSummary
-		s, ws = decoder.SummarizeResult(m.Result)
-		s.ApplyTo(&ev)
+		ws = decoder.ApplyResult(&ev, m.Result)
 	}
 	if c.ended {
 		c.warn(at, model.WarnResultAfterEnd, "a result arrived after the call was cancelled or failed")

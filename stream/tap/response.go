@@ -15,9 +15,32 @@ import (
 	"toolscope/model"
 )
 
+// isEventStream says whether a Content-Type is text/event-stream, as
+// mime.ParseMediaType reads it. It runs several times per exchange, so a
+// plain ASCII type is compared in place: ParseMediaType makes a map and a
+// lowered copy every time.
 func isEventStream(contentType string) bool {
-	mt, _, _ := mime.ParseMediaType(contentType)
-	return mt == "text/event-stream"
+	const eventStream = "text/event-stream"
+	base, _, hasParams := strings.Cut(contentType, ";")
+	if isASCII(base) {
+		if !strings.EqualFold(strings.TrimSpace(base), eventStream) {
+			return false
+		}
+		if !hasParams {
+			return true
+		}
+	}
+	mt, _, _ := mime.ParseMediaType(contentType) // parameters, which may be invalid
+	return mt == eventStream
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // readResponse parses the copy of the response body as it arrives, then

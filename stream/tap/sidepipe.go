@@ -32,6 +32,13 @@ type sidePipe struct {
 	endAt   time.Time     // when the body ended
 }
 
+// ringSize is the ring a pipe starts with. A pipe hands it back when its
+// reader stops, for the next response: a call's response otherwise
+// allocates and zeroes it.
+const ringSize = 4 << 10
+
+var rings = sync.Pool{New: func() any { return new([ringSize]byte) }}
+
 func newSidePipe(limit int64) *sidePipe {
 	return &sidePipe{limit: int(limit), wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
@@ -68,7 +75,7 @@ func (p *sidePipe) put(b []byte) {
 		return
 	}
 	if need := p.n + len(b); need > len(p.ring) {
-		p.grow(min(max(need, 2*len(p.ring), 4<<10), p.limit))
+		p.grow(min(max(need, 2*len(p.ring), ringSize), p.limit))
 		if over := need - len(p.ring); over > 0 {
 			p.r, p.n = (p.r+over)%len(p.ring), p.n-over
 			p.gap = true
@@ -86,9 +93,24 @@ func (p *sidePipe) grow(size int) {
 	if size <= len(p.ring) {
 		return
 	}
-	ring := make([]byte, size)
+	var ring []byte
+	if size == ringSize {
+		ring = rings.Get().(*[ringSize]byte)[:]
+	} else {
+		ring = make([]byte, size)
+	}
 	p.n = p.copyOut(ring)
+	p.releaseRing()
 	p.ring, p.r = ring, 0
+}
+
+// releaseRing gives a pooled-size ring back; the pipe holds no reference
+// to it after (its caller replaces p.ring).
+func (p *sidePipe) releaseRing() {
+	if len(p.ring) == ringSize && cap(p.ring) == ringSize {
+		rings.Put((*[ringSize]byte)(p.ring))
+	}
+	p.ring = nil
 }
 
 // copyOut copies unread bytes to b without consuming them.
@@ -120,7 +142,8 @@ func (p *sidePipe) finish(err error) {
 func (p *sidePipe) stop() {
 	p.mu.Lock()
 	p.stopped = true
-	p.ring, p.r, p.n = nil, 0, 0
+	p.releaseRing()
+	p.r, p.n = 0, 0
 	p.mu.Unlock()
 }
 

@@ -1,0 +1,34 @@
+//go:build !race
+
+package model
+
+import (
+	"strconv"
+	"testing"
+)
+
+// A tap's tool.call and tool.result make a call in the store with a few
+// allocations: the call, its entry and id, an attempt, a timeline, its
+// keys and sources (11 before insertion in order and keys grown at once).
+func TestApplyTapCallAllocations(t *testing.T) {
+	s := NewStore(Options{})
+	i := 0
+	n := testing.AllocsPerRun(200, func() {
+		i++
+		exchange := strconv.Itoa(i)
+		call := tapCall(0, exchange)
+		call.ToolCallID, call.IdempotencyKey = "call_"+exchange, ""
+		s.ApplyTakingNotes(call)
+		r := tapResult(30, exchange)
+		r.ToolCallID, r.IdempotencyKey = call.ToolCallID, ""
+		s.ApplyTakingNotes(r)
+	})
+	if n > 10 {
+		t.Errorf("%.1f allocations per tap call applied, want at most 10", n)
+	}
+	for _, ev := range []Event{tapProgress(40, "1", 1, true), tapProgress(41, "1", 2, true)} {
+		if a := testing.AllocsPerRun(10, func() { s.Apply(ev) }); a != 0 {
+			t.Errorf("a progress event on a call with its history made: %.0f allocations, want 0", a)
+		}
+	}
+}
