@@ -147,24 +147,20 @@ func (w *walker) meta() error {
 		w.skip()
 		return nil
 	}
-	var seen map[string]string // folded key => as spelled
+	var seen foldSet
 	return w.members(func(raw []byte) error {
 		key := w.keyString(raw)
 		if reason := contextKeySpelling(key); reason != "" {
 			return w.fail(CodeInvalidParams, "_meta key "+quoteKey(key)+" "+reason, nil)
 		}
 		if isContextKey(key) {
-			folded := foldKey(key)
-			if prev, dup := seen[folded]; dup {
+			if prev, dup := seen.find(key); dup {
 				if prev == key {
 					return w.fail(CodeInvalidParams, "_meta key "+quoteKey(key)+" appears twice", nil)
 				}
 				return w.fail(CodeInvalidParams, "_meta keys "+quoteKey(prev)+" and "+quoteKey(key)+" differ only in case", nil)
 			}
-			if seen == nil {
-				seen = make(map[string]string, 12)
-			}
-			seen[folded] = key
+			seen.add(key)
 			return w.uniqueKeys(key)
 		}
 		w.skip()
@@ -193,15 +189,12 @@ func (w *walker) uniqueKeys(metaKey string) error {
 			}
 		}
 	case '{':
-		var keys map[string]bool
+		var keys exactSet
 		return w.members(func(key []byte) error {
-			if keys[string(key)] {
+			if keys.has(key) {
 				return w.fail(CodeInvalidParams, "_meta "+quoteKey(metaKey)+" holds key "+quoteKey(string(key))+" twice", nil)
 			}
-			if keys == nil {
-				keys = make(map[string]bool)
-			}
-			keys[string(key)] = true
+			keys.add(key)
 			return w.uniqueKeys(metaKey)
 		})
 	}
