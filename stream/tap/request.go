@@ -156,7 +156,12 @@ func (t *Tap) checkHeaders(ex *exchange, pr *parsedRequest) {
 	var bag decoder.SoatBag
 	var soatWarnings []decoder.Warning
 	if raw := ex.rawHeader; raw != nil { // SOAT keys are the header names verbatim
-		bag, soatWarnings = decoder.SoatContextOrdered(raw.h, raw.order, t.cfg.SoatPrefix)
+		prefix := t.cfg.SoatPrefix
+		if prefix == "" {
+			prefix = decoder.DefaultSoatPrefix
+		}
+		h, order := raw.soatHeader(prefix)
+		bag, soatWarnings = decoder.SoatContextOrdered(h, order, t.cfg.SoatPrefix)
 	} else {
 		bag, soatWarnings = decoder.SoatContext(ex.header, t.cfg.SoatPrefix)
 	}
