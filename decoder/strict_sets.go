@@ -1,9 +1,6 @@
 package decoder
 
-import (
-	"bytes"
-	"strings"
-)
+import "bytes"
 
 // The strict walk remembers the keys of one object to find a repeated one.
 // Objects hold a few keys: the first ones are compared in a small array
@@ -11,39 +8,40 @@ import (
 const fewKeys = 16
 
 // foldSet is a set of keys under Unicode simple case folding: find gives
-// the key added that folds equal to key, as a map by foldKey would.
+// the key added that folds equal to key, as a map by foldKey would. Keys
+// are the walk's slices of the body (or decoded copies), never changed.
 type foldSet struct {
-	few    [fewKeys]string // ASCII keys
+	few    [fewKeys][]byte // ASCII keys
 	n      int
-	folded map[string]string // foldKey => as spelled, for the others
+	folded map[string][]byte // foldKey => as spelled, for the others
 }
 
-func (s *foldSet) find(key string) (string, bool) {
+func (s *foldSet) find(key []byte) ([]byte, bool) {
 	ascii := isASCII(key)
 	for _, k := range s.few[:s.n] {
 		// Two ASCII keys fold equal only at the same length.
-		if (len(k) == len(key) || !ascii) && strings.EqualFold(k, key) {
+		if (len(k) == len(key) || !ascii) && bytes.EqualFold(k, key) {
 			return k, true
 		}
 	}
 	if s.folded != nil {
-		prev, ok := s.folded[foldKey(key)]
+		prev, ok := s.folded[foldKey(string(key))]
 		return prev, ok
 	}
-	return "", false
+	return nil, false
 }
 
 // add records a key find did not find.
-func (s *foldSet) add(key string) {
+func (s *foldSet) add(key []byte) {
 	if s.n < fewKeys && isASCII(key) {
 		s.few[s.n] = key
 		s.n++
 		return
 	}
 	if s.folded == nil {
-		s.folded = make(map[string]string)
+		s.folded = make(map[string][]byte)
 	}
-	s.folded[foldKey(key)] = key
+	s.folded[foldKey(string(key))] = key
 }
 
 // exactSet is a set of keys compared byte for byte.

@@ -11,7 +11,6 @@ import (
 // ambiguity (found).
 type walker struct {
 	b     []byte
-	text  string // b as a string, once a key needs it (keyString)
 	i     int
 	id    json.RawMessage // the first message's id, when read without doubt
 	found *Ambiguity
@@ -148,17 +147,17 @@ func (w *walker) meta() error {
 		return nil
 	}
 	var seen foldSet
-	return w.members(func(raw []byte) error {
-		key := w.keyString(raw)
-		if reason := contextKeySpelling(key); reason != "" {
-			return w.fail(CodeInvalidParams, "_meta key "+quoteKey(key)+" "+reason, nil)
+	return w.members(func(key []byte) error {
+		// The key is converted for the checks only (no copy is kept).
+		if reason := contextKeySpelling(string(key)); reason != "" {
+			return w.fail(CodeInvalidParams, "_meta key "+quoteKey(string(key))+" "+reason, nil)
 		}
-		if isContextKey(key) {
+		if isContextKey(string(key)) {
 			if prev, dup := seen.find(key); dup {
-				if prev == key {
-					return w.fail(CodeInvalidParams, "_meta key "+quoteKey(key)+" appears twice", nil)
+				if bytes.Equal(prev, key) {
+					return w.fail(CodeInvalidParams, "_meta key "+quoteKey(string(key))+" appears twice", nil)
 				}
-				return w.fail(CodeInvalidParams, "_meta keys "+quoteKey(prev)+" and "+quoteKey(key)+" differ only in case", nil)
+				return w.fail(CodeInvalidParams, "_meta keys "+quoteKey(string(prev))+" and "+quoteKey(string(key))+" differ only in case", nil)
 			}
 			seen.add(key)
 			return w.uniqueKeys(key)
@@ -170,7 +169,7 @@ func (w *walker) meta() error {
 
 // uniqueKeys reads a context value: no object in it may hold a key twice
 // (parsers keep the first or the last; the token was checked against one).
-func (w *walker) uniqueKeys(metaKey string) error {
+func (w *walker) uniqueKeys(metaKey []byte) error {
 	switch w.b[w.i] {
 	case '[':
 		w.i++
@@ -192,7 +191,7 @@ func (w *walker) uniqueKeys(metaKey string) error {
 		var keys exactSet
 		return w.members(func(key []byte) error {
 			if keys.has(key) {
-				return w.fail(CodeInvalidParams, "_meta "+quoteKey(metaKey)+" holds key "+quoteKey(string(key))+" twice", nil)
+				return w.fail(CodeInvalidParams, "_meta "+quoteKey(string(metaKey))+" holds key "+quoteKey(string(key))+" twice", nil)
 			}
 			keys.add(key)
 			return w.uniqueKeys(metaKey)
@@ -300,18 +299,4 @@ func (w *walker) ws() {
 			return
 		}
 	}
-}
-
-// keyString is raw as a string: a substring of the body, converted once per
-// walk, when raw lies in it (an escaped key is a decoded copy), so that
-// reading _meta's keys costs one allocation rather than one per key.
-func (w *walker) keyString(raw []byte) string {
-	off := cap(w.b) - cap(raw)
-	if len(raw) == 0 || off < 0 || off+len(raw) > len(w.b) || &w.b[off] != &raw[0] {
-		return string(raw)
-	}
-	if w.text == "" {
-		w.text = string(w.b)
-	}
-	return w.text[off : off+len(raw)]
 }
