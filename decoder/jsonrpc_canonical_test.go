@@ -1,7 +1,6 @@
 package decoder
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,16 +97,4 @@ func checkCanonicalNumber(t *testing.T, s string) {
 			t.Errorf("appendNumberKey(%q) = %q, want %q", s, key, "n"+want)
 		}
 	}
-}
-
-// validJSON agrees with json.Valid, whichever pass answers.
-func FuzzValidJSON(f *testing.F) {
-	for _, s := range append(numberCases, `{"a":[1,{"b":"\u00e9\n"}]}`, `{"a":1,}`, " [] ", "\"\x01\"", `"\x"`, "{\"a\":\"\xff\"}", `[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`) {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Errorf("validJSON(%q) = %v, json.Valid %v", b, got, want)
-		}
-	})
 }

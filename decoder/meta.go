@@ -448,6 +448,9 @@ func digitAt(a, b string, k int) byte {
 // marshalString is s as a JSON string, without the HTML escaping of
 // json.Marshal (a token written "a<b" stays so).
 func marshalString(s string) json.RawMessage {
+	if isPlainJSONText(s) { // the encoder would write it as it is
+		return json.RawMessage(`"` + s + `"`)
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -455,4 +458,15 @@ func marshalString(s string) json.RawMessage {
 		return nil
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+}
+
+// isPlainJSONText: printable ASCII an encoder writes unescaped between
+// quotes (no quote, no backslash).
+func isPlainJSONText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

@@ -88,12 +88,13 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 	var ws []decoder.Warning
 	if c.idemKey != "" {
 		sum := argumentsDigest(c.arguments)
-		if prev, ok := x.args.get(c.idemKey); ok && prev[0] != sum {
+		prev, seen := x.args.get(c.idemKey)
+		switch {
+		case !seen:
+			x.args.put(c.idemKey, [2]string{sum, c.exchange})
+		case prev[0] != sum:
 			ws = append(ws, decoder.Warning{Code: model.WarnRetryArgumentsChanged, Message: fmt.Sprintf(
 				"idempotency key %q was sent by exchange %s with other arguments; a retry sends the same arguments", clip(c.idemKey), prev[1])})
-		}
-		if _, ok := x.args.get(c.idemKey); !ok {
-			x.args.put(c.idemKey, [2]string{sum, c.exchange})
 		}
 	}
 	if jti, ok := c.claims["jti"].(string); ok && jti != "" {
