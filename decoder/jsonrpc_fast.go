@@ -248,6 +248,9 @@ func (r *envelopeReader) skipContainer(depth int) bool {
 
 func (r *envelopeReader) skipString() bool {
 	for j := r.i + 1; j < len(r.s); j++ {
+		if j = plainRun(r.s, j); j >= len(r.s) {
+			return false
+		}
 		switch c := r.s[j]; {
 		case c == '"':
 			r.i = j + 1
@@ -262,7 +265,7 @@ func (r *envelopeReader) skipString() bool {
 			switch r.s[j] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
-				if j+4 >= len(r.s) || !isHex4(r.s[j+1:j+5]) {
+				if _, ok := hex4(r.s, j+1); !ok || j+4 >= len(r.s) {
 					return false
 				}
 				j += 4
@@ -274,54 +277,13 @@ func (r *envelopeReader) skipString() bool {
 	return false
 }
 
-func isHex4(b []byte) bool {
-	for _, c := range b {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
 // skipNumber passes over a number of RFC 8259's grammar.
 func (r *envelopeReader) skipNumber() bool {
-	s, j := r.s, r.i
-	if s[j] == '-' {
-		j++
+	j, ok := numberEnd(r.s, r.i)
+	if ok {
+		r.i = j
 	}
-	switch {
-	case j < len(s) && s[j] == '0':
-		j++
-	case j < len(s) && s[j] >= '1' && s[j] <= '9':
-		j = skipDigits(s, j)
-	default:
-		return false
-	}
-	if j < len(s) && s[j] == '.' {
-		if j++; j >= len(s) || s[j] < '0' || s[j] > '9' {
-			return false
-		}
-		j = skipDigits(s, j)
-	}
-	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
-		j++
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		if j >= len(s) || s[j] < '0' || s[j] > '9' {
-			return false
-		}
-		j = skipDigits(s, j)
-	}
-	r.i = j
-	return true
-}
-
-func skipDigits(s []byte, j int) int {
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-		j++
-	}
-	return j
+	return ok
 }
 
 // fastCallParams reads a tools/call params object (trimmed, starting with

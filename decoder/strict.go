@@ -130,27 +130,6 @@ func hasLoneSurrogate(body []byte) bool {
 	return false
 }
 
-// hex4 reads four hex digits at body[i:].
-func hex4(body []byte, i int) (rune, bool) {
-	if i+4 > len(body) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range body[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
-}
-
 // LenientBody is the request a lenient server reads when ParseMessages
 // cannot read body: without a leading byte-order mark (JavaScript servers
 // drop it) and only its first JSON value (the go-sdk ignores what follows).

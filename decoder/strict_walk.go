@@ -242,7 +242,8 @@ func (w *walker) str() []byte {
 	start := w.i + 1
 	i := start
 	for {
-		i += bytes.IndexAny(w.b[i:], `"\`)
+		// The text is valid: a plain run ends at a quote or a backslash.
+		i = plainRun(w.b, i)
 		if w.b[i] == '\\' {
 			i += 2
 			continue
