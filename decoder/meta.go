@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -222,6 +223,18 @@ const (
 	HeaderName            = "Mcp-Name"
 )
 
+// canonicalProtocolVersionHeader is HeaderProtocolVersion as http.Header
+// keys it, worked out once: Get would build it for every call.
+var canonicalProtocolVersionHeader = textproto.CanonicalMIMEHeaderKey(HeaderProtocolVersion)
+
+// headerValue is h.Get of a name already canonical.
+func headerValue(h http.Header, canonical string) string {
+	if vs := h[canonical]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
 // MCP revisions toolscope knows; 2026-07-28 is the stateless one whose
 // requests carry Mcp-Method and Mcp-Name.
 const (
@@ -247,7 +260,7 @@ func CheckMCPHeaders(h http.Header, method, toolName string, meta MetaInfo) []Wa
 		ws = append(ws, Warning{Code: model.WarnMCPHeaderMismatch, Message: fmt.Sprintf(
 			"%s header %q differs from the body's %s %q", header, clip(got), what, clip(want))})
 	}
-	version := strings.TrimSpace(h.Get(HeaderProtocolVersion))
+	version := strings.TrimSpace(headerValue(h, canonicalProtocolVersionHeader))
 	gotMethod := strings.TrimSpace(h.Get(HeaderMethod))
 	gotName := strings.TrimSpace(h.Get(HeaderName))
 	check(HeaderProtocolVersion, version, meta.ProtocolVersion, "_meta protocolVersion")

@@ -83,7 +83,7 @@ func headerProblem(h http.Header) *decoder.Ambiguity {
 				Reason: "the request body is declared charset " + strconv.Quote(clipText(cs, 40)) + ": the tap reads UTF-8, a server may decode it"}
 		}
 	}
-	if n := len(h.Values(decoder.ContextHeader)); n > 1 {
+	if n := len(h[canonicalContextHeader]); n > 1 {
 		return &decoder.Ambiguity{RPCCode: decoder.CodeInvalidRequest,
 			Reason: "the request has " + decoder.ContextHeader + " " + strconv.Itoa(n) + " times; servers take the first, the last or all of them"}
 	}
