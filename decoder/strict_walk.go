@@ -261,7 +261,7 @@ func (w *walker) skip() {
 	case '{', '[':
 		depth := 0
 		for {
-			w.i += bytes.IndexAny(w.b[w.i:], `"{}[]`)
+			w.i = nextStructural(w.b, w.i)
 			switch w.b[w.i] {
 			case '"':
 				w.str()
@@ -300,4 +300,17 @@ func (w *walker) ws() {
 			return
 		}
 	}
+}
+
+// nextStructural is the index of the next quote or bracket from b[i]
+// (bytes.IndexAny would build its set of bytes on every call). The text
+// is valid, so a container's closing bracket is always found.
+func nextStructural(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"', '{', '}', '[', ']':
+			return i
+		}
+	}
+	return i
 }
