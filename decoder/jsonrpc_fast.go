@@ -1,8 +1,8 @@
 package decoder
 
 import (
+	"bytes"
 	"encoding/json"
-	"strings"
 )
 
 // Every call through the tap decodes one JSON-RPC envelope. encoding/json
@@ -20,6 +20,9 @@ const maxEnvelopeDepth = 64
 // fastWireMessage decodes raw (trimmed, starting with '{') as json.Unmarshal
 // into a wireMessage would; ok is false when raw is outside the fast path.
 func fastWireMessage(raw []byte) (w wireMessage, ok bool) {
+	// One copy of the message holds every member's value (each cut to its
+	// length, so appending to one cannot write over the next).
+	raw = clone(raw)
 	r := envelopeReader{s: raw}
 	r.i++ // {
 	r.space()
@@ -29,7 +32,7 @@ func fastWireMessage(raw []byte) (w wireMessage, ok bool) {
 	}
 	for {
 		r.space()
-		key, ok := r.plainString()
+		key, ok := r.plainBytes()
 		if !ok {
 			return w, false
 		}
@@ -43,7 +46,7 @@ func fastWireMessage(raw []byte) (w wireMessage, ok bool) {
 		if !r.skipValue(0) {
 			return w, false
 		}
-		if !w.set(key, raw[start:r.i]) {
+		if !w.set(key, raw[start:r.i:r.i]) {
 			return w, false
 		}
 		r.space()
@@ -61,46 +64,80 @@ func fastWireMessage(raw []byte) (w wireMessage, ok bool) {
 
 var envelopeMembers = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
 
-// set stores one member's value as json.Unmarshal would; false leaves the
-// message to encoding/json.
-func (w *wireMessage) set(key string, v []byte) bool {
+// set stores one member's value (v, the message's own copy) as
+// json.Unmarshal would; false leaves the message to encoding/json.
+func (w *wireMessage) set(key, v []byte) bool {
 	isNull := string(v) == "null"
-	switch key {
+	switch string(key) {
 	case "id":
-		w.ID = json.RawMessage(clone(v))
+		w.ID = json.RawMessage(v)
 	case "params":
-		w.Params = json.RawMessage(clone(v))
+		w.Params = json.RawMessage(v)
 	case "result":
-		w.Result = json.RawMessage(clone(v))
+		w.Result = json.RawMessage(v)
 	case "error":
 		w.Error = nil
 		if !isNull {
-			e := json.RawMessage(clone(v))
+			e := json.RawMessage(v)
 			w.Error = &e
 		}
 	case "jsonrpc", "method":
 		var s *string
 		if !isNull {
 			r := envelopeReader{s: v}
-			text, ok := r.plainString()
+			text, ok := r.plainBytes()
 			if !ok || r.i != len(v) {
 				return false // not a string, or one with escapes or non-ASCII
 			}
-			s = &text
+			s = internedText(text)
 		}
-		if key == "jsonrpc" {
+		if string(key) == "jsonrpc" {
 			w.JSONRPC = s
 		} else {
 			w.Method = s
 		}
 	default:
 		for _, m := range envelopeMembers {
-			if strings.EqualFold(key, m) {
+			if bytes.EqualFold(key, []byte(m)) {
 				return false // encoding/json matches member names regardless of case
 			}
 		}
 	}
 	return true
+}
+
+// The jsonrpc version and the methods every session sends, shared rather
+// than built per message (callers only read them).
+var (
+	jsonrpcVersion   = "2.0"
+	methodToolsCall  = MethodToolsCall
+	methodCancelled  = "notifications/cancelled"
+	methodProgress   = "notifications/progress"
+	methodInitialize = "initialize"
+	methodToolsList  = "tools/list"
+	methodPing       = "ping"
+)
+
+// internedText points at the shared copy of a known text, or a new one.
+func internedText(b []byte) *string {
+	switch string(b) {
+	case jsonrpcVersion:
+		return &jsonrpcVersion
+	case methodToolsCall:
+		return &methodToolsCall
+	case methodCancelled:
+		return &methodCancelled
+	case methodProgress:
+		return &methodProgress
+	case methodInitialize:
+		return &methodInitialize
+	case methodToolsList:
+		return &methodToolsList
+	case methodPing:
+		return &methodPing
+	}
+	s := string(b)
+	return &s
 }
 
 func clone(b []byte) []byte { return append([]byte(nil), b...) }
@@ -125,22 +162,23 @@ func (r *envelopeReader) space() {
 	}
 }
 
-// plainString reads a string of printable ASCII without escapes.
-func (r *envelopeReader) plainString() (string, bool) {
+// plainBytes reads a string of printable ASCII without escapes: the text
+// between its quotes.
+func (r *envelopeReader) plainBytes() ([]byte, bool) {
 	if !r.at('"') {
-		return "", false
+		return nil, false
 	}
 	for j := r.i + 1; j < len(r.s); j++ {
 		switch c := r.s[j]; {
 		case c == '"':
-			s := string(r.s[r.i+1 : j])
+			s := r.s[r.i+1 : j]
 			r.i = j + 1
 			return s, true
 		case c == '\\' || c < 0x20 || c >= 0x80:
-			return "", false
+			return nil, false
 		}
 	}
-	return "", false
+	return nil, false
 }
 
 // skipValue passes over one JSON value, checking it as encoding/json's
@@ -210,6 +248,9 @@ func (r *envelopeReader) skipContainer(depth int) bool {
 
 func (r *envelopeReader) skipString() bool {
 	for j := r.i + 1; j < len(r.s); j++ {
+		if j = plainRun(r.s, j); j >= len(r.s) {
+			return false
+		}
 		switch c := r.s[j]; {
 		case c == '"':
 			r.i = j + 1
@@ -224,7 +265,7 @@ func (r *envelopeReader) skipString() bool {
 			switch r.s[j] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
-				if j+4 >= len(r.s) || !isHex4(r.s[j+1:j+5]) {
+				if _, ok := hex4(r.s, j+1); !ok || j+4 >= len(r.s) {
 					return false
 				}
 				j += 4
@@ -236,54 +277,13 @@ func (r *envelopeReader) skipString() bool {
 	return false
 }
 
-func isHex4(b []byte) bool {
-	for _, c := range b {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
 // skipNumber passes over a number of RFC 8259's grammar.
 func (r *envelopeReader) skipNumber() bool {
-	s, j := r.s, r.i
-	if s[j] == '-' {
-		j++
+	j, ok := numberEnd(r.s, r.i)
+	if ok {
+		r.i = j
 	}
-	switch {
-	case j < len(s) && s[j] == '0':
-		j++
-	case j < len(s) && s[j] >= '1' && s[j] <= '9':
-		j = skipDigits(s, j)
-	default:
-		return false
-	}
-	if j < len(s) && s[j] == '.' {
-		if j++; j >= len(s) || s[j] < '0' || s[j] > '9' {
-			return false
-		}
-		j = skipDigits(s, j)
-	}
-	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
-		j++
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		if j >= len(s) || s[j] < '0' || s[j] > '9' {
-			return false
-		}
-		j = skipDigits(s, j)
-	}
-	r.i = j
-	return true
-}
-
-func skipDigits(s []byte, j int) int {
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-		j++
-	}
-	return j
+	return ok
 }
 
 // fastCallParams reads a tools/call params object (trimmed, starting with
@@ -299,7 +299,7 @@ func fastCallParams(p []byte) (name string, args, meta []byte, ok bool) {
 		if r.at('}') && r.i == 1 {
 			break
 		}
-		key, ok := r.plainString()
+		key, ok := r.plainBytes()
 		if !ok {
 			return "", nil, nil, false
 		}
@@ -314,20 +314,21 @@ func fastCallParams(p []byte) (name string, args, meta []byte, ok bool) {
 			return "", nil, nil, false
 		}
 		v := p[start:r.i]
-		switch key {
+		switch string(key) {
 		case "name":
 			vr := envelopeReader{s: v}
-			if name, ok = vr.plainString(); !ok || vr.i != len(v) {
+			text, ok := vr.plainBytes()
+			if !ok || vr.i != len(v) {
 				return "", nil, nil, false
 			}
-			hasName = true
+			name, hasName = string(text), true
 		case "arguments":
 			args = clone(v)
 		case "_meta":
 			meta = v
 		default:
 			for _, m := range [...]string{"name", "arguments", "_meta"} {
-				if strings.EqualFold(key, m) {
+				if bytes.EqualFold(key, []byte(m)) {
 					return "", nil, nil, false
 				}
 			}

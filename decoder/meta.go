@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -195,7 +196,8 @@ func ExtractMeta(meta map[string]any) MetaInfo {
 	case string:
 		mi.ProgressToken = marshalString(tok)
 	case json.Number: // as ParseCallParams keeps a numeric token
-		if _, ok := canonicalNumber(string(tok)); ok {
+		var buf [64]byte
+		if _, ok := appendCanonicalNumber(buf[:0], string(tok)); ok {
 			mi.ProgressToken = json.RawMessage(tok)
 		}
 	case float64:
@@ -220,6 +222,18 @@ const (
 	HeaderMethod          = "Mcp-Method"
 	HeaderName            = "Mcp-Name"
 )
+
+// canonicalProtocolVersionHeader is HeaderProtocolVersion as http.Header
+// keys it, worked out once: Get would build it for every call.
+var canonicalProtocolVersionHeader = textproto.CanonicalMIMEHeaderKey(HeaderProtocolVersion)
+
+// headerValue is h.Get of a name already canonical.
+func headerValue(h http.Header, canonical string) string {
+	if vs := h[canonical]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
 
 // MCP revisions toolscope knows; 2026-07-28 is the stateless one whose
 // requests carry Mcp-Method and Mcp-Name.
@@ -246,7 +260,7 @@ func CheckMCPHeaders(h http.Header, method, toolName string, meta MetaInfo) []Wa
 		ws = append(ws, Warning{Code: model.WarnMCPHeaderMismatch, Message: fmt.Sprintf(
 			"%s header %q differs from the body's %s %q", header, clip(got), what, clip(want))})
 	}
-	version := strings.TrimSpace(h.Get(HeaderProtocolVersion))
+	version := strings.TrimSpace(headerValue(h, canonicalProtocolVersionHeader))
 	gotMethod := strings.TrimSpace(h.Get(HeaderMethod))
 	gotName := strings.TrimSpace(h.Get(HeaderName))
 	check(HeaderProtocolVersion, version, meta.ProtocolVersion, "_meta protocolVersion")
@@ -304,8 +318,9 @@ func IDKey(raw json.RawMessage) string {
 			return "s" + s // escapes decoded, invalid UTF-8 as U+FFFD
 		}
 	case c == '-' || c >= '0' && c <= '9':
-		if n, ok := canonicalNumber(string(raw)); ok {
-			return "n" + n
+		var buf [64]byte
+		if key, ok := appendCanonicalNumber(append(buf[:0], 'n'), string(raw)); ok {
+			return string(key)
 		}
 	}
 	// Not a valid id: compare the text itself.
@@ -337,6 +352,25 @@ func plainString(raw []byte) (string, bool) {
 // all "1e3"). It never goes through float64. ok is false for text that is
 // not a JSON number, or whose exponent is too large to matter.
 func canonicalNumber(s string) (string, bool) {
+	var buf [64]byte
+	b, ok := appendCanonicalNumber(buf[:0], s)
+	if !ok {
+		return "", false
+	}
+	return string(b), true
+}
+
+// appendNumberKey appends IDKey's key of a number's text (valid JSON
+// number grammar) without its allocations.
+func appendNumberKey(dst []byte, text []byte) []byte {
+	if b, ok := appendCanonicalNumber(append(dst, 'n'), string(text)); ok {
+		return b
+	}
+	return append(append(dst, 'j'), text...)
+}
+
+// appendCanonicalNumber appends canonicalNumber's form of s to dst.
+func appendCanonicalNumber(dst []byte, s string) ([]byte, bool) {
 	i, neg := 0, false
 	if i < len(s) && s[i] == '-' {
 		neg, i = true, i+1
@@ -347,7 +381,7 @@ func canonicalNumber(s string) (string, bool) {
 	}
 	intDigits := s[intStart:i]
 	if len(intDigits) == 0 || len(intDigits) > 1 && intDigits[0] == '0' {
-		return "", false
+		return dst, false
 	}
 	var fracDigits string
 	if i < len(s) && s[i] == '.' {
@@ -357,7 +391,7 @@ func canonicalNumber(s string) (string, bool) {
 			i++
 		}
 		if i == start {
-			return "", false
+			return dst, false
 		}
 		fracDigits = s[start:i]
 	}
@@ -373,41 +407,63 @@ func canonicalNumber(s string) (string, bool) {
 			i++
 		}
 		if i == digits || i-digits > 15 {
-			return "", false
+			return dst, false
 		}
 		exp, _ = strconv.ParseInt(s[start:i], 10, 64)
 	}
 	if i != len(s) {
-		return "", false
+		return dst, false
 	}
 	// The value is 0.<intDigits><fracDigits> * 10^(exp+len(intDigits)):
 	// trim zeros on both ends of the digits, then place the point after the
 	// first significant digit.
-	digits := intDigits + fracDigits
 	exp += int64(len(intDigits))
-	lead := 0
-	for lead < len(digits) && digits[lead] == '0' {
-		lead++
+	lead := countLeadingZeros(intDigits)
+	if lead == len(intDigits) {
+		lead += countLeadingZeros(fracDigits)
 	}
-	digits = strings.TrimRight(digits[lead:], "0")
-	if digits == "" {
-		return "0", true // -0 and 0.000e5 are 0
+	all := len(intDigits) + len(fracDigits)
+	if lead == all {
+		return append(dst, '0'), true // -0 and 0.000e5 are 0
+	}
+	// The significant digits: from lead to the last non-zero one.
+	last := all
+	for last > lead && digitAt(intDigits, fracDigits, last-1) == '0' {
+		last--
 	}
 	exp -= int64(lead) + 1
-	var b strings.Builder
-	b.Grow(len(digits) + 24)
 	if neg {
-		b.WriteByte('-')
+		dst = append(dst, '-')
 	}
-	b.WriteString(digits)
-	b.WriteByte('e')
-	b.WriteString(strconv.FormatInt(exp, 10))
-	return b.String(), true
+	for k := lead; k < last; k++ {
+		dst = append(dst, digitAt(intDigits, fracDigits, k))
+	}
+	dst = append(dst, 'e')
+	return strconv.AppendInt(dst, exp, 10), true
+}
+
+func countLeadingZeros(s string) int {
+	n := 0
+	for n < len(s) && s[n] == '0' {
+		n++
+	}
+	return n
+}
+
+// digitAt is the k-th digit of a followed by b.
+func digitAt(a, b string, k int) byte {
+	if k < len(a) {
+		return a[k]
+	}
+	return b[k-len(a)]
 }
 
 // marshalString is s as a JSON string, without the HTML escaping of
 // json.Marshal (a token written "a<b" stays so).
 func marshalString(s string) json.RawMessage {
+	if isPlainJSONText(s) { // the encoder would write it as it is
+		return json.RawMessage(`"` + s + `"`)
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -415,4 +471,15 @@ func marshalString(s string) json.RawMessage {
 		return nil
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+}
+
+// isPlainJSONText: printable ASCII an encoder writes unescaped between
+// quotes (no quote, no backslash).
+func isPlainJSONText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

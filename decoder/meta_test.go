@@ -1,6 +1,8 @@
 package decoder
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -202,4 +204,22 @@ func TestProgressTokenKeptAsWritten(t *testing.T) {
 			t.Errorf("%s: token %s, want %s", c.meta, got, c.token)
 		}
 	}
+}
+
+// marshalString's shortcut writes what the encoder writes.
+func FuzzMarshalString(f *testing.F) {
+	for _, s := range []string{"", "tok-1", "a<b>&c", `q"uote`, `back\slash`, "tab\t", "é", "\x7f", "\u2028", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(s) != nil {
+			t.Skip()
+		}
+		if got, want := string(marshalString(s)), strings.TrimSuffix(buf.String(), "\n"); got != want {
+			t.Errorf("marshalString(%q) = %s, the encoder writes %s", s, got, want)
+		}
+	})
 }

@@ -94,7 +94,7 @@ func serverLabel(name string) string {
 	return b.String()
 }
 
-func isASCII(s string) bool {
+func isASCII[T string | []byte](s T) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false

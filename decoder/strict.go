@@ -66,7 +66,7 @@ func scanStrict(body []byte) (*Ambiguity, json.RawMessage) {
 		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "the body is empty"}, nil
 	}
 	value, trailing := body, false
-	if !json.Valid(body) {
+	if !validJSON(body) {
 		dec := json.NewDecoder(bytes.NewReader(body))
 		var skip skippedValue
 		if err := dec.Decode(&skip); err != nil {
@@ -82,6 +82,19 @@ func scanStrict(body []byte) (*Ambiguity, json.RawMessage) {
 		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "data follows the JSON value", ID: w.id}, w.id
 	}
 	return nil, w.id
+}
+
+// validJSON is json.Valid(body): the envelope reader's pass, which checks
+// the text as encoding/json's scanner does, answers the common case;
+// anything it does not accept (deep nesting, an error) is encoding/json's
+// to judge.
+func validJSON(body []byte) bool {
+	r := envelopeReader{s: body}
+	r.space()
+	if r.skipValue(0) && r.end() {
+		return true
+	}
+	return json.Valid(body)
 }
 
 // hasLoneSurrogate reports whether a string in body (JSON text) escapes a
@@ -115,27 +128,6 @@ func hasLoneSurrogate(body []byte) bool {
 		i = next + k
 	}
 	return false
-}
-
-// hex4 reads four hex digits at body[i:].
-func hex4(body []byte, i int) (rune, bool) {
-	if i+4 > len(body) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range body[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
 }
 
 // LenientBody is the request a lenient server reads when ParseMessages

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -308,6 +310,9 @@ func FuzzCheckStrict(f *testing.F) {
 	f.Add([]byte(strictCall))
 	f.Add([]byte(`[{"jsonrpc":"2.0","id":"a\u0041","method":"tools/call","params":{"name":"a","_meta":{"agentarea/x":1,"AGENTAREA/x":2}}}] {}`))
 	f.Add([]byte(`{"jsonrpc":"2.0","Id":1,"id":[1],"method":"m","params":{"n\u0061me":"a","name":"b"}}`))
+	for _, body := range strictSetBodies() {
+		f.Add([]byte(body))
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		got, gotID := scanStrict(body)
 		if got != nil && got.RPCCode == CodeParseError {
@@ -334,4 +339,41 @@ func sameID(a, b json.RawMessage) bool {
 		return false
 	}
 	return x == y
+}
+
+// strictSetBodies repeat keys where the walk's small sets meet their
+// limits: a key folding equal to one of another width (the Kelvin sign
+// folds to k), more keys than the sets hold in their arrays.
+func strictSetBodies() []string {
+	call := func(meta string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","_meta":{` + meta + `}}}`
+	}
+	var many, manyValue strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&many, `"agentarea/k%d":1,`, i)
+		fmt.Fprintf(&manyValue, `"v%d":1,`, i)
+	}
+	return []string{
+		call(`"agentarea/key":1,"agentarea/Key":2`),
+		call("\"agentarea/key\":1,\"agentarea/Key\":2"),
+		call("\"agentarea/Key\":1,\"agentarea/KEY\":2"),
+		call(many.String() + `"agentarea/k19":2`),
+		call(many.String() + `"agentarea/K3":2`),
+		call(many.String() + "\"agentarea/K0\":1,\"agentarea/k0x\":1,\"agentarea/K0\":2"),
+		call(`"agentarea/metadata":{` + manyValue.String() + `"v19":2}`),
+		call(`"agentarea/metadata":{` + manyValue.String() + `"v3":2}`),
+		call(`"agentarea/metadata":{` + manyValue.String() + `"v20":2}`),
+		call(`"agentarea/metadata":{"a":{"b":1,"b":2}}`),
+	}
+}
+
+// The walk's sets find what the reference's maps find.
+func TestCheckStrictSets(t *testing.T) {
+	for _, body := range strictSetBodies() {
+		got, gotID := scanStrict([]byte(body))
+		want, wantID := refScanStrict([]byte(body))
+		if (got == nil) != (want == nil) || got != nil && (got.RPCCode != want.RPCCode || got.Reason != want.Reason) || !sameID(gotID, wantID) {
+			t.Errorf("body %s: walker %+v, reference %+v", body, got, want)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package decoder
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -109,4 +110,16 @@ func TestLenientBody(t *testing.T) {
 			t.Errorf("LenientBody(%q) = %q, want %q", tc.body, got, tc.want)
 		}
 	}
+}
+
+// validJSON agrees with json.Valid, whichever pass answers.
+func FuzzValidJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,{"b":"\u00e9\n"}]}`, `{"a":1,}`, " [] ", "\"\x01\"", `"\x"`, "{\"a\":\"\xff\"}", `[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`, "1", "-0.5e+3", "01"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validJSON(b), json.Valid(b); got != want {
+			t.Errorf("validJSON(%q) = %v, json.Valid %v", b, got, want)
+		}
+	})
 }

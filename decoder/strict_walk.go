@@ -11,7 +11,6 @@ import (
 // ambiguity (found).
 type walker struct {
 	b     []byte
-	text  string // b as a string, once a key needs it (keyString)
 	i     int
 	id    json.RawMessage // the first message's id, when read without doubt
 	found *Ambiguity
@@ -147,24 +146,20 @@ func (w *walker) meta() error {
 		w.skip()
 		return nil
 	}
-	var seen map[string]string // folded key => as spelled
-	return w.members(func(raw []byte) error {
-		key := w.keyString(raw)
-		if reason := contextKeySpelling(key); reason != "" {
-			return w.fail(CodeInvalidParams, "_meta key "+quoteKey(key)+" "+reason, nil)
+	var seen foldSet
+	return w.members(func(key []byte) error {
+		// The key is converted for the checks only (no copy is kept).
+		if reason := contextKeySpelling(string(key)); reason != "" {
+			return w.fail(CodeInvalidParams, "_meta key "+quoteKey(string(key))+" "+reason, nil)
 		}
-		if isContextKey(key) {
-			folded := foldKey(key)
-			if prev, dup := seen[folded]; dup {
-				if prev == key {
-					return w.fail(CodeInvalidParams, "_meta key "+quoteKey(key)+" appears twice", nil)
+		if isContextKey(string(key)) {
+			if prev, dup := seen.find(key); dup {
+				if bytes.Equal(prev, key) {
+					return w.fail(CodeInvalidParams, "_meta key "+quoteKey(string(key))+" appears twice", nil)
 				}
-				return w.fail(CodeInvalidParams, "_meta keys "+quoteKey(prev)+" and "+quoteKey(key)+" differ only in case", nil)
+				return w.fail(CodeInvalidParams, "_meta keys "+quoteKey(string(prev))+" and "+quoteKey(string(key))+" differ only in case", nil)
 			}
-			if seen == nil {
-				seen = make(map[string]string, 12)
-			}
-			seen[folded] = key
+			seen.add(key)
 			return w.uniqueKeys(key)
 		}
 		w.skip()
@@ -174,7 +169,7 @@ func (w *walker) meta() error {
 
 // uniqueKeys reads a context value: no object in it may hold a key twice
 // (parsers keep the first or the last; the token was checked against one).
-func (w *walker) uniqueKeys(metaKey string) error {
+func (w *walker) uniqueKeys(metaKey []byte) error {
 	switch w.b[w.i] {
 	case '[':
 		w.i++
@@ -193,15 +188,12 @@ func (w *walker) uniqueKeys(metaKey string) error {
 			}
 		}
 	case '{':
-		var keys map[string]bool
+		var keys exactSet
 		return w.members(func(key []byte) error {
-			if keys[string(key)] {
-				return w.fail(CodeInvalidParams, "_meta "+quoteKey(metaKey)+" holds key "+quoteKey(string(key))+" twice", nil)
+			if keys.has(key) {
+				return w.fail(CodeInvalidParams, "_meta "+quoteKey(string(metaKey))+" holds key "+quoteKey(string(key))+" twice", nil)
 			}
-			if keys == nil {
-				keys = make(map[string]bool)
-			}
-			keys[string(key)] = true
+			keys.add(key)
 			return w.uniqueKeys(metaKey)
 		})
 	}
@@ -250,7 +242,8 @@ func (w *walker) str() []byte {
 	start := w.i + 1
 	i := start
 	for {
-		i += bytes.IndexAny(w.b[i:], `"\`)
+		// The text is valid: a plain run ends at a quote or a backslash.
+		i = plainRun(w.b, i)
 		if w.b[i] == '\\' {
 			i += 2
 			continue
@@ -268,7 +261,7 @@ func (w *walker) skip() {
 	case '{', '[':
 		depth := 0
 		for {
-			w.i += bytes.IndexAny(w.b[w.i:], `"{}[]`)
+			w.i = nextStructural(w.b, w.i)
 			switch w.b[w.i] {
 			case '"':
 				w.str()
@@ -309,16 +302,15 @@ func (w *walker) ws() {
 	}
 }
 
-// keyString is raw as a string: a substring of the body, converted once per
-// walk, when raw lies in it (an escaped key is a decoded copy), so that
-// reading _meta's keys costs one allocation rather than one per key.
-func (w *walker) keyString(raw []byte) string {
-	off := cap(w.b) - cap(raw)
-	if len(raw) == 0 || off < 0 || off+len(raw) > len(w.b) || &w.b[off] != &raw[0] {
-		return string(raw)
+// nextStructural is the index of the next quote or bracket from b[i]
+// (bytes.IndexAny would build its set of bytes on every call). The text
+// is valid, so a container's closing bracket is always found.
+func nextStructural(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"', '{', '}', '[', ']':
+			return i
+		}
 	}
-	if w.text == "" {
-		w.text = string(w.b)
-	}
-	return w.text[off : off+len(raw)]
+	return i
 }

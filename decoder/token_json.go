@@ -226,48 +226,17 @@ func (r *fastReader) str() (string, bool) {
 // strconv.ParseFloat of its text; one out of float64's range is left to
 // encoding/json.
 func (r *fastReader) number() (any, bool) {
-	s, start := r.s, r.i
-	j := start
-	if s[j] == '-' {
-		j++
-	}
-	switch {
-	case j < len(s) && s[j] == '0':
-		j++
-	case j < len(s) && s[j] >= '1' && s[j] <= '9':
-		j = digits(s, j)
-	default:
+	start := r.i
+	j, ok := numberEnd(r.s, start)
+	if !ok {
 		return nil, false
 	}
-	if j < len(s) && s[j] == '.' {
-		if j++; j >= len(s) || s[j] < '0' || s[j] > '9' {
-			return nil, false
-		}
-		j = digits(s, j)
-	}
-	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
-		j++
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			j++
-		}
-		if j >= len(s) || s[j] < '0' || s[j] > '9' {
-			return nil, false
-		}
-		j = digits(s, j)
-	}
-	f, err := strconv.ParseFloat(s[start:j], 64)
+	f, err := strconv.ParseFloat(r.s[start:j], 64)
 	if err != nil {
 		return nil, false
 	}
 	r.i = j
 	return f, true
-}
-
-func digits(s string, j int) int {
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-		j++
-	}
-	return j
 }
 
 // internedValue boxes the values every token repeats (iss, protocol, alg,

@@ -88,12 +88,13 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 	var ws []decoder.Warning
 	if c.idemKey != "" {
 		sum := argumentsDigest(c.arguments)
-		if prev, ok := x.args.get(c.idemKey); ok && prev[0] != sum {
+		prev, seen := x.args.get(c.idemKey)
+		switch {
+		case !seen:
+			x.args.put(c.idemKey, [2]string{sum, c.exchange})
+		case prev[0] != sum:
 			ws = append(ws, decoder.Warning{Code: model.WarnRetryArgumentsChanged, Message: fmt.Sprintf(
 				"idempotency key %q was sent by exchange %s with other arguments; a retry sends the same arguments", clip(c.idemKey), prev[1])})
-		}
-		if _, ok := x.args.get(c.idemKey); !ok {
-			x.args.put(c.idemKey, [2]string{sum, c.exchange})
 		}
 	}
 	if jti, ok := c.claims["jti"].(string); ok && jti != "" {
@@ -135,17 +136,27 @@ func describeEndUser(v string) string {
 // argumentsDigest identifies arguments by value: key order, spacing and
 // the form of a number (1, 1.0, 1e0) do not count; digits past float64 do.
 func argumentsDigest(raw json.RawMessage) string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	canon := []byte(raw)
-	if dec.Decode(&v) == nil {
-		if b, err := json.Marshal(canonicalNumbers(v)); err == nil {
-			canon = b
-		}
+	var buf [512]byte
+	canon, ok := decoder.AppendCanonicalJSON(buf[:0], raw)
+	if !ok {
+		canon = canonicalArgumentsJSON(raw)
 	}
 	sum := sha256.Sum256(canon)
 	return string(sum[:])
+}
+
+// canonicalArgumentsJSON is what AppendCanonicalJSON writes, by
+// encoding/json, for any arguments; raw itself when they do not decode.
+func canonicalArgumentsJSON(raw json.RawMessage) []byte {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) == nil {
+		if b, err := json.Marshal(canonicalNumbers(v)); err == nil {
+			return b
+		}
+	}
+	return raw
 }
 
 // canonicalNumbers writes every json.Number of v in one form per value.

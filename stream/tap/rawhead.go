@@ -56,12 +56,11 @@ func withHeadConn(ctx context.Context, c net.Conn) context.Context {
 	return ctx
 }
 
-// rawHeader is a request's header with the names as they arrived (values in
-// order, Host and Transfer-Encoding left out as net/http does), and the
-// names in the order they arrived.
+// rawHeader is a request's header fields as they arrived (Host and
+// Transfer-Encoding left out, as net/http does). Only a tools/call reads
+// them, for its SOAT keys (soatHeader): a request builds nothing more.
 type rawHeader struct {
-	h     http.Header
-	order []string
+	fields []rawField
 }
 
 // rawHeaderOf returns r's raw header, or nil when the names are not known.
@@ -79,17 +78,12 @@ func rawHeaderOf(r *http.Request) *rawHeader {
 		hc.reset() // lost step with net/http: this connection's names stay unknown
 		return nil
 	}
-	raw := &rawHeader{h: make(http.Header, len(head.fields))}
-	n := 0
+	kept := head.fields[:0] // the head is this request's alone now
 	for _, f := range head.fields {
 		if strings.EqualFold(f.name, "Host") || strings.EqualFold(f.name, "Transfer-Encoding") {
 			continue // net/http keeps neither in r.Header
 		}
-		if _, seen := raw.h[f.name]; !seen {
-			raw.order = append(raw.order, f.name)
-		}
-		raw.h[f.name] = append(raw.h[f.name], f.value)
-		n++
+		kept = append(kept, f)
 	}
 	want := 0
 	for k, vs := range r.Header {
@@ -97,10 +91,32 @@ func rawHeaderOf(r *http.Request) *rawHeader {
 			want += len(vs)
 		}
 	}
-	if n != want {
+	if len(kept) != want {
 		return nil // a head net/http read otherwise (folded lines...)
 	}
-	return raw
+	return &rawHeader{fields: kept}
+}
+
+// soatHeader is the fields whose names may start with prefix (the SOAT
+// context, matched without case), by name as it arrived, values in order,
+// and those names in the order they arrived: what
+// decoder.SoatContextOrdered reads.
+func (raw *rawHeader) soatHeader(prefix string) (http.Header, []string) {
+	var h http.Header
+	var order []string
+	for _, f := range raw.fields {
+		if len(f.name) <= len(prefix) || !strings.EqualFold(f.name[:len(prefix)], prefix) {
+			continue
+		}
+		if h == nil {
+			h = make(http.Header)
+		}
+		if _, seen := h[f.name]; !seen {
+			order = append(order, f.name)
+		}
+		h[f.name] = append(h[f.name], f.value)
+	}
+	return h, order
 }
 
 // framing states of a connection.
@@ -243,8 +259,17 @@ func headEnd(b []byte, from int) int {
 func (c *headConn) parseHead(head []byte) {
 	text := strings.TrimRight(string(head), "\r\n")
 	first, rest, _ := strings.Cut(text, "\n")
-	reqLine := strings.Fields(first)
-	if len(reqLine) != 3 {
+	var reqLine [3]string
+	n := 0
+	for f := range strings.FieldsSeq(first) {
+		if n == len(reqLine) {
+			n++
+			break
+		}
+		reqLine[n] = f
+		n++
+	}
+	if n != len(reqLine) {
 		c.state = rawOff
 		return
 	}

@@ -68,7 +68,7 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 	defer t.readStrictly(ex, pr)
 	if ex.method != http.MethodPost {
 		pr.plain = append(pr.plain, &plainMsg{eventType: httpEventType(ex.method)})
-		if why := decoder.ContextOnOtherMethod(ex.method, ex.header.Get(decoder.ContextHeader) != "", nil); why != "" {
+		if why := decoder.ContextOnOtherMethod(ex.method, contextToken(ex.header) != "", nil); why != "" {
 			pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnContextOnOtherMethod, Message: why})
 		}
 		return pr
@@ -98,10 +98,13 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 		return pr
 	}
 	pr.msgs, pr.batch = msgs, batch
-	headers := t.headerMap(ex.header)
+	var headers map[string]string // recorded on tool.call events only
 	for _, m := range msgs {
 		switch {
 		case m.Kind == decoder.KindRequest && m.Method == decoder.MethodToolsCall:
+			if headers == nil {
+				headers = t.headerMap(ex.header)
+			}
 			pr.calls = append(pr.calls, t.newCall(ex, m, batch, len(pr.calls), headers))
 		case m.Kind == decoder.KindInvalid:
 			pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnMalformedRequest, Message: "invalid JSON-RPC message: " + m.Problem})
@@ -156,7 +159,12 @@ func (t *Tap) checkHeaders(ex *exchange, pr *parsedRequest) {
 	var bag decoder.SoatBag
 	var soatWarnings []decoder.Warning
 	if raw := ex.rawHeader; raw != nil { // SOAT keys are the header names verbatim
-		bag, soatWarnings = decoder.SoatContextOrdered(raw.h, raw.order, t.cfg.SoatPrefix)
+		prefix := t.cfg.SoatPrefix
+		if prefix == "" {
+			prefix = decoder.DefaultSoatPrefix
+		}
+		h, order := raw.soatHeader(prefix)
+		bag, soatWarnings = decoder.SoatContextOrdered(h, order, t.cfg.SoatPrefix)
 	} else {
 		bag, soatWarnings = decoder.SoatContext(ex.header, t.cfg.SoatPrefix)
 	}
@@ -197,7 +205,7 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 	credential := t.cfg.credentialHeader()
 	// The token and credential are judged as the server receives them: the
 	// proxy drops the headers a client names in Connection.
-	token, credentialPresent := ex.header.Get(decoder.ContextHeader), ex.header.Get(credential) != ""
+	token, credentialPresent := contextToken(ex.header), ex.header.Get(credential) != ""
 	if token != "" && hopByHop(ex.header, canonicalContextHeader) {
 		token = ""
 		c.pending = append(c.pending, decoder.Warning{Code: model.WarnContextHeaderStripped, Message: "the client lists " +
@@ -224,7 +232,7 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 	})
 	c.pending = append(c.pending, vws...)
 	c.pending = append(c.pending, decoder.CallRuleWarnings(decoder.CallRulesInput{ToolName: cp.Name, Meta: cp.Meta,
-		TokenPresent: ex.header.Get(decoder.ContextHeader) != "", Claims: vctx.Claims, SessionID: ex.header.Get("Mcp-Session-Id")})...)
+		TokenPresent: contextToken(ex.header) != "", Claims: vctx.Claims, SessionID: ex.header.Get("Mcp-Session-Id")})...)
 	c.pending = append(c.pending, t.cross.check(crossCall{exchange: c.exchangeID, idemKey: meta.IdempotencyKey,
 		arguments: cp.Arguments, claims: vctx.Claims, meta: cp.Meta, taskID: meta.TaskID})...)
 	ev := c.event(model.KindToolCall, ex.start)
@@ -346,6 +354,16 @@ func (t *Tap) headerMap(h http.Header) map[string]string {
 
 var canonicalContextHeader = textproto.CanonicalMIMEHeaderKey(decoder.ContextHeader)
 
+// contextToken is h.Get(decoder.ContextHeader) without canonicalising the
+// name on every call (X-AgentArea-Context is not canonical: each Get built
+// a new string).
+func contextToken(h http.Header) string {
+	if vs := h[canonicalContextHeader]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
 // hopByHop says whether the proxy removes the request header name
 // (canonical) before the upstream: a standard hop-by-hop header, or one the
 // Connection header names. It builds nothing: it runs for every call.
@@ -370,7 +388,7 @@ func hopByHop(h http.Header, name string) bool {
 // contextOnOtherMethods warns of AgentArea context (the token, or
 // agentarea/* keys in _meta) on a request that holds no tools/call.
 func contextOnOtherMethods(ex *exchange, msgs []decoder.Message) []decoder.Warning {
-	token := ex.header.Get(decoder.ContextHeader) != ""
+	token := contextToken(ex.header) != ""
 	for _, m := range msgs {
 		if m.Kind != decoder.KindRequest && m.Kind != decoder.KindNotification {
 			continue

@@ -74,17 +74,30 @@ func headerProblem(h http.Header) *decoder.Ambiguity {
 			}
 		}
 	}
-	if _, params, err := mime.ParseMediaType(h.Get("Content-Type")); err == nil {
-		if cs := params["charset"]; cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+	// Parameters follow a ';': without one there is no charset, and no
+	// parameter map to build for every request.
+	if ct := h.Get("Content-Type"); strings.IndexByte(ct, ';') >= 0 {
+		cs := contentCharset(ct)
+		if cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
 			return &decoder.Ambiguity{RPCCode: decoder.CodeInvalidRequest,
 				Reason: "the request body is declared charset " + strconv.Quote(clipText(cs, 40)) + ": the tap reads UTF-8, a server may decode it"}
 		}
 	}
-	if n := len(h.Values(decoder.ContextHeader)); n > 1 {
+	if n := len(h[canonicalContextHeader]); n > 1 {
 		return &decoder.Ambiguity{RPCCode: decoder.CodeInvalidRequest,
 			Reason: "the request has " + decoder.ContextHeader + " " + strconv.Itoa(n) + " times; servers take the first, the last or all of them"}
 	}
 	return nil
+}
+
+// contentCharset is the charset parameter of a Content-Type ("" when it
+// has none or does not parse).
+func contentCharset(contentType string) string {
+	_, params, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return ""
+	}
+	return params["charset"]
 }
 
 // parseLeniently reads a body ParseMessages could not (err) as a lenient
