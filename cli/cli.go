@@ -47,7 +47,7 @@ func commands() []command {
 // Run runs the command line args (without the program name) and returns
 // the process exit code: 0 done, 1 failed, 2 usage.
 func Run(args []string) int {
-	stop := startCPUProfile(os.Getenv(cpuProfileEnv))
+	stop := startProfiles()
 	defer stop()
 	return run(args)
 }
