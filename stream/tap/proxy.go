@@ -159,7 +159,7 @@ func (t *Tap) modifyResponse(res *http.Response) error {
 			rs.tooLarge = true
 			rs.pipe.stop()
 		}
-		res.Body = &teeBody{rc: res.Body, pipe: rs.pipe, client: ex.client}
+		res.Body = &teeBody{rc: res.Body, pipe: rs.pipe, client: ex.client, stream: isEventStream(rs.contentType)}
 	}
 	ex.settle(outcome{kind: outcomeResponse, resp: &rs})
 	return nil

@@ -86,8 +86,8 @@ func (ex *exchange) skipParse(rs *responseStart, why string) {
 	rs.pipe.stop()
 }
 
-// sideYield is how long the stream parser lets others run after reading
-// the latest bytes.
+// sideYield is how long the stream parser lets others run once the client
+// has the latest bytes.
 const sideYield = 500 * time.Microsecond
 
 // readEventStream dispatches each SSE event's messages as they arrive.
@@ -105,15 +105,9 @@ func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
 	defer copyBuffers.Put(buf)
 	lagged := false
 	for {
+		// The pipe wakes this reader sideYield after the client has the
+		// bytes (signalSoon): it has stepped aside already.
 		n, err := r.Read(buf)
-		if n > 0 && rs.pipe.caughtUp() {
-			// These are the bytes the client is reading right now: step
-			// aside for the goroutines they woke. Events keep their wire
-			// time, so parsing a moment later changes nothing but who
-			// waits. Behind the wire, the client already has them: parse
-			// on, or the pipe overflows.
-			time.Sleep(sideYield)
-		}
 		p.Feed(buf[:n])
 		switch {
 		case err == nil:

@@ -30,6 +30,8 @@ type sidePipe struct {
 	done    chan struct{} // closed when end is set
 	at      time.Time     // when the latest bytes came off the wire
 	endAt   time.Time     // when the body ended
+	soon    *time.Timer   // wakes the reader sideYield after signalSoon
+	soonSet bool          // soon is armed
 }
 
 // ringSize is the ring a pipe starts with. A pipe hands it back when its
@@ -48,6 +50,32 @@ func (p *sidePipe) signal() {
 	case p.wake <- struct{}{}:
 	default:
 	}
+}
+
+// signalSoon wakes the reader sideYield from now, when it has bytes to
+// read. The tee calls it the moment the client has the previous chunk: a
+// wake then put the parser on a core just as the client needed it (the
+// forwarding delay of an SSE event, README: Performance); a moment later
+// the client is done, and the event keeps its wire time.
+func (p *sidePipe) signalSoon() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.soonSet || p.n == 0 && !p.gap || p.stopped || p.end != nil {
+		return
+	}
+	p.soonSet = true
+	if p.soon == nil {
+		p.soon = time.AfterFunc(sideYield, p.soonFired)
+	} else {
+		p.soon.Reset(sideYield)
+	}
+}
+
+func (p *sidePipe) soonFired() {
+	p.mu.Lock()
+	p.soonSet = false
+	p.mu.Unlock()
+	p.signal()
 }
 
 // write copies b in and wakes the reader.
@@ -132,6 +160,9 @@ func (p *sidePipe) finish(err error) {
 	if p.end == nil {
 		p.end, p.endAt = err, time.Now()
 		close(p.done)
+		if p.soon != nil {
+			p.soon.Stop() // the end wakes the reader now
+		}
 	}
 	p.mu.Unlock()
 	p.signal()

@@ -19,19 +19,25 @@ func (e *upstreamError) Unwrap() error { return e.err }
 
 // teeBody is the upstream response body as the proxy reads it. Each chunk
 // is copied into the side pipe without blocking, but the parser is only woken
-// when the proxy comes back for the next chunk, that is once the previous one
-// has been written and flushed to the client: the parser never runs ahead of
-// the client's bytes. The proxy always reads again after a write (until the
+// (a moment later: signalSoon) when the proxy comes back for the next chunk,
+// that is once the previous one has been written and flushed to the client:
+// the parser never runs ahead of the client's bytes. The proxy always reads again after a write (until the
 // end) and closes the body when done, so no chunk waits for more data.
 type teeBody struct {
 	rc     io.ReadCloser
 	pipe   *sidePipe
 	client context.Context // the inbound request's context
+	stream bool            // an event stream
 	end    error
 }
 
 func (b *teeBody) Read(p []byte) (int, error) {
-	b.pipe.signal() // the previous chunk has reached the client
+	// The previous chunk has reached the client.
+	if b.stream {
+		b.pipe.signalSoon()
+	} else {
+		b.pipe.signal() // a plain body's parser only collects it
+	}
 	n, err := b.rc.Read(p)
 	if n > 0 {
 		b.pipe.put(p[:n])
