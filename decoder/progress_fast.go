@@ -26,16 +26,7 @@ var progressMembers = [...]string{"progressToken", "progress", "total", "message
 // the members sharing p's bytes; false leaves w to encoding/json.
 func (w *wireProgress) readOnePass(p []byte) bool {
 	rd := envelopeReader{s: p}
-	rd.i++ // {
-	for first := true; ; first = false {
-		rd.space()
-		if first && rd.at('}') {
-			break
-		}
-		key, ok := rd.plainKey()
-		if !ok || !rd.colon() {
-			return false
-		}
+	return rd.members(func(key []byte) bool {
 		start := rd.i
 		if !rd.skipValue(0) {
 			return false
@@ -51,19 +42,10 @@ func (w *wireProgress) readOnePass(p []byte) bool {
 		case "message":
 			w.Message = v
 		default:
-			if foldsToAny(key, progressMembers[:]) {
-				return false
-			}
+			return !foldsToAny(key, progressMembers[:])
 		}
-		if !rd.next() {
-			break
-		}
-	}
-	if !rd.at('}') {
-		return false
-	}
-	rd.i++
-	return rd.end()
+		return true
+	}) && rd.end()
 }
 
 // plainNumber is raw as encoding/json decodes a float64 from it, when raw is

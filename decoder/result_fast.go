@@ -25,49 +25,37 @@ import (
 // members share r's bytes.
 func decodeResultOnePass(r []byte) (w wireResult, blocks []wireBlock, ok bool) {
 	rd := envelopeReader{s: r}
-	rd.i++ // {
 	var seen uint8
 	hasContent := false
-	for first := true; ; first = false {
-		rd.space()
-		if first && rd.at('}') {
-			break
-		}
-		key, ok := rd.plainKey()
-		if !ok || !rd.colon() {
-			return w, nil, false
-		}
+	whole := rd.members(func(key []byte) bool {
 		start := rd.i
 		var bit uint8
 		switch string(key) {
 		case "content":
 			bit = 1
 			if blocks, ok = rd.contentBlocks(); !ok {
-				return w, nil, false
+				return false
 			}
 			hasContent = true
 		case "structuredContent", "isError", "_meta", "resultType":
 			if !rd.skipValue(0) {
-				return w, nil, false
+				return false
 			}
 			bit = w.setRaw(string(key), r[start:rd.i])
 		default:
 			if !rd.skipValue(0) || foldsToAny(key, resultMembers[:]) {
-				return w, nil, false
+				return false
 			}
 		}
 		if seen&bit != 0 {
-			return w, nil, false // repeated: encoding/json's merging is not redone here
+			return false // repeated: encoding/json's merging is not redone here
 		}
 		seen |= bit
-		if !rd.next() {
-			break
-		}
-	}
-	if !rd.at('}') {
+		return true
+	})
+	if !whole {
 		return w, nil, false
 	}
-	rd.i++
 	return w, blocks, hasContent && rd.end()
 }
 
@@ -125,21 +113,10 @@ var blockMembers = [...]string{"type", "text", "data", "mimeType", "resource"}
 
 // contentBlock reads one block object without a resource member.
 func (rd *envelopeReader) contentBlock() (b wireBlock, ok bool) {
-	if !rd.at('{') {
-		return b, false
-	}
-	rd.i++
 	var seen uint8
-	for first := true; ; first = false {
-		rd.space()
-		if first && rd.at('}') {
-			break
-		}
-		key, ok := rd.plainKey()
-		if !ok || !rd.colon() {
-			return b, false
-		}
+	ok = rd.members(func(key []byte) bool {
 		var bit uint8
+		ok := false
 		switch string(key) {
 		case "type":
 			bit, ok = 1, rd.stringInto(&b.Type, true)
@@ -153,18 +130,41 @@ func (rd *envelopeReader) contentBlock() (b wireBlock, ok bool) {
 			ok = rd.skipValue(1) && !foldsToAny(key, blockMembers[:])
 		}
 		if !ok || seen&bit != 0 {
-			return b, false
+			return false
 		}
 		seen |= bit
+		return true
+	})
+	return b, ok
+}
+
+// members reads an object whose member names are plain (printable ASCII, no
+// escapes): member gets each name with the reader at its value, which it
+// must read (false ends the object as unreadable here). False for anything
+// but a whole object; the reader is then past its '}'.
+func (rd *envelopeReader) members(member func(key []byte) bool) bool {
+	if !rd.at('{') {
+		return false
+	}
+	rd.i++
+	for first := true; ; first = false {
+		rd.space()
+		if first && rd.at('}') {
+			break
+		}
+		key, ok := rd.plainKey()
+		if !ok || !rd.colon() || !member(key) {
+			return false
+		}
 		if !rd.next() {
 			break
 		}
 	}
 	if !rd.at('}') {
-		return b, false
+		return false
 	}
 	rd.i++
-	return b, true
+	return true
 }
 
 // next passes a ',' (true), or stops at what follows the member or element

@@ -194,34 +194,19 @@ func replayedFlag(rawMeta json.RawMessage, warn func(code model.WarningCode, for
 // names in one pass, as the map decode would (the last of repeated members
 // counts); ok is false for anything else, left to encoding/json.
 func replayedOnePass(m []byte) (rep json.RawMessage, found, ok bool) {
-	if m[0] != '{' {
-		return nil, false, false
-	}
 	rd := envelopeReader{s: m}
-	rd.i++
-	for first := true; ; first = false {
-		rd.space()
-		if first && rd.at('}') {
-			break
-		}
-		key, ok := rd.plainKey()
-		if !ok || !rd.colon() {
-			return nil, false, false
-		}
+	ok = rd.members(func(key []byte) bool {
 		start := rd.i
 		if !rd.skipValue(0) {
-			return nil, false, false
+			return false
 		}
 		if string(key) == MetaReplayed {
 			rep, found = m[start:rd.i], true
 		}
-		if !rd.next() {
-			break
-		}
-	}
-	if !rd.at('}') {
+		return true
+	}) && rd.end()
+	if !ok {
 		return nil, false, false
 	}
-	rd.i++
-	return rep, found, rd.end()
+	return rep, found, true
 }
