@@ -124,6 +124,11 @@ func (ex *exchange) handlerDone(w http.ResponseWriter) {
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
+	if ex.tee != nil {
+		// What the transport left unread stays unread: run must not wait
+		// for it (ServeHTTP's own deferred end comes after this).
+		ex.tee.end(false, "request body not read to its end")
+	}
 	ex.run()
 }
 
