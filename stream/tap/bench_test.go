@@ -1,6 +1,8 @@
 package tap
 
 import (
+	"github.com/golang-jwt/jwt/v5"
+
 	"bytes"
 	"context"
 	"fmt"
@@ -203,7 +205,8 @@ func newBenchCalls(b testing.TB, n int) *benchCalls {
 	for i := range n {
 		meta := contractMeta(fmt.Sprintf("task-%d", i), fmt.Sprintf("call-%d", i), 1)
 		c.bodies = append(c.bodies, callBody(b, 1, "lookup", map[string]any{"orderId": "A-17"}, meta))
-		c.tokens = append(c.tokens, mintToken(b, testSecret, "lookup", meta, nil))
+		jti := fmt.Sprintf("bench-jti-%d", i) // a fresh token each call, as the platform's
+		c.tokens = append(c.tokens, mintToken(b, testSecret, "lookup", meta, func(m jwt.MapClaims) { m["jti"] = jti }))
 	}
 	return c
 }
