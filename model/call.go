@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 )
 
@@ -36,7 +37,6 @@ type Call struct {
 	IdempotencyKey string
 	RequestID      string
 	Sources        []string // source names that saw the call, first seen first
-	SeenByFeed     bool     // a task feed reported the call (its relayed count is then real)
 
 	FirstSeen  time.Time
 	Started    time.Time // first tool.call
@@ -53,14 +53,17 @@ type Call struct {
 
 	Attempts []Attempt
 	Progress Progress
-	Warnings []Event  // warning events about this call (bounded)
-	Timeline []Event  // every non-progress event (bounded)
-	Events   int      // events applied to this call, all kinds
-	Flags    CallFlag // summary bits for filters and the table
+	Warnings []Event // warning events about this call (bounded)
+	Timeline []Event // every non-progress event (bounded)
+	Events   int     // events applied to this call, all kinds
 
-	gen           uint64 // store generation the call was made mutable in
-	keys          []CallKey
-	firstTimeline uint8 // the timeline's first capacity (0: 4)
+	keys []CallKey
+
+	// The small fields share one word (a tap call makes a Call each, and
+	// the store retains thousands: 576 bytes, not 640).
+	Flags         CallFlag // summary bits for filters and the table
+	SeenByFeed    bool     // a task feed reported the call (its relayed count is then real)
+	firstTimeline uint8    // the timeline's first capacity (0: 4)
 }
 
 // CallFlag bits summarise what the table's flags column shows.
@@ -135,8 +138,10 @@ type Progress struct {
 	// call copied for a snapshot's sake copies it only when it has one.
 	points  *[maxPoints]Point
 	NPoints int
-	stride  int // keep one point in stride once the history is full
-	skipped int
+	// stride and skipped share a word: a Call holds a Progress, and 8
+	// bytes less keep a Call in the 576-byte size class.
+	stride  int32 // keep one point in stride once the history is full
+	skipped int32
 	lastTap float64
 	lastFed float64
 }
@@ -236,7 +241,9 @@ func (p *Progress) addPoint(pt Point) {
 			p.points[i] = Point{}
 		}
 		p.NPoints = maxPoints / 2
-		p.stride *= 2
+		if p.stride < math.MaxInt32/2 {
+			p.stride *= 2
+		}
 	}
 	p.points[p.NPoints] = pt
 	p.NPoints++
