@@ -136,7 +136,7 @@ type Progress struct {
 
 	// points is the history, out of line: most calls have none, and a
 	// call copied for a snapshot's sake copies it only when it has one.
-	points  *[maxPoints]Point
+	points  *pointHistory
 	NPoints int
 	// stride and skipped share a word: a Call holds a Progress, and 8
 	// bytes less keep a Call in the 576-byte size class.
@@ -209,9 +209,10 @@ func (c *Call) Elapsed(now time.Time) time.Duration {
 func (c *Call) clone() *Call {
 	n := *c
 	n.Attempts = append([]Attempt(nil), c.Attempts...)
-	if c.Progress.points != nil {
-		points := *c.Progress.points
-		n.Progress.points = &points
+	if h := c.Progress.points; h != nil {
+		kept := make([]Point, len(h.kept), cap(h.kept))
+		copy(kept, h.kept)
+		n.Progress.points = &pointHistory{kept: kept}
 	}
 	if c.Context != nil {
 		ctx := *c.Context
@@ -219,6 +220,13 @@ func (c *Call) clone() *Call {
 	}
 	return &n
 }
+
+// pointHistory holds a call's kept progress points. Its array grows 16,
+// 32, 64 points (a Point is 48 bytes): a call with a few notifications does
+// not hold room for 64.
+type pointHistory struct{ kept []Point }
+
+const firstPoints = 16
 
 func (p *Progress) addPoint(pt Point) {
 	if p.stride == 0 {
@@ -230,23 +238,27 @@ func (p *Progress) addPoint(pt Point) {
 	}
 	p.skipped = 0
 	if p.points == nil {
-		p.points = new([maxPoints]Point)
+		p.points = &pointHistory{kept: make([]Point, 0, firstPoints)}
 	}
-	if p.NPoints == maxPoints {
+	h := p.points
+	if len(h.kept) == maxPoints {
 		// Thin the history: keep every other point (the first stays).
 		for i := 1; i < maxPoints/2; i++ {
-			p.points[i] = p.points[2*i]
+			h.kept[i] = h.kept[2*i]
 		}
-		for i := maxPoints / 2; i < maxPoints; i++ {
-			p.points[i] = Point{}
-		}
-		p.NPoints = maxPoints / 2
+		clear(h.kept[maxPoints/2:])
+		h.kept = h.kept[:maxPoints/2]
 		if p.stride < math.MaxInt32/2 {
 			p.stride *= 2
 		}
 	}
-	p.points[p.NPoints] = pt
-	p.NPoints++
+	if len(h.kept) == cap(h.kept) {
+		grown := make([]Point, len(h.kept), min(2*cap(h.kept), maxPoints))
+		copy(grown, h.kept)
+		h.kept = grown
+	}
+	h.kept = append(h.kept, pt)
+	p.NPoints = len(h.kept)
 }
 
 // History returns the kept points, oldest first.
@@ -254,5 +266,5 @@ func (p *Progress) History() []Point {
 	if p.points == nil {
 		return nil
 	}
-	return p.points[:p.NPoints]
+	return p.points.kept
 }
