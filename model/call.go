@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 )
 
@@ -36,7 +37,6 @@ type Call struct {
 	IdempotencyKey string
 	RequestID      string
 	Sources        []string // source names that saw the call, first seen first
-	SeenByFeed     bool     // a task feed reported the call (its relayed count is then real)
 
 	FirstSeen  time.Time
 	Started    time.Time // first tool.call
@@ -53,14 +53,17 @@ type Call struct {
 
 	Attempts []Attempt
 	Progress Progress
-	Warnings []Event  // warning events about this call (bounded)
-	Timeline []Event  // every non-progress event (bounded)
-	Events   int      // events applied to this call, all kinds
-	Flags    CallFlag // summary bits for filters and the table
+	Warnings []Event // warning events about this call (bounded)
+	Timeline []Event // every non-progress event (bounded)
+	Events   int     // events applied to this call, all kinds
 
-	gen           uint64 // store generation the call was made mutable in
-	keys          []CallKey
-	firstTimeline uint8 // the timeline's first capacity (0: 4)
+	keys []CallKey
+
+	// The small fields share one word (a tap call makes a Call each, and
+	// the store retains thousands: 576 bytes, not 640).
+	Flags         CallFlag // summary bits for filters and the table
+	SeenByFeed    bool     // a task feed reported the call (its relayed count is then real)
+	firstTimeline uint8    // the timeline's first capacity (0: 4)
 }
 
 // CallFlag bits summarise what the table's flags column shows.
@@ -133,10 +136,12 @@ type Progress struct {
 
 	// points is the history, out of line: most calls have none, and a
 	// call copied for a snapshot's sake copies it only when it has one.
-	points  *[maxPoints]Point
+	points  *pointHistory
 	NPoints int
-	stride  int // keep one point in stride once the history is full
-	skipped int
+	// stride and skipped share a word: a Call holds a Progress, and 8
+	// bytes less keep a Call in the 576-byte size class.
+	stride  int32 // keep one point in stride once the history is full
+	skipped int32
 	lastTap float64
 	lastFed float64
 }
@@ -204,9 +209,10 @@ func (c *Call) Elapsed(now time.Time) time.Duration {
 func (c *Call) clone() *Call {
 	n := *c
 	n.Attempts = append([]Attempt(nil), c.Attempts...)
-	if c.Progress.points != nil {
-		points := *c.Progress.points
-		n.Progress.points = &points
+	if h := c.Progress.points; h != nil {
+		kept := make([]Point, len(h.kept), cap(h.kept))
+		copy(kept, h.kept)
+		n.Progress.points = &pointHistory{kept: kept}
 	}
 	if c.Context != nil {
 		ctx := *c.Context
@@ -214,6 +220,13 @@ func (c *Call) clone() *Call {
 	}
 	return &n
 }
+
+// pointHistory holds a call's kept progress points. Its array grows 16,
+// 32, 64 points (a Point is 48 bytes): a call with a few notifications does
+// not hold room for 64.
+type pointHistory struct{ kept []Point }
+
+const firstPoints = 16
 
 func (p *Progress) addPoint(pt Point) {
 	if p.stride == 0 {
@@ -225,21 +238,27 @@ func (p *Progress) addPoint(pt Point) {
 	}
 	p.skipped = 0
 	if p.points == nil {
-		p.points = new([maxPoints]Point)
+		p.points = &pointHistory{kept: make([]Point, 0, firstPoints)}
 	}
-	if p.NPoints == maxPoints {
+	h := p.points
+	if len(h.kept) == maxPoints {
 		// Thin the history: keep every other point (the first stays).
 		for i := 1; i < maxPoints/2; i++ {
-			p.points[i] = p.points[2*i]
+			h.kept[i] = h.kept[2*i]
 		}
-		for i := maxPoints / 2; i < maxPoints; i++ {
-			p.points[i] = Point{}
+		clear(h.kept[maxPoints/2:])
+		h.kept = h.kept[:maxPoints/2]
+		if p.stride < math.MaxInt32/2 {
+			p.stride *= 2
 		}
-		p.NPoints = maxPoints / 2
-		p.stride *= 2
 	}
-	p.points[p.NPoints] = pt
-	p.NPoints++
+	if len(h.kept) == cap(h.kept) {
+		grown := make([]Point, len(h.kept), min(2*cap(h.kept), maxPoints))
+		copy(grown, h.kept)
+		h.kept = grown
+	}
+	h.kept = append(h.kept, pt)
+	p.NPoints = len(h.kept)
 }
 
 // History returns the kept points, oldest first.
@@ -247,5 +266,5 @@ func (p *Progress) History() []Point {
 	if p.points == nil {
 		return nil
 	}
-	return p.points[:p.NPoints]
+	return p.points.kept
 }

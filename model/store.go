@@ -83,6 +83,7 @@ type CallKey struct {
 // copies a call that a snapshot may hold.
 type entry struct {
 	call      *Call
+	gen       uint64 // store generation call was made mutable in
 	dead      bool
 	queued    bool // in the finished queue
 	runQueued bool // in the running queue
@@ -290,10 +291,9 @@ func (s *Store) addOther(ev Event) {
 
 // mutable returns the entry's call, copied first if a snapshot may hold it.
 func (s *Store) mutable(e *entry) *Call {
-	if e.call.gen != s.gen {
-		c := e.call.clone()
-		c.gen = s.gen
-		e.call = c
+	if e.gen != s.gen {
+		e.call = e.call.clone()
+		e.gen = s.gen
 	}
 	return e.call
 }
@@ -372,7 +372,6 @@ func (s *Store) newCall(ev *Event) *entry {
 	c := &Call{
 		FirstSeen: ev.Time,
 		Status:    StatusRunning,
-		gen:       s.gen,
 		// A tap alone reports a call and its result; with a feed's, four
 		// events (an Event is over 600 bytes, and the timeline is retained).
 		firstTimeline: s.timelineStart(),
@@ -385,7 +384,7 @@ func (s *Store) newCall(ev *Event) *entry {
 	default:
 		c.ID = ev.IdempotencyKey
 	}
-	e := &entry{call: c}
+	e := &entry{call: c, gen: s.gen}
 	s.order = append(s.order, e)
 	s.queueRunning(e)
 	return e

@@ -5,6 +5,7 @@ package model
 import (
 	"strconv"
 	"testing"
+	"unsafe"
 )
 
 // A tap's tool.call and tool.result make a call in the store with a few
@@ -30,5 +31,14 @@ func TestApplyTapCallAllocations(t *testing.T) {
 		if a := testing.AllocsPerRun(10, func() { s.Apply(ev) }); a != 0 {
 			t.Errorf("a progress event on a call with its history made: %.0f allocations, want 0", a)
 		}
+	}
+}
+
+// A Call is made per tool call and the store retains thousands: it must fit
+// the 576-byte size class with the 8-byte header the runtime adds to an
+// object over 512 bytes that holds pointers.
+func TestCallFitsItsSizeClass(t *testing.T) {
+	if n := unsafe.Sizeof(Call{}); n > 568 {
+		t.Errorf("a Call is %d bytes, want at most 568 (the 576-byte size class)", n)
 	}
 }
