@@ -119,7 +119,8 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	if in.Token == "" {
 		return v.noToken(metaKeys)
 	}
-	tok, perr := decodeToken(in.Token)
+	var namesBuf [maxFastFields]string
+	tok, claimKeys, perr := decodeTokenKeys(in.Token, namesBuf[:0])
 	v.ctx.Header, v.ctx.Claims = tok.header, tok.claims
 	if perr != nil {
 		return v.stop("unreadable token: "+perr.Error(), "unreadable token")
@@ -135,8 +136,8 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	}
 	v.signatureStep(&tok, claimProblems, claimSummary)
 	// Steps 2 and 3.
-	var namesBuf [maxFastFields]string
-	v.callSteps(tok.claims, metaKeys, contextClaimNames(tok.claims, namesBuf[:0]))
+	// The names overwrite the keys they are filtered from, in place.
+	v.callSteps(tok.claims, metaKeys, contextClaimNamesOf(tok.claims, claimKeys, namesBuf[:0]))
 	if len(in.Secrets) == 0 {
 		return v.unverified(claimProblems)
 	}

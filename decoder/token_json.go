@@ -27,6 +27,21 @@ func decodeObjectString(s string) map[string]any {
 	return decodeObject([]byte(s))
 }
 
+// decodeObjectKeys is decodeObjectString that also appends the object's
+// keys to keys, in their order in s (repeats included); known is false when
+// encoding/json decoded it (the caller then walks the map instead).
+func decodeObjectKeys(s string, keys []string) (m map[string]any, _ []string, known bool) {
+	r := fastReader{s: s}
+	r.space()
+	if r.i < len(s) && s[r.i] == '{' {
+		m, all, ok := r.objectKeys(0, keys)
+		if r.space(); ok && r.i == len(s) {
+			return m, all, true
+		}
+	}
+	return decodeObject([]byte(s)), keys[:0], false
+}
+
 // decodeObject decodes a JSON object with encoding/json, or returns nil for
 // anything else. Decoding into an interface takes encoding/json's generic
 // path, which builds the map without reflection (a map[string]any target
@@ -114,35 +129,44 @@ type fastField struct {
 	v   any
 }
 
-// object reads the fields first, then makes a map of exactly their number.
 func (r *fastReader) object(depth int) (any, bool) {
+	m, _, ok := r.objectKeys(depth, nil)
+	return m, ok
+}
+
+// objectKeys reads the fields first, then makes a map of exactly their
+// number; it appends the keys to keys (when not nil), in their order
+// (repeats included).
+// keys is a parameter, not a field of the reader, so that a caller's buffer
+// stays on its stack (the reader's text escapes into the maps).
+func (r *fastReader) objectKeys(depth int, keys []string) (map[string]any, []string, bool) {
 	var buf [maxFastFields]fastField
 	fields := buf[:0]
 	r.i++ // {
 	r.space()
 	if r.i < len(r.s) && r.s[r.i] == '}' {
 		r.i++
-		return map[string]any{}, true
+		return map[string]any{}, keys, true
 	}
 	for {
 		r.space()
 		if r.i >= len(r.s) || r.s[r.i] != '"' || len(fields) == maxFastFields {
-			return nil, false
+			return nil, keys, false
 		}
 		k, ok := r.str()
 		if !ok {
-			return nil, false
+			return nil, keys, false
 		}
 		r.space()
 		if r.i >= len(r.s) || r.s[r.i] != ':' {
-			return nil, false
+			return nil, keys, false
 		}
 		r.i++
 		r.space()
 		start := r.i
 		v, ok := r.value(depth + 1)
 		if !ok {
-			return nil, false
+			return nil, keys, false
 		}
 		if depth == 0 && r.watchKey != "" && k == r.watchKey {
 			r.watchText = ""
@@ -153,14 +177,14 @@ func (r *fastReader) object(depth int) (any, bool) {
 		fields = append(fields, fastField{k, v})
 		r.space()
 		if r.i >= len(r.s) {
-			return nil, false
+			return nil, keys, false
 		}
 		if r.s[r.i] == '}' {
 			r.i++
 			break
 		}
 		if r.s[r.i] != ',' {
-			return nil, false
+			return nil, keys, false
 		}
 		r.i++
 	}
@@ -168,7 +192,12 @@ func (r *fastReader) object(depth int) (any, bool) {
 	for _, f := range fields {
 		m[f.key] = f.v // a repeated key: the last one wins, as in encoding/json
 	}
-	return m, true
+	if keys != nil {
+		for _, f := range fields {
+			keys = append(keys, f.key)
+		}
+	}
+	return m, keys, true
 }
 
 func (r *fastReader) array(depth int) (any, bool) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,6 +40,25 @@ func contextClaimNames(claims map[string]any, names []string) []string {
 	}
 	sortStrings(names)
 	return names
+}
+
+// contextClaimNamesOf is contextClaimNames for claims whose keys the quick
+// reader listed (claimKeys, in the token's order, nil when not known): no
+// map walk, and no sort when the token came sorted (golang-jwt and
+// encoding/json sign claims in key order).
+func contextClaimNamesOf(claims map[string]any, claimKeys, names []string) []string {
+	if claimKeys == nil {
+		return contextClaimNames(claims, names)
+	}
+	for _, k := range claimKeys {
+		if !isRegisteredClaim(k) {
+			names = append(names, k)
+		}
+	}
+	if !slices.IsSorted(names) {
+		slices.Sort(names)
+	}
+	return slices.Compact(names) // a repeated key is one claim
 }
 
 // checkMetaClaims is step 3: every agentarea/* key of _meta equals its claim
