@@ -124,9 +124,84 @@ func (r *fastReader) value(depth int) (any, bool) {
 	return nil, false
 }
 
+// fastField is an object's member until its map is built: a string or a
+// number is kept as its text, boxed then with the object's others in one
+// allocation (token_box.go).
 type fastField struct {
-	key string
-	v   any
+	key, text string
+	v         any
+	kind      fieldKind
+}
+
+type fieldKind uint8
+
+const (
+	boxedValue  fieldKind = iota // v
+	stringValue                  // text is the string
+	numberValue                  // text is the number's JSON text
+)
+
+// fieldValue reads a member's value at r.i.
+func (r *fastReader) fieldValue(depth int) (fastField, bool) {
+	if r.i < len(r.s) && depth <= maxFastDepth {
+		switch c := r.s[r.i]; {
+		case c == '"':
+			s, ok := r.str()
+			if v, interned := internedString(s); interned {
+				return fastField{v: v}, ok
+			}
+			return fastField{text: s, kind: stringValue}, ok
+		case c == '-' || c >= '0' && c <= '9':
+			j, ok := numberEnd(r.s, r.i)
+			text := r.s[r.i:j]
+			r.i = j
+			return fastField{text: text, kind: numberValue}, ok
+		}
+	}
+	v, ok := r.value(depth)
+	return fastField{v: v}, ok
+}
+
+// objectMap builds an object's map from its members, with one slice for
+// its strings and one for its numbers; ok is false for a number out of
+// float64's range (left to encoding/json).
+func objectMap(fields []fastField) (map[string]any, bool) {
+	var nStrings, nNumbers int
+	for i := range fields {
+		switch fields[i].kind {
+		case stringValue:
+			nStrings++
+		case numberValue:
+			nNumbers++
+		}
+	}
+	var strs []string
+	var nums []float64
+	if nStrings > 0 {
+		strs = make([]string, 0, nStrings)
+	}
+	if nNumbers > 0 {
+		nums = make([]float64, 0, nNumbers)
+	}
+	m := make(map[string]any, len(fields))
+	for i := range fields {
+		f := &fields[i]
+		v := f.v
+		switch f.kind {
+		case stringValue:
+			strs = append(strs, f.text) // within capacity: never moves
+			v = boxedString(&strs[len(strs)-1])
+		case numberValue:
+			x, err := strconv.ParseFloat(f.text, 64)
+			if err != nil {
+				return nil, false
+			}
+			nums = append(nums, x)
+			v = boxedFloat64(&nums[len(nums)-1])
+		}
+		m[f.key] = v // a repeated key: the last one wins, as in encoding/json
+	}
+	return m, true
 }
 
 func (r *fastReader) object(depth int) (any, bool) {
@@ -163,18 +238,18 @@ func (r *fastReader) objectKeys(depth int, keys []string) (map[string]any, []str
 		}
 		r.i++
 		r.space()
-		start := r.i
-		v, ok := r.value(depth + 1)
+		f, ok := r.fieldValue(depth + 1)
 		if !ok {
 			return nil, keys, false
 		}
 		if depth == 0 && r.watchKey != "" && k == r.watchKey {
 			r.watchText = ""
-			if _, isNum := v.(float64); isNum {
-				r.watchText = r.s[start:r.i]
+			if f.kind == numberValue {
+				r.watchText = f.text
 			}
 		}
-		fields = append(fields, fastField{k, v})
+		f.key = k
+		fields = append(fields, f)
 		r.space()
 		if r.i >= len(r.s) {
 			return nil, keys, false
@@ -188,9 +263,9 @@ func (r *fastReader) objectKeys(depth int, keys []string) (map[string]any, []str
 		}
 		r.i++
 	}
-	m := make(map[string]any, len(fields))
-	for _, f := range fields {
-		m[f.key] = f.v // a repeated key: the last one wins, as in encoding/json
+	m, ok := objectMap(fields)
+	if !ok {
+		return nil, keys, false
 	}
 	if keys != nil {
 		for _, f := range fields {
@@ -271,15 +346,23 @@ func (r *fastReader) number() (any, bool) {
 // internedValue boxes the values every token repeats (iss, protocol, alg,
 // typ) as constants, which costs no allocation.
 func internedValue(s string) any {
-	switch s {
-	case TokenIssuer:
-		return TokenIssuer
-	case contextProtocolMajor:
-		return contextProtocolMajor
-	case TokenAlg:
-		return TokenAlg
-	case "JWT":
-		return "JWT"
+	if v, ok := internedString(s); ok {
+		return v
 	}
 	return s
+}
+
+// internedString is s boxed as a constant, when it is one of those.
+func internedString(s string) (any, bool) {
+	switch s {
+	case TokenIssuer:
+		return TokenIssuer, true
+	case contextProtocolMajor:
+		return contextProtocolMajor, true
+	case TokenAlg:
+		return TokenAlg, true
+	case "JWT":
+		return "JWT", true
+	}
+	return nil, false
 }
