@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unsafe"
 
 	"toolscope/model"
 
@@ -87,22 +88,23 @@ func decodeTokenKeys(token string, keys []string) (t decodedToken, claimKeys []s
 }
 
 // decodeSegments decodes the header and claims segments into one string
-// (header first, hn bytes); hok and cok say whether each was base64url.
+// (header first, hn bytes); hok and cok say whether each was base64url. The
+// bytes are decoded into the string's own memory, never written after
+// (no copy of the text, no large stack buffer to clear).
 func decodeSegments(head, body string) (text string, hn int, hok, cok bool) {
-	var stack [2048]byte
-	buf := stack[:]
-	if need := base64.RawURLEncoding.DecodedLen(len(head)) + base64.RawURLEncoding.DecodedLen(len(body)); need > len(buf) {
-		buf = make([]byte, need)
-	}
+	buf := make([]byte, base64.RawURLEncoding.DecodedLen(len(head))+base64.RawURLEncoding.DecodedLen(len(body)))
 	hn, hok = decodeSegment(buf, head)
 	if !hok {
 		return "", 0, false, false
 	}
 	cn, cok := decodeSegment(buf[hn:], body)
 	if !cok {
-		return string(buf[:hn]), hn, true, false
+		cn = 0
 	}
-	return string(buf[:hn+cn]), hn, true, true
+	if hn+cn == 0 {
+		return "", hn, true, cok
+	}
+	return unsafe.String(&buf[0], hn+cn), hn, true, cok
 }
 
 // decodeSegment decodes unpadded base64url into dst as
