@@ -66,16 +66,23 @@ func contextClaimNamesOf(claims map[string]any, claimKeys, names []string) []str
 // types (a malformed one is 400/-32602), and the protocol's major is known.
 // names are the context claims, from contextClaimNames.
 func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, names []string, warn func(model.WarningCode, string, ...any)) (*failure, string) {
+	// Each value is looked up once, here, and kept for the comparison.
+	var metaBuf, claimBuf [maxFastFields]any
+	metaValues, claimValues := metaBuf[:0], claimBuf[:0]
 	// Malformed values first: they make the call unreadable, not mismatched.
 	for _, k := range keys {
-		if p := malformedContextValue(strings.TrimPrefix(k, AgentAreaPrefix), meta[k]); p != "" {
+		v := meta[k]
+		if p := malformedContextValue(strings.TrimPrefix(k, AgentAreaPrefix), v); p != "" {
 			return fail(StatusBadRequest, CodeInvalidParams, "malformed _meta "+k+": "+p), ""
 		}
+		metaValues = append(metaValues, v)
 	}
 	for _, name := range names {
-		if p := malformedContextValue(name, claims[name]); p != "" {
+		v := claims[name]
+		if p := malformedContextValue(name, v); p != "" {
 			return fail(StatusBadRequest, CodeInvalidParams, "malformed claim "+name+": "+p), ""
 		}
+		claimValues = append(claimValues, v)
 	}
 	var problems []string
 	proto, hasProto := claims["protocol"].(string)
@@ -91,16 +98,27 @@ func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, 
 	} else {
 		warn(model.WarnProtocolMissing, "neither the token nor _meta names agentarea/protocol")
 	}
-	mismatches := 0
-	for _, k := range keys {
+	mismatches, j := 0, 0
+	for i, k := range keys {
 		name := strings.TrimPrefix(k, AgentAreaPrefix)
-		cv, present := claims[name]
+		// keys and names are sorted alike (keys are names behind one
+		// prefix): names[j] is the claim, if a context claim.
+		for j < len(names) && names[j] < name {
+			j++
+		}
+		var cv any
+		present := j < len(names) && names[j] == name
+		if present {
+			cv = claimValues[j]
+		} else {
+			cv, present = claims[name] // a registered claim (tool, iss...)
+		}
 		var m string
 		switch {
 		case !present:
 			m = fmt.Sprintf("%s has no claim", k)
-		case !jsonEqual(meta[k], cv):
-			m = fmt.Sprintf("%s is %s but the claim is %s", k, describe(meta[k]), describe(cv))
+		case !jsonEqual(metaValues[i], cv):
+			m = fmt.Sprintf("%s is %s but the claim is %s", k, describe(metaValues[i]), describe(cv))
 		default:
 			continue
 		}
