@@ -130,11 +130,12 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	}
 	// Step 1.
 	var summaryBuf [160]byte
-	claimProblems, claimSummary := checkRegisteredClaims(tok.claims, in, summaryBuf[:0])
+	registered := registeredOf(tok.claims)
+	claimProblems, claimSummary := checkRegisteredClaims(registered, in, summaryBuf[:0])
 	if in.InstanceID == "" {
-		v.warn(model.WarnAudUnchecked, "no instance id given: aud %s was not compared", describe(tok.claims["aud"]))
+		v.warn(model.WarnAudUnchecked, "no instance id given: aud %s was not compared", describe(registered.aud))
 	}
-	v.signatureStep(&tok, claimProblems, claimSummary)
+	v.signatureStep(&tok, &registered, claimProblems, claimSummary)
 	// Steps 2 and 3.
 	// The names overwrite the keys they are filtered from, in place.
 	v.callSteps(tok.claims, metaKeys, contextClaimNamesOf(tok.claims, claimKeys, namesBuf[:0]))
@@ -215,8 +216,8 @@ func (v *verification) stop(why, unchecked string) (model.Context, []Warning) {
 
 // signatureStep is step 1: the algorithm, crit, the HMAC with each secret
 // and the registered claims (shown, not judged, without a secret).
-func (v *verification) signatureStep(tok *decodedToken, claimProblems []string, claimSummary []byte) {
-	in, header, claims := v.in, tok.header, tok.claims
+func (v *verification) signatureStep(tok *decodedToken, registered *registeredValues, claimProblems []string, claimSummary []byte) {
+	in, header := v.in, tok.header
 	var sigFail *failure
 	switch {
 	case header["alg"] != TokenAlg:
@@ -230,7 +231,7 @@ func (v *verification) signatureStep(tok *decodedToken, claimProblems []string, 
 	default:
 		// The library's claim validator can only change a verdict on claims
 		// that pass the checks here and that it reads differently.
-		needValidator := len(claimProblems) == 0 && !plainRegisteredClaims(claims)
+		needValidator := len(claimProblems) == 0 && !plainRegisteredClaims(*registered)
 		which, err := verifySignature(tok, in, needValidator)
 		switch {
 		case which < 0:

@@ -219,17 +219,20 @@ func validateWithLibrary(claims map[string]any, in VerifyInput) error {
 // and nbf whole seconds (the library truncates fractions to
 // jwt.TimePrecision). On such claims that pass checkRegisteredClaims, the
 // library's validator passes too (FuzzVerifyClaims checks this).
-func plainRegisteredClaims(claims map[string]any) bool {
-	if aud, ok := claims["aud"].([]any); ok {
+func plainRegisteredClaims(claims registeredValues) bool {
+	if aud, ok := claims.aud.([]any); ok {
 		for _, a := range aud {
 			if _, ok := a.(string); !ok {
 				return false
 			}
 		}
 	}
-	for _, k := range [...]string{"exp", "iat", "nbf"} {
-		if v, present := claims[k]; present {
-			f, ok := v.(float64)
+	for _, c := range [...]struct {
+		v       any
+		present bool
+	}{{claims.exp, claims.expPresent}, {claims.iat, claims.iatPresent}, {claims.nbf, claims.nbfPresent}} {
+		if c.present {
+			f, ok := c.v.(float64)
 			if !ok || f != float64(int64(f)) || jwt.TimePrecision != time.Second {
 				return false
 			}
