@@ -289,7 +289,7 @@ func (v *verification) callSteps(claims map[string]any, metaKeys, names []string
 		metaFail = fail(StatusBadRequest, CodeInvalidParams, "malformed context value: "+in.MetaProblem)
 	}
 	v.step(StepMeta, metaFail, metaDetail)
-	contractWarnings(claims, in.Meta, names, v.warn)
+	contractWarningsKeyed(claims, in.Meta, metaKeys, names, v.warn)
 }
 
 // unverified ends a run without a secret: certain failures still decide,

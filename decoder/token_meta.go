@@ -181,8 +181,20 @@ func allDigits(s string) bool {
 // contractWarnings flags what the contract promises but a server need not
 // check.
 func contractWarnings(claims, meta map[string]any, names []string, warn func(model.WarningCode, string, ...any)) {
+	var keysBuf [maxFastFields]string
+	contractWarningsKeyed(claims, meta, appendAgentAreaKeys(keysBuf[:0], meta), names, warn)
+}
+
+// contractWarningsKeyed is contractWarnings given meta's agentarea/* keys
+// (agentAreaKeys): sorted as names are, a merge walk finds each name's key
+// without a lookup.
+func contractWarningsKeyed(claims, meta map[string]any, metaKeys, names []string, warn func(model.WarningCode, string, ...any)) {
+	j := 0
 	for _, name := range names {
-		if _, ok := meta[AgentAreaPrefix+name]; !ok {
+		for j < len(metaKeys) && metaKeys[j][len(AgentAreaPrefix):] < name {
+			j++
+		}
+		if j == len(metaKeys) || metaKeys[j][len(AgentAreaPrefix):] != name {
 			warn(model.WarnClaimMissingFromMeta, "the token's context claim %s has no agentarea/%s key in _meta", name, name)
 		}
 	}
