@@ -152,6 +152,8 @@ type verification struct {
 	ctx   model.Context
 	ws    []Warning
 	first *failure
+	// details holds the steps' computed details.
+	details detailArena
 }
 
 func (v *verification) warn(code model.WarningCode, format string, args ...any) {
@@ -247,7 +249,7 @@ func (v *verification) signatureStep(tok *decodedToken, registered *registeredVa
 			if len(in.Secrets) > 1 {
 				detail = fmt.Appendf(detail, " (secret %d of %d)", which+1, len(in.Secrets))
 			}
-			v.step(StepSignature, nil, string(append(append(detail, "; "...), claimSummary...)))
+			v.step(StepSignature, nil, v.details.keep(append(append(detail, "; "...), claimSummary...)))
 		}
 	}
 	if sigFail != nil {
@@ -270,7 +272,7 @@ func (v *verification) callSteps(claims map[string]any, metaKeys, names []string
 	if in.CallUnknown {
 		v.step(StepTool, nil, "not checked: no call given")
 		// The token's own context claims are still checked (types, protocol).
-		metaFail, _ := checkMetaClaims(nil, nil, claims, names, v.warn)
+		metaFail, _ := checkMetaClaims(nil, nil, claims, names, v.warn, &v.details)
 		metaDetail := "no call given; the token's context claims are well-formed"
 		if p, ok := claims["protocol"].(string); ok {
 			metaDetail += fmt.Sprintf(", protocol %q is known", p)
@@ -279,12 +281,12 @@ func (v *verification) callSteps(claims map[string]any, metaKeys, names []string
 		contractWarnings(claims, stripPrefixInverse(claims), names, v.warn)
 		return
 	}
-	toolFail, toolDetail := checkToolClaim(claims, in.ToolName)
+	toolFail, toolDetail := checkToolClaim(claims, in.ToolName, &v.details)
 	if in.ParamsProblem != "" {
 		toolFail = fail(StatusBadRequest, CodeInvalidParams, "malformed params: "+in.ParamsProblem)
 	}
 	v.step(StepTool, toolFail, toolDetail)
-	metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, claims, names, v.warn)
+	metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, claims, names, v.warn, &v.details)
 	if in.MetaProblem != "" {
 		metaFail = fail(StatusBadRequest, CodeInvalidParams, "malformed context value: "+in.MetaProblem)
 	}

@@ -107,7 +107,7 @@ func numericDate(v any) (time.Time, bool) {
 	return time.Unix(sec, int64((f-float64(sec))*1e9)), true
 }
 
-func checkToolClaim(claims map[string]any, toolName string) (*failure, string) {
+func checkToolClaim(claims map[string]any, toolName string, details *detailArena) (*failure, string) {
 	v, present := claims["tool"]
 	if !present {
 		return nil, "no tool claim (checked only when present)"
@@ -115,7 +115,7 @@ func checkToolClaim(claims map[string]any, toolName string) (*failure, string) {
 	if s, ok := v.(string); ok && s == toolName {
 		var buf [128]byte
 		b := strconv.AppendQuote(append(buf[:0], "tool "...), clip(s)) // describe(s)
-		return nil, string(append(b, " equals params.name"...))
+		return nil, details.keep(append(b, " equals params.name"...))
 	}
 	return fail(StatusForbidden, CodeForbidden, fmt.Sprintf("tool claim %s does not match params.name %s", describe(v), describe(toolName))), ""
 }

@@ -65,7 +65,7 @@ func contextClaimNamesOf(claims map[string]any, claimKeys, names []string) []str
 // (objects compared regardless of key order), values have the contract's
 // types (a malformed one is 400/-32602), and the protocol's major is known.
 // names are the context claims, from contextClaimNames.
-func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, names []string, warn func(model.WarningCode, string, ...any)) (*failure, string) {
+func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, names []string, warn func(model.WarningCode, string, ...any), details *detailArena) (*failure, string) {
 	// Each value is looked up once, here, and kept for the comparison.
 	var metaBuf, claimBuf [maxFastFields]any
 	metaValues, claimValues := metaBuf[:0], claimBuf[:0]
@@ -138,7 +138,7 @@ func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, 
 	if hasProto {
 		b = append(strconv.AppendQuote(append(b, "; protocol "...), proto), " known"...)
 	}
-	return nil, string(b)
+	return nil, details.keep(b)
 }
 
 // malformedContextValue says what is wrong with a context value's type or
