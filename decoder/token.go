@@ -119,8 +119,9 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	if in.Token == "" {
 		return v.noToken(metaKeys)
 	}
-	var namesBuf [maxFastFields]string
-	tok, claimKeys, perr := decodeTokenKeys(in.Token, namesBuf[:0])
+	var claimKeys [maxFastFields]string
+	var claimValues [maxFastFields]any
+	tok, members, known, perr := decodeTokenMembers(in.Token, memberList{claimKeys[:0], claimValues[:0]})
 	v.ctx.Header, v.ctx.Claims = tok.header, tok.claims
 	if perr != nil {
 		return v.stop("unreadable token: "+perr.Error(), "unreadable token")
@@ -137,8 +138,8 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	}
 	v.signatureStep(&tok, &registered, claimProblems, claimSummary)
 	// Steps 2 and 3.
-	// The names overwrite the keys they are filtered from, in place.
-	v.callSteps(tok.claims, metaKeys, contextClaimNamesOf(tok.claims, claimKeys, namesBuf[:0]))
+	names, values := contextClaimsOf(tok.claims, known, members)
+	v.callSteps(tok.claims, metaKeys, names, values)
 	if len(in.Secrets) == 0 {
 		return v.unverified(claimProblems)
 	}
@@ -267,12 +268,12 @@ func (v *verification) signatureStep(tok *decodedToken, registered *registeredVa
 
 // callSteps are steps 2 (tool) and 3 (_meta against the claims), and the
 // contract's warnings; without a call only the token's own claims.
-func (v *verification) callSteps(claims map[string]any, metaKeys, names []string) {
+func (v *verification) callSteps(claims map[string]any, metaKeys, names []string, values []any) {
 	in := v.in
 	if in.CallUnknown {
 		v.step(StepTool, nil, "not checked: no call given")
 		// The token's own context claims are still checked (types, protocol).
-		metaFail, _ := checkMetaClaims(nil, nil, claims, names, v.warn, &v.details)
+		metaFail, _ := checkMetaClaims(nil, nil, claims, names, values, v.warn, &v.details)
 		metaDetail := "no call given; the token's context claims are well-formed"
 		if p, ok := claims["protocol"].(string); ok {
 			metaDetail += fmt.Sprintf(", protocol %q is known", p)
@@ -286,7 +287,7 @@ func (v *verification) callSteps(claims map[string]any, metaKeys, names []string
 		toolFail = fail(StatusBadRequest, CodeInvalidParams, "malformed params: "+in.ParamsProblem)
 	}
 	v.step(StepTool, toolFail, toolDetail)
-	metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, claims, names, v.warn, &v.details)
+	metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, claims, names, values, v.warn, &v.details)
 	if in.MetaProblem != "" {
 		metaFail = fail(StatusBadRequest, CodeInvalidParams, "malformed context value: "+in.MetaProblem)
 	}

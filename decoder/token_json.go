@@ -27,19 +27,29 @@ func decodeObjectString(s string) map[string]any {
 	return decodeObject([]byte(s))
 }
 
-// decodeObjectKeys is decodeObjectString that also appends the object's
-// keys to keys, in their order in s (repeats included); known is false when
-// encoding/json decoded it (the caller then walks the map instead).
-func decodeObjectKeys(s string, keys []string) (m map[string]any, _ []string, known bool) {
+// memberList receives an object's members in their order in the text,
+// repeats included: each key and its value as the map holds it (the
+// caller's buffers, so that the caller reads the members without hashing).
+// It is passed and returned by value, never stored through a pointer, so
+// that the buffers stay on the caller's stack.
+type memberList struct {
+	keys   []string
+	values []any
+}
+
+// decodeObjectMembers is decodeObjectString that also appends the object's
+// members to into; known is false when encoding/json decoded it (into is
+// then left empty and the caller reads the map instead).
+func decodeObjectMembers(s string, into memberList) (m map[string]any, _ memberList, known bool) {
 	r := fastReader{s: s}
 	r.space()
 	if r.i < len(s) && s[r.i] == '{' {
-		m, all, ok := r.objectKeys(0, keys)
+		m, all, ok := r.objectMembers(0, into)
 		if r.space(); ok && r.i == len(s) {
 			return m, all, true
 		}
 	}
-	return decodeObject([]byte(s)), keys[:0], false
+	return decodeObject([]byte(s)), memberList{into.keys[:0], into.values[:0]}, false
 }
 
 // decodeObject decodes a JSON object with encoding/json, or returns nil for
@@ -163,9 +173,10 @@ func (r *fastReader) fieldValue(depth int) (fastField, bool) {
 }
 
 // objectMap builds an object's map from its members, with one slice for
-// its strings and one for its numbers; ok is false for a number out of
-// float64's range (left to encoding/json).
-func objectMap(fields []fastField) (map[string]any, bool) {
+// its strings and one for its numbers, and appends them to into (when it
+// has buffers); ok is false for a number out of float64's range (left to
+// encoding/json).
+func objectMap(fields []fastField, into memberList) (map[string]any, memberList, bool) {
 	var nStrings, nNumbers int
 	for i := range fields {
 		switch fields[i].kind {
@@ -194,53 +205,55 @@ func objectMap(fields []fastField) (map[string]any, bool) {
 		case numberValue:
 			x, err := strconv.ParseFloat(f.text, 64)
 			if err != nil {
-				return nil, false
+				return nil, into, false
 			}
 			nums = append(nums, x)
 			v = boxedFloat64(&nums[len(nums)-1])
 		}
 		m[f.key] = v // a repeated key: the last one wins, as in encoding/json
+		if into.keys != nil {
+			into.keys, into.values = append(into.keys, f.key), append(into.values, v)
+		}
 	}
-	return m, true
+	return m, into, true
 }
 
 func (r *fastReader) object(depth int) (any, bool) {
-	m, _, ok := r.objectKeys(depth, nil)
+	m, _, ok := r.objectMembers(depth, memberList{})
 	return m, ok
 }
 
-// objectKeys reads the fields first, then makes a map of exactly their
-// number; it appends the keys to keys (when not nil), in their order
-// (repeats included).
-// keys is a parameter, not a field of the reader, so that a caller's buffer
-// stays on its stack (the reader's text escapes into the maps).
-func (r *fastReader) objectKeys(depth int, keys []string) (map[string]any, []string, bool) {
+// objectMembers reads the fields first, then makes a map of exactly their
+// number; it appends the members to into, when into has buffers. into is
+// a parameter, not a field of the reader, so that a caller's buffers stay
+// on its stack (the reader's text escapes into the maps).
+func (r *fastReader) objectMembers(depth int, into memberList) (map[string]any, memberList, bool) {
 	var buf [maxFastFields]fastField
 	fields := buf[:0]
 	r.i++ // {
 	r.space()
 	if r.i < len(r.s) && r.s[r.i] == '}' {
 		r.i++
-		return map[string]any{}, keys, true
+		return map[string]any{}, into, true
 	}
 	for {
 		r.space()
 		if r.i >= len(r.s) || r.s[r.i] != '"' || len(fields) == maxFastFields {
-			return nil, keys, false
+			return nil, into, false
 		}
 		k, ok := r.str()
 		if !ok {
-			return nil, keys, false
+			return nil, into, false
 		}
 		r.space()
 		if r.i >= len(r.s) || r.s[r.i] != ':' {
-			return nil, keys, false
+			return nil, into, false
 		}
 		r.i++
 		r.space()
 		f, ok := r.fieldValue(depth + 1)
 		if !ok {
-			return nil, keys, false
+			return nil, into, false
 		}
 		if depth == 0 && r.watchKey != "" && k == r.watchKey {
 			r.watchText = ""
@@ -252,27 +265,18 @@ func (r *fastReader) objectKeys(depth int, keys []string) (map[string]any, []str
 		fields = append(fields, f)
 		r.space()
 		if r.i >= len(r.s) {
-			return nil, keys, false
+			return nil, into, false
 		}
 		if r.s[r.i] == '}' {
 			r.i++
 			break
 		}
 		if r.s[r.i] != ',' {
-			return nil, keys, false
+			return nil, into, false
 		}
 		r.i++
 	}
-	m, ok := objectMap(fields)
-	if !ok {
-		return nil, keys, false
-	}
-	if keys != nil {
-		for _, f := range fields {
-			keys = append(keys, f.key)
-		}
-	}
-	return m, keys, true
+	return objectMap(fields, into)
 }
 
 func (r *fastReader) array(depth int) (any, bool) {

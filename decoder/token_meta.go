@@ -42,30 +42,55 @@ func contextClaimNames(claims map[string]any, names []string) []string {
 	return names
 }
 
-// contextClaimNamesOf is contextClaimNames for claims whose keys the quick
-// reader listed (claimKeys, in the token's order, nil when not known): no
-// map walk, and no sort when the token came sorted (golang-jwt and
-// encoding/json sign claims in key order).
-func contextClaimNamesOf(claims map[string]any, claimKeys, names []string) []string {
-	if claimKeys == nil {
-		return contextClaimNames(claims, names)
+// contextClaimsOf is contextClaimNames with each claim's value, for claims
+// the quick reader listed (members, in the token's order, repeats
+// included; known false: not listed, values are then nil): no map walk, no
+// lookups, and no sort when the token came sorted (golang-jwt and
+// encoding/json sign claims in key order). The result reuses members'
+// buffers.
+func contextClaimsOf(claims map[string]any, known bool, members memberList) (names []string, values []any) {
+	if !known {
+		return contextClaimNames(claims, members.keys[:0]), nil
 	}
-	for _, k := range claimKeys {
+	names, values = members.keys[:0], members.values[:0]
+	for i, k := range members.keys {
 		if !isRegisteredClaim(k) {
-			names = append(names, k)
+			names, values = append(names, k), append(values, members.values[i])
 		}
 	}
 	if !slices.IsSorted(names) {
-		slices.Sort(names)
+		sortClaimsStable(names, values)
 	}
-	return slices.Compact(names) // a repeated key is one claim
+	// A repeated key is one claim, whose value is the last one (as in the map).
+	n := 0
+	for i := range names {
+		if n > 0 && names[n-1] == names[i] {
+			values[n-1] = values[i]
+			continue
+		}
+		names[n], values[n] = names[i], values[i]
+		n++
+	}
+	return names[:n], values[:n]
+}
+
+// sortClaimsStable sorts names, and values alike, keeping repeated names in
+// their order (an insertion sort: a token has a few dozen claims at most).
+func sortClaimsStable(names []string, values []any) {
+	for i := 1; i < len(names); i++ {
+		for j := i; j > 0 && names[j] < names[j-1]; j-- {
+			names[j], names[j-1] = names[j-1], names[j]
+			values[j], values[j-1] = values[j-1], values[j]
+		}
+	}
 }
 
 // checkMetaClaims is step 3: every agentarea/* key of _meta equals its claim
 // (objects compared regardless of key order), values have the contract's
 // types (a malformed one is 400/-32602), and the protocol's major is known.
-// names are the context claims, from contextClaimNames.
-func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, names []string, warn func(model.WarningCode, string, ...any), details *detailArena) (*failure, string) {
+// names are the context claims, from contextClaimNames, and values their
+// values when known (contextClaimsOf), else nil.
+func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, names []string, values []any, warn func(model.WarningCode, string, ...any), details *detailArena) (*failure, string) {
 	// Each value is looked up once, here, and kept for the comparison.
 	var metaBuf, claimBuf [maxFastFields]any
 	metaValues, claimValues := metaBuf[:0], claimBuf[:0]
@@ -77,8 +102,13 @@ func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, 
 		}
 		metaValues = append(metaValues, v)
 	}
-	for _, name := range names {
-		v := claims[name]
+	for i, name := range names {
+		var v any
+		if values != nil {
+			v = values[i]
+		} else {
+			v = claims[name]
+		}
 		if p := malformedContextValue(name, v); p != "" {
 			return fail(StatusBadRequest, CodeInvalidParams, "malformed claim "+name+": "+p), ""
 		}

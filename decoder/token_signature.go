@@ -37,17 +37,17 @@ func (t *decodedToken) signature() []byte {
 // semantics; see token_json.go). Verification reuses what it decoded instead
 // of parsing the token again.
 func decodeToken(token string) (decodedToken, error) {
-	t, _, err := decodeTokenKeys(token, nil)
+	t, _, _, err := decodeTokenMembers(token, memberList{})
 	return t, err
 }
 
-// decodeTokenKeys is decodeToken that also appends the claims' keys to keys
-// (the caller's buffer, kept apart from the token so that it stays on the
-// caller's stack), in the token's order, repeats included; claimKeys is nil
-// when they are not known that way (encoding/json decoded the claims).
-func decodeTokenKeys(token string, keys []string) (t decodedToken, claimKeys []string, _ error) {
+// decodeTokenMembers is decodeToken that also lists the claims in claims
+// (the caller's buffers, kept apart from the token so that they stay on the
+// caller's stack), in the token's order, repeats included; known is false
+// when they are not listed (encoding/json decoded the claims).
+func decodeTokenMembers(token string, claims memberList) (t decodedToken, _ memberList, known bool, _ error) {
 	if n := strings.Count(token, "."); n != 2 {
-		return t, nil, fmt.Errorf("a JWT has 3 dot-separated parts, this has %d", n+1)
+		return t, claims, false, fmt.Errorf("a JWT has 3 dot-separated parts, this has %d", n+1)
 	}
 	head, rest, _ := strings.Cut(token, ".")
 	body, sig, _ := strings.Cut(rest, ".")
@@ -55,36 +55,32 @@ func decodeTokenKeys(token string, keys []string) (t decodedToken, claimKeys []s
 	// the maps' keys and values.
 	text, hn, hok, cok := decodeSegments(head, body)
 	if !hok {
-		return t, nil, errors.New("header is not base64url")
+		return t, claims, false, errors.New("header is not base64url")
 	}
 	if t.header = decodeObjectString(text[:hn]); t.header == nil {
-		return t, nil, errors.New("header is not a JSON object")
+		return t, claims, false, errors.New("header is not a JSON object")
 	}
 	if !cok {
-		return t, nil, errors.New("claims are not base64url")
+		return t, claims, false, errors.New("claims are not base64url")
 	}
-	var known bool
-	if t.claims, claimKeys, known = decodeObjectKeys(text[hn:], keys); t.claims == nil {
-		return t, nil, errors.New("claims are not a JSON object")
-	}
-	if !known {
-		claimKeys = nil
+	if t.claims, claims, known = decodeObjectMembers(text[hn:], claims); t.claims == nil {
+		return t, claims, false, errors.New("claims are not a JSON object")
 	}
 	if sig == model.Redacted {
 		// A token copied from toolscope's own output: said as such, not as
 		// a malformed signature.
-		return t, nil, errors.New("signature redacted by toolscope (recordings, copies and the screen never keep it): the token cannot be verified")
+		return t, claims, false, errors.New("signature redacted by toolscope (recordings, copies and the screen never keep it): the token cannot be verified")
 	}
 	var ok bool
 	if t.sigLen, ok = base64URLDecode(t.sig[:], sig); !ok {
 		b, err := base64.RawURLEncoding.DecodeString(sig)
 		if err != nil {
-			return t, nil, errors.New("signature is not base64url")
+			return t, claims, false, errors.New("signature is not base64url")
 		}
 		t.sigLen, t.longSig = -1, b
 	}
 	t.signingInput = token[:len(head)+1+len(body)]
-	return t, claimKeys, nil
+	return t, claims, known, nil
 }
 
 // decodeSegments decodes the header and claims segments into one string
