@@ -1,7 +1,9 @@
 package decoder
 
 import (
+	"encoding/base64"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +34,16 @@ func TestContextClaimsOfMatchesMap(t *testing.T) {
 				t.Errorf("%s: %s is %#v, the map has %#v", text, name, values[i], claims[name])
 			}
 		}
+	}
+}
+
+// The header golang-jwt writes is built without the reader, to the same map.
+func TestDecodeHeaderSignedMatchesReader(t *testing.T) {
+	if got, want := decodeHeader(signedHeader), decodeObjectString(signedHeader); !reflect.DeepEqual(got, want) {
+		t.Fatalf("decodeHeader = %#v, the reader gives %#v", got, want)
+	}
+	segment, _, _ := strings.Cut(platformInput(t).Token, ".")
+	if head, err := base64.RawURLEncoding.DecodeString(segment); err != nil || string(head) != signedHeader {
+		t.Fatalf("the platform's header is %s (%v), not %s", head, err, signedHeader)
 	}
 }

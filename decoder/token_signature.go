@@ -57,7 +57,7 @@ func decodeTokenMembers(token string, claims memberList) (t decodedToken, _ memb
 	if !hok {
 		return t, claims, false, errors.New("header is not base64url")
 	}
-	if t.header = decodeObjectString(text[:hn]); t.header == nil {
+	if t.header = decodeHeader(text[:hn]); t.header == nil {
 		return t, claims, false, errors.New("header is not a JSON object")
 	}
 	if !cok {
@@ -81,6 +81,18 @@ func decodeTokenMembers(token string, claims memberList) (t decodedToken, _ memb
 	}
 	t.signingInput = token[:len(head)+1+len(body)]
 	return t, claims, known, nil
+}
+
+// signedHeader is the header golang-jwt writes for every HS256 token (and
+// so AgentArea's): its map is built without reading it.
+const signedHeader = `{"alg":"HS256","typ":"JWT"}`
+
+// decodeHeader is decodeObjectString for a token's header.
+func decodeHeader(s string) map[string]any {
+	if s == signedHeader {
+		return map[string]any{"alg": TokenAlg, "typ": "JWT"}
+	}
+	return decodeObjectString(s)
 }
 
 // decodeSegments decodes the header and claims segments into one string
