@@ -119,7 +119,9 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	if in.Token == "" {
 		return v.noToken(metaKeys)
 	}
-	tok, perr := decodeToken(in.Token)
+	var claimKeys [maxFastFields]string
+	var claimValues [maxFastFields]any
+	tok, members, known, perr := decodeTokenMembers(in.Token, memberList{claimKeys[:0], claimValues[:0]})
 	v.ctx.Header, v.ctx.Claims = tok.header, tok.claims
 	if perr != nil {
 		return v.stop("unreadable token: "+perr.Error(), "unreadable token")
@@ -129,14 +131,15 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	}
 	// Step 1.
 	var summaryBuf [160]byte
-	claimProblems, claimSummary := checkRegisteredClaims(tok.claims, in, summaryBuf[:0])
+	registered := registeredOf(tok.claims)
+	claimProblems, claimSummary := checkRegisteredClaims(registered, in, summaryBuf[:0])
 	if in.InstanceID == "" {
-		v.warn(model.WarnAudUnchecked, "no instance id given: aud %s was not compared", describe(tok.claims["aud"]))
+		v.warn(model.WarnAudUnchecked, "no instance id given: aud %s was not compared", describe(registered.aud))
 	}
-	v.signatureStep(&tok, claimProblems, claimSummary)
+	v.signatureStep(&tok, &registered, claimProblems, claimSummary)
 	// Steps 2 and 3.
-	var namesBuf [maxFastFields]string
-	v.callSteps(tok.claims, metaKeys, contextClaimNames(tok.claims, namesBuf[:0]))
+	names, values := contextClaimsOf(tok.claims, known, members)
+	v.callSteps(tok.claims, metaKeys, names, values)
 	if len(in.Secrets) == 0 {
 		return v.unverified(claimProblems)
 	}
@@ -150,6 +153,8 @@ type verification struct {
 	ctx   model.Context
 	ws    []Warning
 	first *failure
+	// details holds the steps' computed details.
+	details detailArena
 }
 
 func (v *verification) warn(code model.WarningCode, format string, args ...any) {
@@ -214,8 +219,8 @@ func (v *verification) stop(why, unchecked string) (model.Context, []Warning) {
 
 // signatureStep is step 1: the algorithm, crit, the HMAC with each secret
 // and the registered claims (shown, not judged, without a secret).
-func (v *verification) signatureStep(tok *decodedToken, claimProblems []string, claimSummary []byte) {
-	in, header, claims := v.in, tok.header, tok.claims
+func (v *verification) signatureStep(tok *decodedToken, registered *registeredValues, claimProblems []string, claimSummary []byte) {
+	in, header := v.in, tok.header
 	var sigFail *failure
 	switch {
 	case header["alg"] != TokenAlg:
@@ -229,7 +234,7 @@ func (v *verification) signatureStep(tok *decodedToken, claimProblems []string, 
 	default:
 		// The library's claim validator can only change a verdict on claims
 		// that pass the checks here and that it reads differently.
-		needValidator := len(claimProblems) == 0 && !plainRegisteredClaims(claims)
+		needValidator := len(claimProblems) == 0 && !plainRegisteredClaims(*registered)
 		which, err := verifySignature(tok, in, needValidator)
 		switch {
 		case which < 0:
@@ -245,7 +250,7 @@ func (v *verification) signatureStep(tok *decodedToken, claimProblems []string, 
 			if len(in.Secrets) > 1 {
 				detail = fmt.Appendf(detail, " (secret %d of %d)", which+1, len(in.Secrets))
 			}
-			v.step(StepSignature, nil, string(append(append(detail, "; "...), claimSummary...)))
+			v.step(StepSignature, nil, v.details.keep(append(append(detail, "; "...), claimSummary...)))
 		}
 	}
 	if sigFail != nil {
@@ -263,12 +268,12 @@ func (v *verification) signatureStep(tok *decodedToken, claimProblems []string, 
 
 // callSteps are steps 2 (tool) and 3 (_meta against the claims), and the
 // contract's warnings; without a call only the token's own claims.
-func (v *verification) callSteps(claims map[string]any, metaKeys, names []string) {
+func (v *verification) callSteps(claims map[string]any, metaKeys, names []string, values []any) {
 	in := v.in
 	if in.CallUnknown {
 		v.step(StepTool, nil, "not checked: no call given")
 		// The token's own context claims are still checked (types, protocol).
-		metaFail, _ := checkMetaClaims(nil, nil, claims, names, v.warn)
+		metaFail, _ := checkMetaClaims(nil, nil, claims, names, values, v.warn, &v.details)
 		metaDetail := "no call given; the token's context claims are well-formed"
 		if p, ok := claims["protocol"].(string); ok {
 			metaDetail += fmt.Sprintf(", protocol %q is known", p)
@@ -277,17 +282,17 @@ func (v *verification) callSteps(claims map[string]any, metaKeys, names []string
 		contractWarnings(claims, stripPrefixInverse(claims), names, v.warn)
 		return
 	}
-	toolFail, toolDetail := checkToolClaim(claims, in.ToolName)
+	toolFail, toolDetail := checkToolClaim(claims, in.ToolName, &v.details)
 	if in.ParamsProblem != "" {
 		toolFail = fail(StatusBadRequest, CodeInvalidParams, "malformed params: "+in.ParamsProblem)
 	}
 	v.step(StepTool, toolFail, toolDetail)
-	metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, claims, names, v.warn)
+	metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, claims, names, values, v.warn, &v.details)
 	if in.MetaProblem != "" {
 		metaFail = fail(StatusBadRequest, CodeInvalidParams, "malformed context value: "+in.MetaProblem)
 	}
 	v.step(StepMeta, metaFail, metaDetail)
-	contractWarnings(claims, in.Meta, names, v.warn)
+	contractWarningsKeyed(claims, in.Meta, metaKeys, names, v.warn)
 }
 
 // unverified ends a run without a secret: certain failures still decide,

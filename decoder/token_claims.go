@@ -6,9 +6,24 @@ import (
 	"time"
 )
 
+// registeredValues are the registered claims step 1 reads, each looked up
+// once (present: the key is there, its value possibly null).
+type registeredValues struct {
+	iss, aud, exp, iat, nbf            any
+	expPresent, iatPresent, nbfPresent bool
+}
+
+func registeredOf(claims map[string]any) registeredValues {
+	r := registeredValues{iss: claims["iss"], aud: claims["aud"]}
+	r.exp, r.expPresent = claims["exp"]
+	r.iat, r.iatPresent = claims["iat"]
+	r.nbf, r.nbfPresent = claims["nbf"]
+	return r
+}
+
 // checkRegisteredClaims applies step 1's claim rules: it returns the
 // problems and appends to summary what passed ("iss agentarea, ...").
-func checkRegisteredClaims(claims map[string]any, in VerifyInput, summary []byte) (problems []string, _ []byte) {
+func checkRegisteredClaims(claims registeredValues, in VerifyInput, summary []byte) (problems []string, _ []byte) {
 	now := in.Now
 	ok := func(parts ...string) {
 		if len(summary) > 0 {
@@ -18,22 +33,22 @@ func checkRegisteredClaims(claims map[string]any, in VerifyInput, summary []byte
 			summary = append(summary, p...)
 		}
 	}
-	if iss, _ := claims["iss"].(string); iss == TokenIssuer {
+	if iss, _ := claims.iss.(string); iss == TokenIssuer {
 		ok("iss agentarea")
 	} else {
-		problems = append(problems, fmt.Sprintf("wrong iss %s (must be %q)", describe(claims["iss"]), TokenIssuer))
+		problems = append(problems, fmt.Sprintf("wrong iss %s (must be %q)", describe(claims.iss), TokenIssuer))
 	}
 	if in.InstanceID != "" {
-		if audMatches(claims["aud"], in.InstanceID) {
+		if audMatches(claims.aud, in.InstanceID) {
 			ok("aud is the instance id")
 		} else {
-			problems = append(problems, fmt.Sprintf("wrong aud %s (instance id is %s)", describe(claims["aud"]), clip(in.InstanceID)))
+			problems = append(problems, fmt.Sprintf("wrong aud %s (instance id is %s)", describe(claims.aud), clip(in.InstanceID)))
 		}
 	}
-	exp, expOK := numericDate(claims["exp"])
-	iat, iatOK := numericDate(claims["iat"])
+	exp, expOK := numericDate(claims.exp)
+	iat, iatOK := numericDate(claims.iat)
 	switch {
-	case claims["iat"] == nil:
+	case claims.iat == nil:
 		problems = append(problems, "no iat claim")
 	case !iatOK:
 		problems = append(problems, "iat is not a number")
@@ -46,7 +61,7 @@ func checkRegisteredClaims(claims map[string]any, in VerifyInput, summary []byte
 		summary = append(appendHumanDuration(summary, now.Sub(iat)), " ago"...)
 	}
 	switch {
-	case claims["exp"] == nil:
+	case claims.exp == nil:
 		problems = append(problems, "no exp claim")
 	case !expOK:
 		problems = append(problems, "exp is not a number")
@@ -56,8 +71,8 @@ func checkRegisteredClaims(claims map[string]any, in VerifyInput, summary []byte
 		ok("expires in ")
 		summary = appendHumanDuration(summary, exp.Sub(now))
 	}
-	if v, present := claims["nbf"]; present {
-		nbf, nbfOK := numericDate(v)
+	if claims.nbfPresent {
+		nbf, nbfOK := numericDate(claims.nbf)
 		switch {
 		case !nbfOK:
 			problems = append(problems, "nbf is not a number")
@@ -92,7 +107,7 @@ func numericDate(v any) (time.Time, bool) {
 	return time.Unix(sec, int64((f-float64(sec))*1e9)), true
 }
 
-func checkToolClaim(claims map[string]any, toolName string) (*failure, string) {
+func checkToolClaim(claims map[string]any, toolName string, details *detailArena) (*failure, string) {
 	v, present := claims["tool"]
 	if !present {
 		return nil, "no tool claim (checked only when present)"
@@ -100,7 +115,7 @@ func checkToolClaim(claims map[string]any, toolName string) (*failure, string) {
 	if s, ok := v.(string); ok && s == toolName {
 		var buf [128]byte
 		b := strconv.AppendQuote(append(buf[:0], "tool "...), clip(s)) // describe(s)
-		return nil, string(append(b, " equals params.name"...))
+		return nil, details.keep(append(b, " equals params.name"...))
 	}
 	return fail(StatusForbidden, CodeForbidden, fmt.Sprintf("tool claim %s does not match params.name %s", describe(v), describe(toolName))), ""
 }

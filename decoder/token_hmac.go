@@ -6,36 +6,33 @@ import (
 	"crypto/subtle"
 	"hash"
 	"sync"
+	"unsafe"
 )
 
 // hs256Matches says whether sig is the HMAC-SHA256 of signingInput under
 // secret, as golang-jwt's HS256 Verify computes it (crypto/hmac, compared in
 // constant time). A pool keeps each secret's keyed MAC, reset between uses,
-// and a buffer for the input, so a verification costs the hashing alone.
+// and a buffer for the sum, so a verification costs the hashing alone.
 func hs256Matches(secret []byte, signingInput string, sig []byte) bool {
 	st := macPool.Get().(*macState)
 	mac := st.macFor(secret)
-	st.in = append(st.in[:0], signingInput...)
-	mac.Write(st.in)
+	// The input is hashed in place: a hash reads what it is given and
+	// neither keeps nor changes it.
+	mac.Write(unsafe.Slice(unsafe.StringData(signingInput), len(signingInput)))
 	st.sum = mac.Sum(st.sum[:0])
 	ok := hmac.Equal(st.sum, sig)
-	if cap(st.in) > maxPooledInput {
-		st.in = nil // a huge token's buffer is not kept
-	}
 	macPool.Put(st)
 	return ok
 }
 
-const maxPooledInput = 16 << 10
-
 var macPool = sync.Pool{New: func() any { return new(macState) }}
 
 // macState holds the keyed MACs of the last few secrets (rotation uses two
-// or three) and reusable buffers.
+// or three) and a reusable buffer for the sum.
 type macState struct {
-	keys    [][]byte
-	macs    []hash.Hash
-	in, sum []byte
+	keys [][]byte
+	macs []hash.Hash
+	sum  []byte
 }
 
 const macsKept = 4

@@ -27,6 +27,31 @@ func decodeObjectString(s string) map[string]any {
 	return decodeObject([]byte(s))
 }
 
+// memberList receives an object's members in their order in the text,
+// repeats included: each key and its value as the map holds it (the
+// caller's buffers, so that the caller reads the members without hashing).
+// It is passed and returned by value, never stored through a pointer, so
+// that the buffers stay on the caller's stack.
+type memberList struct {
+	keys   []string
+	values []any
+}
+
+// decodeObjectMembers is decodeObjectString that also appends the object's
+// members to into; known is false when encoding/json decoded it (into is
+// then left empty and the caller reads the map instead).
+func decodeObjectMembers(s string, into memberList) (m map[string]any, _ memberList, known bool) {
+	r := fastReader{s: s}
+	r.space()
+	if r.i < len(s) && s[r.i] == '{' {
+		m, all, ok := r.objectMembers(0, into)
+		if r.space(); ok && r.i == len(s) {
+			return m, all, true
+		}
+	}
+	return decodeObject([]byte(s)), memberList{into.keys[:0], into.values[:0]}, false
+}
+
 // decodeObject decodes a JSON object with encoding/json, or returns nil for
 // anything else. Decoding into an interface takes encoding/json's generic
 // path, which builds the map without reflection (a map[string]any target
@@ -109,66 +134,149 @@ func (r *fastReader) value(depth int) (any, bool) {
 	return nil, false
 }
 
+// fastField is an object's member until its map is built: a string or a
+// number is kept as its text, boxed then with the object's others in one
+// allocation (token_box.go).
 type fastField struct {
-	key string
-	v   any
+	key, text string
+	v         any
+	kind      fieldKind
 }
 
-// object reads the fields first, then makes a map of exactly their number.
+type fieldKind uint8
+
+const (
+	boxedValue  fieldKind = iota // v
+	stringValue                  // text is the string
+	numberValue                  // text is the number's JSON text
+)
+
+// fieldValue reads a member's value at r.i.
+func (r *fastReader) fieldValue(depth int) (fastField, bool) {
+	if r.i < len(r.s) && depth <= maxFastDepth {
+		switch c := r.s[r.i]; {
+		case c == '"':
+			s, ok := r.str()
+			if v, interned := internedString(s); interned {
+				return fastField{v: v}, ok
+			}
+			return fastField{text: s, kind: stringValue}, ok
+		case c == '-' || c >= '0' && c <= '9':
+			j, ok := numberEnd(r.s, r.i)
+			text := r.s[r.i:j]
+			r.i = j
+			return fastField{text: text, kind: numberValue}, ok
+		}
+	}
+	v, ok := r.value(depth)
+	return fastField{v: v}, ok
+}
+
+// objectMap builds an object's map from its members, with one slice for
+// its strings and one for its numbers, and appends them to into (when it
+// has buffers); ok is false for a number out of float64's range (left to
+// encoding/json).
+func objectMap(fields []fastField, into memberList) (map[string]any, memberList, bool) {
+	var nStrings, nNumbers int
+	for i := range fields {
+		switch fields[i].kind {
+		case stringValue:
+			nStrings++
+		case numberValue:
+			nNumbers++
+		}
+	}
+	var strs []string
+	var nums []float64
+	if nStrings > 0 {
+		strs = make([]string, 0, nStrings)
+	}
+	if nNumbers > 0 {
+		nums = make([]float64, 0, nNumbers)
+	}
+	m := make(map[string]any, len(fields))
+	for i := range fields {
+		f := &fields[i]
+		v := f.v
+		switch f.kind {
+		case stringValue:
+			strs = append(strs, f.text) // within capacity: never moves
+			v = boxedString(&strs[len(strs)-1])
+		case numberValue:
+			x, err := strconv.ParseFloat(f.text, 64)
+			if err != nil {
+				return nil, into, false
+			}
+			nums = append(nums, x)
+			v = boxedFloat64(&nums[len(nums)-1])
+		}
+		m[f.key] = v // a repeated key: the last one wins, as in encoding/json
+		if into.keys != nil {
+			into.keys, into.values = append(into.keys, f.key), append(into.values, v)
+		}
+	}
+	return m, into, true
+}
+
 func (r *fastReader) object(depth int) (any, bool) {
+	m, _, ok := r.objectMembers(depth, memberList{})
+	return m, ok
+}
+
+// objectMembers reads the fields first, then makes a map of exactly their
+// number; it appends the members to into, when into has buffers. into is
+// a parameter, not a field of the reader, so that a caller's buffers stay
+// on its stack (the reader's text escapes into the maps).
+func (r *fastReader) objectMembers(depth int, into memberList) (map[string]any, memberList, bool) {
 	var buf [maxFastFields]fastField
 	fields := buf[:0]
 	r.i++ // {
 	r.space()
 	if r.i < len(r.s) && r.s[r.i] == '}' {
 		r.i++
-		return map[string]any{}, true
+		return map[string]any{}, into, true
 	}
 	for {
 		r.space()
 		if r.i >= len(r.s) || r.s[r.i] != '"' || len(fields) == maxFastFields {
-			return nil, false
+			return nil, into, false
 		}
 		k, ok := r.str()
 		if !ok {
-			return nil, false
+			return nil, into, false
 		}
 		r.space()
 		if r.i >= len(r.s) || r.s[r.i] != ':' {
-			return nil, false
+			return nil, into, false
 		}
 		r.i++
 		r.space()
-		start := r.i
-		v, ok := r.value(depth + 1)
+		f, ok := r.fieldValue(depth + 1)
 		if !ok {
-			return nil, false
+			return nil, into, false
 		}
 		if depth == 0 && r.watchKey != "" && k == r.watchKey {
 			r.watchText = ""
-			if _, isNum := v.(float64); isNum {
-				r.watchText = r.s[start:r.i]
+			if f.kind == numberValue {
+				r.watchText = f.text
 			}
 		}
-		fields = append(fields, fastField{k, v})
+		f.key = k
+		fields = append(fields, f)
 		r.space()
 		if r.i >= len(r.s) {
-			return nil, false
+			return nil, into, false
 		}
 		if r.s[r.i] == '}' {
 			r.i++
 			break
 		}
 		if r.s[r.i] != ',' {
-			return nil, false
+			return nil, into, false
 		}
 		r.i++
 	}
-	m := make(map[string]any, len(fields))
-	for _, f := range fields {
-		m[f.key] = f.v // a repeated key: the last one wins, as in encoding/json
-	}
-	return m, true
+	return objectMap(fields, into)
 }
 
 func (r *fastReader) array(depth int) (any, bool) {
@@ -242,15 +350,23 @@ func (r *fastReader) number() (any, bool) {
 // internedValue boxes the values every token repeats (iss, protocol, alg,
 // typ) as constants, which costs no allocation.
 func internedValue(s string) any {
-	switch s {
-	case TokenIssuer:
-		return TokenIssuer
-	case contextProtocolMajor:
-		return contextProtocolMajor
-	case TokenAlg:
-		return TokenAlg
-	case "JWT":
-		return "JWT"
+	if v, ok := internedString(s); ok {
+		return v
 	}
 	return s
+}
+
+// internedString is s boxed as a constant, when it is one of those.
+func internedString(s string) (any, bool) {
+	switch s {
+	case TokenIssuer:
+		return TokenIssuer, true
+	case contextProtocolMajor:
+		return contextProtocolMajor, true
+	case TokenAlg:
+		return TokenAlg, true
+	case "JWT":
+		return "JWT", true
+	}
+	return nil, false
 }

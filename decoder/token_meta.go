@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,21 +42,77 @@ func contextClaimNames(claims map[string]any, names []string) []string {
 	return names
 }
 
+// contextClaimsOf is contextClaimNames with each claim's value, for claims
+// the quick reader listed (members, in the token's order, repeats
+// included; known false: not listed, values are then nil): no map walk, no
+// lookups, and no sort when the token came sorted (golang-jwt and
+// encoding/json sign claims in key order). The result reuses members'
+// buffers.
+func contextClaimsOf(claims map[string]any, known bool, members memberList) (names []string, values []any) {
+	if !known {
+		return contextClaimNames(claims, members.keys[:0]), nil
+	}
+	names, values = members.keys[:0], members.values[:0]
+	for i, k := range members.keys {
+		if !isRegisteredClaim(k) {
+			names, values = append(names, k), append(values, members.values[i])
+		}
+	}
+	if !slices.IsSorted(names) {
+		sortClaimsStable(names, values)
+	}
+	// A repeated key is one claim, whose value is the last one (as in the map).
+	n := 0
+	for i := range names {
+		if n > 0 && names[n-1] == names[i] {
+			values[n-1] = values[i]
+			continue
+		}
+		names[n], values[n] = names[i], values[i]
+		n++
+	}
+	return names[:n], values[:n]
+}
+
+// sortClaimsStable sorts names, and values alike, keeping repeated names in
+// their order (an insertion sort: a token has a few dozen claims at most).
+func sortClaimsStable(names []string, values []any) {
+	for i := 1; i < len(names); i++ {
+		for j := i; j > 0 && names[j] < names[j-1]; j-- {
+			names[j], names[j-1] = names[j-1], names[j]
+			values[j], values[j-1] = values[j-1], values[j]
+		}
+	}
+}
+
 // checkMetaClaims is step 3: every agentarea/* key of _meta equals its claim
 // (objects compared regardless of key order), values have the contract's
 // types (a malformed one is 400/-32602), and the protocol's major is known.
-// names are the context claims, from contextClaimNames.
-func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, names []string, warn func(model.WarningCode, string, ...any)) (*failure, string) {
+// names are the context claims, from contextClaimNames, and values their
+// values when known (contextClaimsOf), else nil.
+func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, names []string, values []any, warn func(model.WarningCode, string, ...any), details *detailArena) (*failure, string) {
+	// Each value is looked up once, here, and kept for the comparison.
+	var metaBuf, claimBuf [maxFastFields]any
+	metaValues, claimValues := metaBuf[:0], claimBuf[:0]
 	// Malformed values first: they make the call unreadable, not mismatched.
 	for _, k := range keys {
-		if p := malformedContextValue(strings.TrimPrefix(k, AgentAreaPrefix), meta[k]); p != "" {
+		v := meta[k]
+		if p := malformedContextValue(strings.TrimPrefix(k, AgentAreaPrefix), v); p != "" {
 			return fail(StatusBadRequest, CodeInvalidParams, "malformed _meta "+k+": "+p), ""
 		}
+		metaValues = append(metaValues, v)
 	}
-	for _, name := range names {
-		if p := malformedContextValue(name, claims[name]); p != "" {
+	for i, name := range names {
+		var v any
+		if values != nil {
+			v = values[i]
+		} else {
+			v = claims[name]
+		}
+		if p := malformedContextValue(name, v); p != "" {
 			return fail(StatusBadRequest, CodeInvalidParams, "malformed claim "+name+": "+p), ""
 		}
+		claimValues = append(claimValues, v)
 	}
 	var problems []string
 	proto, hasProto := claims["protocol"].(string)
@@ -71,16 +128,27 @@ func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, 
 	} else {
 		warn(model.WarnProtocolMissing, "neither the token nor _meta names agentarea/protocol")
 	}
-	mismatches := 0
-	for _, k := range keys {
+	mismatches, j := 0, 0
+	for i, k := range keys {
 		name := strings.TrimPrefix(k, AgentAreaPrefix)
-		cv, present := claims[name]
+		// keys and names are sorted alike (keys are names behind one
+		// prefix): names[j] is the claim, if a context claim.
+		for j < len(names) && names[j] < name {
+			j++
+		}
+		var cv any
+		present := j < len(names) && names[j] == name
+		if present {
+			cv = claimValues[j]
+		} else {
+			cv, present = claims[name] // a registered claim (tool, iss...)
+		}
 		var m string
 		switch {
 		case !present:
 			m = fmt.Sprintf("%s has no claim", k)
-		case !jsonEqual(meta[k], cv):
-			m = fmt.Sprintf("%s is %s but the claim is %s", k, describe(meta[k]), describe(cv))
+		case !jsonEqual(metaValues[i], cv):
+			m = fmt.Sprintf("%s is %s but the claim is %s", k, describe(metaValues[i]), describe(cv))
 		default:
 			continue
 		}
@@ -100,7 +168,7 @@ func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, 
 	if hasProto {
 		b = append(strconv.AppendQuote(append(b, "; protocol "...), proto), " known"...)
 	}
-	return nil, string(b)
+	return nil, details.keep(b)
 }
 
 // malformedContextValue says what is wrong with a context value's type or
@@ -143,8 +211,20 @@ func allDigits(s string) bool {
 // contractWarnings flags what the contract promises but a server need not
 // check.
 func contractWarnings(claims, meta map[string]any, names []string, warn func(model.WarningCode, string, ...any)) {
+	var keysBuf [maxFastFields]string
+	contractWarningsKeyed(claims, meta, appendAgentAreaKeys(keysBuf[:0], meta), names, warn)
+}
+
+// contractWarningsKeyed is contractWarnings given meta's agentarea/* keys
+// (agentAreaKeys): sorted as names are, a merge walk finds each name's key
+// without a lookup.
+func contractWarningsKeyed(claims, meta map[string]any, metaKeys, names []string, warn func(model.WarningCode, string, ...any)) {
+	j := 0
 	for _, name := range names {
-		if _, ok := meta[AgentAreaPrefix+name]; !ok {
+		for j < len(metaKeys) && metaKeys[j][len(AgentAreaPrefix):] < name {
+			j++
+		}
+		if j == len(metaKeys) || metaKeys[j][len(AgentAreaPrefix):] != name {
 			warn(model.WarnClaimMissingFromMeta, "the token's context claim %s has no agentarea/%s key in _meta", name, name)
 		}
 	}

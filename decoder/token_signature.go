@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unsafe"
 
 	"toolscope/model"
 
@@ -36,9 +37,17 @@ func (t *decodedToken) signature() []byte {
 // semantics; see token_json.go). Verification reuses what it decoded instead
 // of parsing the token again.
 func decodeToken(token string) (decodedToken, error) {
-	var t decodedToken
+	t, _, _, err := decodeTokenMembers(token, memberList{})
+	return t, err
+}
+
+// decodeTokenMembers is decodeToken that also lists the claims in claims
+// (the caller's buffers, kept apart from the token so that they stay on the
+// caller's stack), in the token's order, repeats included; known is false
+// when they are not listed (encoding/json decoded the claims).
+func decodeTokenMembers(token string, claims memberList) (t decodedToken, _ memberList, known bool, _ error) {
 	if n := strings.Count(token, "."); n != 2 {
-		return t, fmt.Errorf("a JWT has 3 dot-separated parts, this has %d", n+1)
+		return t, claims, false, fmt.Errorf("a JWT has 3 dot-separated parts, this has %d", n+1)
 	}
 	head, rest, _ := strings.Cut(token, ".")
 	body, sig, _ := strings.Cut(rest, ".")
@@ -46,51 +55,64 @@ func decodeToken(token string) (decodedToken, error) {
 	// the maps' keys and values.
 	text, hn, hok, cok := decodeSegments(head, body)
 	if !hok {
-		return t, errors.New("header is not base64url")
+		return t, claims, false, errors.New("header is not base64url")
 	}
-	if t.header = decodeObjectString(text[:hn]); t.header == nil {
-		return t, errors.New("header is not a JSON object")
+	if t.header = decodeHeader(text[:hn]); t.header == nil {
+		return t, claims, false, errors.New("header is not a JSON object")
 	}
 	if !cok {
-		return t, errors.New("claims are not base64url")
+		return t, claims, false, errors.New("claims are not base64url")
 	}
-	if t.claims = decodeObjectString(text[hn:]); t.claims == nil {
-		return t, errors.New("claims are not a JSON object")
+	if t.claims, claims, known = decodeObjectMembers(text[hn:], claims); t.claims == nil {
+		return t, claims, false, errors.New("claims are not a JSON object")
 	}
 	if sig == model.Redacted {
 		// A token copied from toolscope's own output: said as such, not as
 		// a malformed signature.
-		return t, errors.New("signature redacted by toolscope (recordings, copies and the screen never keep it): the token cannot be verified")
+		return t, claims, false, errors.New("signature redacted by toolscope (recordings, copies and the screen never keep it): the token cannot be verified")
 	}
 	var ok bool
 	if t.sigLen, ok = base64URLDecode(t.sig[:], sig); !ok {
 		b, err := base64.RawURLEncoding.DecodeString(sig)
 		if err != nil {
-			return t, errors.New("signature is not base64url")
+			return t, claims, false, errors.New("signature is not base64url")
 		}
 		t.sigLen, t.longSig = -1, b
 	}
 	t.signingInput = token[:len(head)+1+len(body)]
-	return t, nil
+	return t, claims, known, nil
+}
+
+// signedHeader is the header golang-jwt writes for every HS256 token (and
+// so AgentArea's): its map is built without reading it.
+const signedHeader = `{"alg":"HS256","typ":"JWT"}`
+
+// decodeHeader is decodeObjectString for a token's header.
+func decodeHeader(s string) map[string]any {
+	if s == signedHeader {
+		return map[string]any{"alg": TokenAlg, "typ": "JWT"}
+	}
+	return decodeObjectString(s)
 }
 
 // decodeSegments decodes the header and claims segments into one string
-// (header first, hn bytes); hok and cok say whether each was base64url.
+// (header first, hn bytes); hok and cok say whether each was base64url. The
+// bytes are decoded into the string's own memory, never written after
+// (no copy of the text, no large stack buffer to clear).
 func decodeSegments(head, body string) (text string, hn int, hok, cok bool) {
-	var stack [2048]byte
-	buf := stack[:]
-	if need := base64.RawURLEncoding.DecodedLen(len(head)) + base64.RawURLEncoding.DecodedLen(len(body)); need > len(buf) {
-		buf = make([]byte, need)
-	}
+	buf := make([]byte, base64.RawURLEncoding.DecodedLen(len(head))+base64.RawURLEncoding.DecodedLen(len(body)))
 	hn, hok = decodeSegment(buf, head)
 	if !hok {
 		return "", 0, false, false
 	}
 	cn, cok := decodeSegment(buf[hn:], body)
 	if !cok {
-		return string(buf[:hn]), hn, true, false
+		cn = 0
 	}
-	return string(buf[:hn+cn]), hn, true, true
+	if hn+cn == 0 {
+		return "", hn, true, cok
+	}
+	return unsafe.String(&buf[0], hn+cn), hn, true, cok
 }
 
 // decodeSegment decodes unpadded base64url into dst as
@@ -205,17 +227,20 @@ func validateWithLibrary(claims map[string]any, in VerifyInput) error {
 // and nbf whole seconds (the library truncates fractions to
 // jwt.TimePrecision). On such claims that pass checkRegisteredClaims, the
 // library's validator passes too (FuzzVerifyClaims checks this).
-func plainRegisteredClaims(claims map[string]any) bool {
-	if aud, ok := claims["aud"].([]any); ok {
+func plainRegisteredClaims(claims registeredValues) bool {
+	if aud, ok := claims.aud.([]any); ok {
 		for _, a := range aud {
 			if _, ok := a.(string); !ok {
 				return false
 			}
 		}
 	}
-	for _, k := range [...]string{"exp", "iat", "nbf"} {
-		if v, present := claims[k]; present {
-			f, ok := v.(float64)
+	for _, c := range [...]struct {
+		v       any
+		present bool
+	}{{claims.exp, claims.expPresent}, {claims.iat, claims.iatPresent}, {claims.nbf, claims.nbfPresent}} {
+		if c.present {
+			f, ok := c.v.(float64)
 			if !ok || f != float64(int64(f)) || jwt.TimePrecision != time.Second {
 				return false
 			}
