@@ -135,8 +135,7 @@ func (r *fastReader) value(depth int) (any, bool) {
 }
 
 // fastField is an object's member until its map is built: a string or a
-// number is kept as its text, boxed then with the object's others in one
-// allocation (token_box.go).
+// number is kept as its text until then.
 type fastField struct {
 	key, text string
 	v         any
@@ -172,43 +171,25 @@ func (r *fastReader) fieldValue(depth int) (fastField, bool) {
 	return fastField{v: v}, ok
 }
 
-// objectMap builds an object's map from its members, with one slice for
-// its strings and one for its numbers, and appends them to into (when it
-// has buffers); ok is false for a number out of float64's range (left to
-// encoding/json).
+// objectMap builds an object's map from its members and appends them to
+// into (when it has buffers); ok is false for a number out of float64's
+// range (left to encoding/json). Each string or number is boxed as any
+// boxes it (one allocation each): building interface values over shared
+// memory by hand would rely on the runtime's layout of an interface.
 func objectMap(fields []fastField, into memberList) (map[string]any, memberList, bool) {
-	var nStrings, nNumbers int
-	for i := range fields {
-		switch fields[i].kind {
-		case stringValue:
-			nStrings++
-		case numberValue:
-			nNumbers++
-		}
-	}
-	var strs []string
-	var nums []float64
-	if nStrings > 0 {
-		strs = make([]string, 0, nStrings)
-	}
-	if nNumbers > 0 {
-		nums = make([]float64, 0, nNumbers)
-	}
 	m := make(map[string]any, len(fields))
 	for i := range fields {
 		f := &fields[i]
 		v := f.v
 		switch f.kind {
 		case stringValue:
-			strs = append(strs, f.text) // within capacity: never moves
-			v = boxedString(&strs[len(strs)-1])
+			v = f.text
 		case numberValue:
 			x, err := strconv.ParseFloat(f.text, 64)
 			if err != nil {
 				return nil, into, false
 			}
-			nums = append(nums, x)
-			v = boxedFloat64(&nums[len(nums)-1])
+			v = x
 		}
 		m[f.key] = v // a repeated key: the last one wins, as in encoding/json
 		if into.keys != nil {
