@@ -25,13 +25,22 @@ type crossIndex struct {
 	args     boundedMap // idempotency key -> sha256 of the canonical arguments, exchange
 	jtis     boundedMap // jti -> exchange
 	endUsers boundedMap // task id -> end_user_id, exchange
+	// canon is argumentsDigest's buffer, kept between calls (under mu): a
+	// buffer of its own would be on the heap each time, as the canonical
+	// writer is recursive.
+	canon []byte
 }
 
+// maxKeptCanon bounds the canonical buffer kept between calls.
+const maxKeptCanon = 64 << 10
+
 // boundedMap is a map that forgets its oldest key past maxCrossEntries.
+// Its keys in the order they came are a ring: once full, the next slot is
+// the oldest key's, and a new key takes it (nothing more is made per key).
 type boundedMap struct {
 	m     map[string][2]string
-	order []string
-	head  int
+	order []string // up to maxCrossEntries keys
+	next  int      // the slot of the oldest key once order is full
 }
 
 func (b *boundedMap) get(k string) ([2]string, bool) {
@@ -48,17 +57,14 @@ func (b *boundedMap) put(k string, v [2]string) {
 		b.m[k] = v
 		return
 	}
-	if len(b.m) >= maxCrossEntries {
-		delete(b.m, b.order[b.head])
-		b.order[b.head] = ""
-		b.head++
-		if b.head > maxCrossEntries {
-			b.order = append([]string(nil), b.order[b.head:]...)
-			b.head = 0
-		}
-	}
 	b.m[k] = v
-	b.order = append(b.order, k)
+	if len(b.order) < maxCrossEntries {
+		b.order = append(b.order, k)
+		return
+	}
+	delete(b.m, b.order[b.next])
+	b.order[b.next] = k
+	b.next = (b.next + 1) % maxCrossEntries
 }
 
 // short keeps a key or value small: past 64 bytes it is a digest, so a
@@ -87,7 +93,7 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 	defer x.mu.Unlock()
 	var ws []decoder.Warning
 	if c.idemKey != "" {
-		sum := argumentsDigest(c.arguments)
+		sum := x.argumentsDigest(c.arguments)
 		prev, seen := x.args.get(c.idemKey)
 		switch {
 		case !seen:
@@ -135,9 +141,11 @@ func describeEndUser(v string) string {
 
 // argumentsDigest identifies arguments by value: key order, spacing and
 // the form of a number (1, 1.0, 1e0) do not count; digits past float64 do.
-func argumentsDigest(raw json.RawMessage) string {
-	var buf [512]byte
-	canon, ok := decoder.AppendCanonicalJSON(buf[:0], raw)
+func (x *crossIndex) argumentsDigest(raw json.RawMessage) string {
+	canon, ok := decoder.AppendCanonicalJSON(x.canon[:0], raw)
+	if cap(canon) <= maxKeptCanon {
+		x.canon = canon
+	}
 	if !ok {
 		canon = canonicalArgumentsJSON(raw)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -199,13 +200,24 @@ func TestCrossIndexBounded(t *testing.T) {
 			meta: map[string]any{"agentarea/end_user_id": id}})
 	}
 	for name, m := range map[string]*boundedMap{"args": &x.args, "jtis": &x.jtis, "endUsers": &x.endUsers} {
-		if len(m.m) > maxCrossEntries || len(m.order)-m.head > maxCrossEntries {
-			t.Errorf("%s holds %d entries, order %d", name, len(m.m), len(m.order)-m.head)
+		if len(m.m) > maxCrossEntries || len(m.order) > maxCrossEntries {
+			t.Errorf("%s holds %d entries, order %d", name, len(m.m), len(m.order))
 		}
 		for k, v := range m.m {
 			if len(k) > 64 || len(v[0]) > 64 {
 				t.Fatalf("%s keeps a long key or value (%d, %d bytes)", name, len(k), len(v[0]))
 			}
+		}
+	}
+	// Exactly the newest maxCrossEntries keys are kept, however often the
+	// ring went round.
+	var b boundedMap
+	for i := 0; i < 3*maxCrossEntries+7; i++ {
+		b.put(strconv.Itoa(i), [2]string{"v", "1"})
+	}
+	for i := 0; i < 3*maxCrossEntries+7; i++ {
+		if _, ok := b.get(strconv.Itoa(i)); ok != (i >= 2*maxCrossEntries+7) {
+			t.Fatalf("key %d kept %v", i, ok)
 		}
 	}
 	// The oldest were forgotten, the newest still match.
