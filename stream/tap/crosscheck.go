@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"toolscope/decoder"
 	"toolscope/model"
@@ -44,12 +45,21 @@ type boundedMap struct {
 }
 
 func (b *boundedMap) get(k string) ([2]string, bool) {
-	v, ok := b.m[short(k)]
+	if len(k) <= maxShort {
+		v, ok := b.m[k]
+		return v, ok
+	}
+	var buf [shortDigestLen]byte
+	v, ok := b.m[string(appendDigest(buf[:0], k))] // looked up, not made
 	return v, ok
 }
 
 func (b *boundedMap) put(k string, v [2]string) {
-	k, v[0] = short(k), short(v[0])
+	same := v[0] == k // a jti is its own value: one digest for both
+	k = short(k)
+	if v[0] = short(v[0]); same {
+		v[0] = k
+	}
 	if b.m == nil {
 		b.m = make(map[string][2]string)
 	}
@@ -67,14 +77,36 @@ func (b *boundedMap) put(k string, v [2]string) {
 	b.next = (b.next + 1) % maxCrossEntries
 }
 
-// short keeps a key or value small: past 64 bytes it is a digest, so a
-// hostile megabyte-long key costs the index no more than a short one.
+// short keeps a key or value small: past maxShort bytes it is a digest,
+// so a hostile megabyte-long key costs the index no more than a short one.
 func short(s string) string {
-	if len(s) <= 64 {
+	if len(s) <= maxShort {
 		return s
 	}
-	sum := sha256.Sum256([]byte(s))
-	return "sha256:" + string(sum[:])
+	var buf [shortDigestLen]byte
+	return string(appendDigest(buf[:0], s))
+}
+
+// sameShort is short(s) == kept, without making short(s).
+func sameShort(s, kept string) bool {
+	if len(s) <= maxShort {
+		return s == kept
+	}
+	var buf [shortDigestLen]byte
+	return string(appendDigest(buf[:0], s)) == kept
+}
+
+const (
+	maxShort       = 64
+	shortDigestLen = len("sha256:") + sha256.Size
+)
+
+// appendDigest appends "sha256:" and the raw digest of s. s is hashed in
+// place (Sum256 only reads it): a long key is not copied to be hashed.
+func appendDigest(dst []byte, s string) []byte {
+	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(s), len(s)))
+	dst = append(dst, "sha256:"...)
+	return append(dst, sum[:]...)
 }
 
 // crossCall is what the cross-call rules read of one tools/call.
@@ -120,7 +152,7 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 		if has {
 			val = eu
 		}
-		if prev, ok := x.endUsers.get(c.taskID); ok && prev[0] != short(val) {
+		if prev, ok := x.endUsers.get(c.taskID); ok && !sameShort(val, prev[0]) {
 			ws = append(ws, decoder.Warning{Code: model.WarnEndUserIDChanged, Message: fmt.Sprintf(
 				"end_user_id is %s but was %s on exchange %s of the same task; it is fixed when the task is created", describeEndUser(val), describeEndUser(prev[0]), prev[1])})
 		}

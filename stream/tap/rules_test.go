@@ -226,3 +226,23 @@ func TestCrossIndexBounded(t *testing.T) {
 		t.Fatalf("the newest jti was forgotten: %v", ws)
 	}
 }
+
+// TestCrossIndexLongValues: a long key or value is matched by its digest:
+// the same long value is the same, another one of the same length is not.
+func TestCrossIndexLongValues(t *testing.T) {
+	var x crossIndex
+	long := strings.Repeat("u", 200)
+	task := strings.Repeat("t", 100)
+	call := func(ex, endUser string) crossCall {
+		return crossCall{exchange: ex, taskID: task, meta: map[string]any{"agentarea/end_user_id": endUser}}
+	}
+	if ws := x.check(call("1", long)); len(ws) != 0 {
+		t.Fatalf("first call: %v", ws)
+	}
+	if ws := x.check(call("2", long)); len(ws) != 0 {
+		t.Fatalf("the same long end_user_id warned: %v", ws)
+	}
+	if ws := x.check(call("3", strings.Repeat("v", 200))); len(ws) != 1 || ws[0].Code != model.WarnEndUserIDChanged {
+		t.Fatalf("another long end_user_id: %v", ws)
+	}
+}
