@@ -18,7 +18,8 @@ import (
 // ceiling of allocations: 270 before issue 12, 150 after its first session,
 // 81 once the request and response sides and the store stopped building
 // maps and copies they did not need (each call a new one, as on the wire),
-// 80 with the cross-call index reusing its buffer and key ring.
+// 80 with the cross-call index reusing its buffer and key ring, 79 with
+// no encoding/json target made for tools/call params it did not read.
 func TestSideWorkAllocations(t *testing.T) {
 	store := model.NewStore(model.Options{})
 	tp, err := New(Config{Name: "allocs", Upstream: "http://127.0.0.1:1", Secrets: [][]byte{testSecret}, InstanceID: testInstanceID}, output.NewHub(store))
@@ -41,9 +42,9 @@ func TestSideWorkAllocations(t *testing.T) {
 		ex.end = nil
 		ex.conclude(outcome{kind: outcomeResponse, resp: &responseStart{status: 200, contentType: "application/json"}})
 	})
-	if n > 85 {
+	if n > 84 {
 		t.Logf("%.0f", n)
-		t.Errorf("%.0f allocations per call on the tap's side, want at most 85", n)
+		t.Errorf("%.0f allocations per call on the tap's side, want at most 84", n)
 	}
 	if s := store.Snapshot(); s.Events == 0 {
 		t.Fatal("the tap reported nothing")
