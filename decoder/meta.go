@@ -64,29 +64,19 @@ func ParseCallParams(params json.RawMessage) (CallParams, error) {
 	// kept raw and read by the quick reader (token_json.go), which also
 	// keeps a numeric progressToken's digits. Anything else it leaves to
 	// parseCallParamsJSON, whose answers (errors included) it matches.
-	var raw struct {
-		Name      any             `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Meta      json.RawMessage `json:"_meta"`
-	}
 	p := bytes.TrimSpace(params)
 	if len(p) == 0 || p[0] != '{' {
 		return parseCallParamsJSON(params)
 	}
 	name, args, metaRaw, ok := fastCallParams(p)
-	if ok {
-		raw.Arguments, raw.Meta = args, metaRaw
-	} else {
-		if json.Unmarshal(p, &raw) != nil {
-			return parseCallParamsJSON(params)
-		}
-		if name, ok = raw.Name.(string); !ok {
+	if !ok {
+		if name, args, metaRaw, ok = slowCallParams(p); !ok {
 			return parseCallParamsJSON(params)
 		}
 	}
-	metaText := bytes.TrimSpace(raw.Meta)
+	metaText := bytes.TrimSpace(metaRaw)
 	if len(metaText) == 0 || string(metaText) == "null" {
-		return CallParams{Name: name, Arguments: nonNull(raw.Arguments)}, nil
+		return CallParams{Name: name, Arguments: nonNull(args)}, nil
 	}
 	if metaText[0] != '{' {
 		return parseCallParamsJSON(params)
@@ -99,7 +89,23 @@ func ParseCallParams(params json.RawMessage) (CallParams, error) {
 	if _, isFloat := meta[MetaProgressToken].(float64); isFloat && r.watchText != "" {
 		meta[MetaProgressToken] = json.Number(r.watchText)
 	}
-	return CallParams{Name: name, Arguments: nonNull(raw.Arguments), Meta: meta}, nil
+	return CallParams{Name: name, Arguments: nonNull(args), Meta: meta}, nil
+}
+
+// slowCallParams is fastCallParams by encoding/json, for what the quick
+// reader leaves; false when the name is not a string or params do not
+// decode. Its own function: the decode's target is on the heap only here.
+func slowCallParams(p []byte) (name string, args, meta json.RawMessage, ok bool) {
+	var raw struct {
+		Name      any             `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Meta      json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(p, &raw) != nil {
+		return "", nil, nil, false
+	}
+	name, ok = raw.Name.(string)
+	return name, raw.Arguments, raw.Meta, ok
 }
 
 // parseCallParamsJSON is ParseCallParams with encoding/json alone.

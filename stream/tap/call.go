@@ -1,6 +1,7 @@
 package tap
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"sync"
@@ -27,7 +28,7 @@ type call struct {
 	idemKey    string
 	scope      scope // the session and connection its request came on
 	start      time.Time
-	meta       decoder.MetaInfo
+	meta       callMeta
 	callEv     model.Event       // the prepared tool.call
 	pending    []decoder.Warning // found while parsing, emitted after the tool.call
 
@@ -43,6 +44,16 @@ type call struct {
 	goneAt    time.Time
 	gone      atomic.Bool // goneAt is set (read without mu by the registry)
 	cancelled bool        // ended by a cancellation: later progress is not relayed
+}
+
+// callMeta is what a call keeps of its _meta beyond its identity: the
+// agentarea/* keys and progress token as decoded, and the protocol version
+// checkHeaders compares with the header (not the whole decoder.MetaInfo,
+// whose ids the call holds already: a call's struct stays within 1 KB).
+type callMeta struct {
+	agentArea       map[string]any
+	progressToken   json.RawMessage
+	protocolVersion string
 }
 
 // cancelGrace is how long a call whose stream the client closed stays

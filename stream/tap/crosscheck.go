@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"toolscope/decoder"
 	"toolscope/model"
@@ -25,22 +26,40 @@ type crossIndex struct {
 	args     boundedMap // idempotency key -> sha256 of the canonical arguments, exchange
 	jtis     boundedMap // jti -> exchange
 	endUsers boundedMap // task id -> end_user_id, exchange
+	// canon is argumentsDigest's buffer, kept between calls (under mu): a
+	// buffer of its own would be on the heap each time, as the canonical
+	// writer is recursive.
+	canon []byte
 }
 
+// maxKeptCanon bounds the canonical buffer kept between calls.
+const maxKeptCanon = 64 << 10
+
 // boundedMap is a map that forgets its oldest key past maxCrossEntries.
+// Its keys in the order they came are a ring: once full, the next slot is
+// the oldest key's, and a new key takes it (nothing more is made per key).
 type boundedMap struct {
 	m     map[string][2]string
-	order []string
-	head  int
+	order []string // up to maxCrossEntries keys
+	next  int      // the slot of the oldest key once order is full
 }
 
 func (b *boundedMap) get(k string) ([2]string, bool) {
-	v, ok := b.m[short(k)]
+	if len(k) <= maxShort {
+		v, ok := b.m[k]
+		return v, ok
+	}
+	var buf [shortDigestLen]byte
+	v, ok := b.m[string(appendDigest(buf[:0], k))] // looked up, not made
 	return v, ok
 }
 
 func (b *boundedMap) put(k string, v [2]string) {
-	k, v[0] = short(k), short(v[0])
+	same := v[0] == k // a jti is its own value: one digest for both
+	k = short(k)
+	if v[0] = short(v[0]); same {
+		v[0] = k
+	}
 	if b.m == nil {
 		b.m = make(map[string][2]string)
 	}
@@ -48,27 +67,46 @@ func (b *boundedMap) put(k string, v [2]string) {
 		b.m[k] = v
 		return
 	}
-	if len(b.m) >= maxCrossEntries {
-		delete(b.m, b.order[b.head])
-		b.order[b.head] = ""
-		b.head++
-		if b.head > maxCrossEntries {
-			b.order = append([]string(nil), b.order[b.head:]...)
-			b.head = 0
-		}
-	}
 	b.m[k] = v
-	b.order = append(b.order, k)
+	if len(b.order) < maxCrossEntries {
+		b.order = append(b.order, k)
+		return
+	}
+	delete(b.m, b.order[b.next])
+	b.order[b.next] = k
+	b.next = (b.next + 1) % maxCrossEntries
 }
 
-// short keeps a key or value small: past 64 bytes it is a digest, so a
-// hostile megabyte-long key costs the index no more than a short one.
+// short keeps a key or value small: past maxShort bytes it is a digest,
+// so a hostile megabyte-long key costs the index no more than a short one.
 func short(s string) string {
-	if len(s) <= 64 {
+	if len(s) <= maxShort {
 		return s
 	}
-	sum := sha256.Sum256([]byte(s))
-	return "sha256:" + string(sum[:])
+	var buf [shortDigestLen]byte
+	return string(appendDigest(buf[:0], s))
+}
+
+// sameShort is short(s) == kept, without making short(s).
+func sameShort(s, kept string) bool {
+	if len(s) <= maxShort {
+		return s == kept
+	}
+	var buf [shortDigestLen]byte
+	return string(appendDigest(buf[:0], s)) == kept
+}
+
+const (
+	maxShort       = 64
+	shortDigestLen = len("sha256:") + sha256.Size
+)
+
+// appendDigest appends "sha256:" and the raw digest of s. s is hashed in
+// place (Sum256 only reads it): a long key is not copied to be hashed.
+func appendDigest(dst []byte, s string) []byte {
+	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(s), len(s)))
+	dst = append(dst, "sha256:"...)
+	return append(dst, sum[:]...)
 }
 
 // crossCall is what the cross-call rules read of one tools/call.
@@ -87,7 +125,7 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 	defer x.mu.Unlock()
 	var ws []decoder.Warning
 	if c.idemKey != "" {
-		sum := argumentsDigest(c.arguments)
+		sum := x.argumentsDigest(c.arguments)
 		prev, seen := x.args.get(c.idemKey)
 		switch {
 		case !seen:
@@ -114,7 +152,7 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 		if has {
 			val = eu
 		}
-		if prev, ok := x.endUsers.get(c.taskID); ok && prev[0] != short(val) {
+		if prev, ok := x.endUsers.get(c.taskID); ok && !sameShort(val, prev[0]) {
 			ws = append(ws, decoder.Warning{Code: model.WarnEndUserIDChanged, Message: fmt.Sprintf(
 				"end_user_id is %s but was %s on exchange %s of the same task; it is fixed when the task is created", describeEndUser(val), describeEndUser(prev[0]), prev[1])})
 		}
@@ -135,9 +173,11 @@ func describeEndUser(v string) string {
 
 // argumentsDigest identifies arguments by value: key order, spacing and
 // the form of a number (1, 1.0, 1e0) do not count; digits past float64 do.
-func argumentsDigest(raw json.RawMessage) string {
-	var buf [512]byte
-	canon, ok := decoder.AppendCanonicalJSON(buf[:0], raw)
+func (x *crossIndex) argumentsDigest(raw json.RawMessage) string {
+	canon, ok := decoder.AppendCanonicalJSON(x.canon[:0], raw)
+	if cap(canon) <= maxKeptCanon {
+		x.canon = canon
+	}
 	if !ok {
 		canon = canonicalArgumentsJSON(raw)
 	}

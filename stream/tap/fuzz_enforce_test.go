@@ -74,10 +74,10 @@ func verifiedAs(pr *parsedRequest, r ranCall, token string) bool {
 		if ctx == nil || ctx.Verdict != model.VerdictValid || c.tool != r.name {
 			continue
 		}
-		if canonicalJSON(contextKeys(c.meta.AgentArea)) != canonicalJSON(contextKeys(r.meta)) {
+		if canonicalJSON(contextKeys(c.meta.agentArea)) != canonicalJSON(contextKeys(r.meta)) {
 			continue
 		}
-		if canonicalJSON(r.meta[decoder.MetaProgressToken]) != canonicalRaw(c.meta.ProgressToken) {
+		if canonicalJSON(r.meta[decoder.MetaProgressToken]) != canonicalRaw(c.meta.progressToken) {
 			continue
 		}
 		return r.token == token

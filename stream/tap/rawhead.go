@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"toolscope/decoder"
 )
 
 // net/http canonicalises header names (X-Soat-Context-tenantExternalId
@@ -29,9 +32,13 @@ const (
 // rawField is one header field as it arrived.
 type rawField struct{ name, value string }
 
-// rawHead is the head of one request: its request line and fields.
+// rawHead is the head of one request: its request line, how many fields it
+// had (Host and Transfer-Encoding left out, as net/http does) and, of
+// those, the ones whose names may be SOAT keys. Only a tools/call with
+// such fields reads them (soatHeader): the rest of the head is not kept.
 type rawHead struct {
 	method, target string
+	count          int
 	fields         []rawField
 }
 
@@ -48,20 +55,34 @@ func (l headListener) Accept() (net.Conn, error) {
 
 type headConnKey struct{}
 
-// withHeadConn is the server's ConnContext hook.
+// withHeadConn is the server's ConnContext hook. The connection keeps the
+// fields under the SOAT prefix of the tap it serves; when that tap is not
+// known, the connection is left out and its names stay unknown.
 func withHeadConn(ctx context.Context, c net.Conn) context.Context {
-	if hc, ok := c.(*headConn); ok {
-		return context.WithValue(ctx, headConnKey{}, hc)
+	hc, ok := c.(*headConn)
+	if !ok {
+		return ctx
 	}
-	return ctx
+	srv, _ := ctx.Value(http.ServerContextKey).(*http.Server)
+	if srv == nil {
+		return ctx
+	}
+	t, _ := srv.Handler.(*Tap)
+	if t == nil {
+		return ctx
+	}
+	hc.prefix = t.cfg.SoatPrefix
+	return context.WithValue(ctx, headConnKey{}, hc)
 }
 
-// rawHeader is a request's header fields as they arrived (Host and
-// Transfer-Encoding left out, as net/http does). Only a tools/call reads
-// them, for its SOAT keys (soatHeader): a request builds nothing more.
+// rawHeader is a request's SOAT-prefixed header fields as they arrived.
 type rawHeader struct {
 	fields []rawField
 }
+
+// noRawFields is the raw header of every request without SOAT fields:
+// nothing is made for it.
+var noRawFields = &rawHeader{}
 
 // rawHeaderOf returns r's raw header, or nil when the names are not known.
 func rawHeaderOf(r *http.Request) *rawHeader {
@@ -78,23 +99,19 @@ func rawHeaderOf(r *http.Request) *rawHeader {
 		hc.reset() // lost step with net/http: this connection's names stay unknown
 		return nil
 	}
-	kept := head.fields[:0] // the head is this request's alone now
-	for _, f := range head.fields {
-		if strings.EqualFold(f.name, "Host") || strings.EqualFold(f.name, "Transfer-Encoding") {
-			continue // net/http keeps neither in r.Header
-		}
-		kept = append(kept, f)
-	}
 	want := 0
 	for k, vs := range r.Header {
 		if k != "Transfer-Encoding" {
 			want += len(vs)
 		}
 	}
-	if len(kept) != want {
+	if head.count != want {
 		return nil // a head net/http read otherwise (folded lines...)
 	}
-	return &rawHeader{fields: kept}
+	if len(head.fields) == 0 {
+		return noRawFields
+	}
+	return &rawHeader{fields: head.fields}
 }
 
 // soatHeader is the fields whose names may start with prefix (the SOAT
@@ -119,6 +136,32 @@ func (raw *rawHeader) soatHeader(prefix string) (http.Header, []string) {
 	return h, order
 }
 
+// mayBeSoat reports whether a field name may start with prefix without
+// case: soatHeader decides. Names are tokens, so ASCII folding is exact;
+// any other byte is kept for soatHeader to judge.
+func mayBeSoat(name []byte, prefix string) bool {
+	if len(name) <= len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		a, b := name[i], prefix[i]
+		if a >= utf8.RuneSelf || b >= utf8.RuneSelf {
+			return true
+		}
+		if lowerASCII(a) != lowerASCII(b) {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
 // framing states of a connection.
 type rawState int
 
@@ -140,6 +183,9 @@ type headConn struct {
 	buf    []byte // the head or line being read
 	remain int64
 	heads  []rawHead
+	prefix string // the tap's SOAT prefix ("" for the default)
+	// lastTarget is the last head's target.
+	lastTarget string
 }
 
 func (c *headConn) Read(p []byte) (int, error) {
@@ -159,7 +205,13 @@ func (c *headConn) pop() (rawHead, bool) {
 		return rawHead{}, false
 	}
 	h := c.heads[0]
-	c.heads = c.heads[1:]
+	if len(c.heads) == 1 {
+		// The usual case, one head at a time: its array serves the next.
+		c.heads[0] = rawHead{}
+		c.heads = c.heads[:0]
+	} else {
+		c.heads = c.heads[1:]
+	}
 	return h, true
 }
 
@@ -254,14 +306,14 @@ func headEnd(b []byte, from int) int {
 	return -1
 }
 
-// parseHead records a head and sets the framing of its body. Names and
-// values are substrings of one copy of the head.
+// parseHead records a head and sets the framing of its body. Of its
+// fields only the count and those that may be SOAT keys are kept: their
+// names and values, and the target, are substrings of one string.
 func (c *headConn) parseHead(head []byte) {
-	text := strings.TrimRight(string(head), "\r\n")
-	first, rest, _ := strings.Cut(text, "\n")
-	var reqLine [3]string
+	first, rest, _ := bytes.Cut(bytes.TrimRight(head, "\r\n"), []byte("\n"))
+	var reqLine [3][]byte
 	n := 0
-	for f := range strings.FieldsSeq(first) {
+	for f := range bytes.FieldsSeq(first) {
 		if n == len(reqLine) {
 			n++
 			break
@@ -273,46 +325,125 @@ func (c *headConn) parseHead(head []byte) {
 		c.state = rawOff
 		return
 	}
-	h := rawHead{method: reqLine[0], target: reqLine[1], fields: make([]rawField, 0, strings.Count(rest, "\n")+1)}
-	var length int64 = -1
-	chunked, upgrade := false, false
-	for rest != "" {
-		var line string
-		line, rest, _ = strings.Cut(rest, "\n")
-		line = strings.TrimSuffix(line, "\r")
-		name, value, ok := strings.Cut(line, ":")
-		if !ok || name == "" || line[0] == ' ' || line[0] == '\t' {
-			c.state = rawOff // folded or broken: net/http decides, names unknown
-			return
-		}
-		value = strings.Trim(value, " \t")
-		h.fields = append(h.fields, rawField{name, value})
-		switch {
-		case strings.EqualFold(name, "Content-Length"):
-			if n, err := strconv.ParseInt(value, 10, 64); err == nil && n >= 0 {
-				length = n
-			}
-		case strings.EqualFold(name, "Transfer-Encoding"):
-			chunked = chunked || strings.Contains(strings.ToLower(value), "chunked")
-		case strings.EqualFold(name, "Upgrade"):
-			upgrade = true
-		}
-	}
-	if len(c.heads) >= maxRawHeads {
+	fr, ok := c.readFields(rest)
+	if !ok || len(c.heads) >= maxRawHeads {
 		c.state = rawOff
 		return
 	}
-	c.heads = append(c.heads, h)
+	c.heads = append(c.heads, c.newRawHead(reqLine[0], reqLine[1], rest, fr))
 	switch {
-	case upgrade:
+	case fr.upgrade:
 		c.state = rawOff // the connection may become another protocol
-	case chunked:
+	case fr.chunked:
 		c.state = rawChunkSize
-	case length > 0:
-		c.state, c.remain = rawBody, length
+	case fr.length > 0:
+		c.state, c.remain = rawBody, fr.length
 	default:
 		c.state = rawHeadState
 	}
+}
+
+// headFields is what parseHead learns from a head's field lines.
+type headFields struct {
+	count            int
+	length           int64
+	chunked, upgrade bool
+	soatFields       int // fields that may be SOAT keys
+	soatBytes        int // and the bytes of their names and values
+}
+
+// readFields reads the field lines of a head; false when one is folded or
+// broken (net/http decides, names unknown).
+func (c *headConn) readFields(lines []byte) (headFields, bool) {
+	fr := headFields{length: -1}
+	for len(lines) > 0 {
+		name, value, rest, ok := nextField(lines)
+		if !ok {
+			return fr, false
+		}
+		lines = rest
+		switch {
+		case equalFoldASCII(name, "Host"):
+			continue // net/http keeps it out of r.Header
+		case equalFoldASCII(name, "Content-Length"):
+			if n, ok := parseContentLength(value); ok && n >= 0 {
+				fr.length = n
+			}
+		case equalFoldASCII(name, "Transfer-Encoding"):
+			fr.chunked = fr.chunked || containsFoldASCII(value, "chunked")
+			continue // nor this one
+		case equalFoldASCII(name, "Upgrade"):
+			fr.upgrade = true
+		}
+		fr.count++
+		if mayBeSoat(name, c.soatPrefix()) {
+			fr.soatFields++
+			fr.soatBytes += len(name) + len(value)
+		}
+	}
+	return fr, true
+}
+
+// nextField is the name and value of the first of lines, and the lines
+// after it; false when that line is folded or broken.
+func nextField(lines []byte) (name, value, rest []byte, ok bool) {
+	line, rest, _ := bytes.Cut(lines, []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	name, value, ok = bytes.Cut(line, []byte(":"))
+	if !ok || len(name) == 0 || line[0] == ' ' || line[0] == '\t' {
+		return nil, nil, nil, false
+	}
+	return name, bytes.Trim(value, " \t"), rest, true
+}
+
+// newRawHead is the rawHead of a request line and its field lines (read
+// once already into fr); the fields kept are copied in one string.
+func (c *headConn) newRawHead(method, target, lines []byte, fr headFields) rawHead {
+	h := rawHead{method: knownMethod(method), count: fr.count}
+	if h.method == "" {
+		h.method = string(method)
+	}
+	// A connection's requests mostly go to one target: the last one's
+	// string serves again.
+	if string(target) != c.lastTarget {
+		c.lastTarget = string(target)
+	}
+	h.target = c.lastTarget
+	if fr.soatFields == 0 {
+		return h
+	}
+	var b strings.Builder
+	b.Grow(fr.soatBytes)
+	// Twice over the lines (read whole before: no error now): first the
+	// text, then the fields as substrings of it.
+	kept := func(name []byte) bool {
+		return mayBeSoat(name, c.soatPrefix()) && !equalFoldASCII(name, "Host") && !equalFoldASCII(name, "Transfer-Encoding")
+	}
+	for rest := lines; len(rest) > 0; {
+		name, value, next, _ := nextField(rest)
+		if rest = next; kept(name) {
+			b.Write(name)
+			b.Write(value)
+		}
+	}
+	text := b.String()
+	h.fields = make([]rawField, 0, fr.soatFields)
+	for rest := lines; len(rest) > 0; {
+		name, value, next, _ := nextField(rest)
+		if rest = next; kept(name) {
+			f := rawField{name: text[:len(name)], value: text[len(name) : len(name)+len(value)]}
+			text = text[len(name)+len(value):]
+			h.fields = append(h.fields, f)
+		}
+	}
+	return h
+}
+
+func (c *headConn) soatPrefix() string {
+	if c.prefix == "" {
+		return decoder.DefaultSoatPrefix
+	}
+	return c.prefix
 }
 
 // feedLine gathers a chunk-size, chunk-end or trailer line.

@@ -171,3 +171,33 @@ func TestSoatKeysAfterServerAnswer(t *testing.T) {
 	}
 	t.Fatal("no call")
 }
+
+// TestSoatKeysCustomPrefix: a connection keeps the fields under the prefix
+// of the tap it serves, so a configured prefix keeps its keys as sent too.
+func TestSoatKeysCustomPrefix(t *testing.T) {
+	up := idEchoUpstream(t)
+	h := startTap(t, Config{Upstream: up.URL, SoatPrefix: "X-Tenant-Ctx-"})
+	conn, err := net.Dial("tcp", h.tap.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	rd := bufio.NewReader(conn)
+	body := string(callBody(t, 1, "get_order", map[string]any{}, map[string]any{"agentarea/task_id": "t", "agentarea/tool_call_id": "c"}))
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Soat-Context-other: no\r\n"+
+		"X-Tenant-Ctx-tenantId: acme\r\nx-tenant-ctx-userId: u1\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	if res, err := http.ReadResponse(rd, nil); err != nil {
+		t.Fatal(err)
+	} else {
+		io.Copy(io.Discard, res.Body)
+	}
+	h.shutdown()
+	for _, c := range h.store.Snapshot().Calls {
+		if fmt.Sprint(c.SoatContext) != "map[tenantId:acme userId:u1]" {
+			t.Fatalf("SOAT bag %v, want map[tenantId:acme userId:u1]", c.SoatContext)
+		}
+		return
+	}
+	t.Fatal("no call")
+}

@@ -140,7 +140,7 @@ func (t *Tap) checkHeaders(ex *exchange, pr *parsedRequest) {
 	var tool string
 	var meta decoder.MetaInfo
 	if len(pr.calls) > 0 {
-		tool, meta = pr.calls[0].tool, pr.calls[0].meta
+		tool, meta = pr.calls[0].tool, decoder.MetaInfo{ProtocolVersion: pr.calls[0].meta.protocolVersion}
 	} else if len(m.Params) > 0 {
 		var p struct {
 			Meta map[string]any `json:"_meta"`
@@ -194,7 +194,7 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 		idemKey:    meta.IdempotencyKey,
 		scope:      ex.scope,
 		start:      ex.start,
-		meta:       meta,
+		meta:       callMeta{agentArea: meta.AgentArea, progressToken: meta.ProgressToken, protocolVersion: meta.ProtocolVersion},
 	}
 	if n > 0 {
 		c.exchangeID = ex.id + "." + strconv.Itoa(n+1)
