@@ -140,64 +140,63 @@ func BenchmarkHeadConnFeed(b *testing.B) {
 // TestSoatKeysAfterServerAnswer: a request net/http answers without the
 // handler (OPTIONS *) does not put the next request's names out of step.
 func TestSoatKeysAfterServerAnswer(t *testing.T) {
-	up := idEchoUpstream(t)
-	h := startTap(t, Config{Upstream: up.URL})
-	conn, err := net.Dial("tcp", h.tap.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	rd := bufio.NewReader(conn)
-	fmt.Fprint(conn, "OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-	if res, err := http.ReadResponse(rd, nil); err != nil {
-		t.Fatal(err)
-	} else {
-		io.Copy(io.Discard, res.Body)
-	}
-	body := string(callBody(t, 1, "get_order", map[string]any{}, map[string]any{"agentarea/task_id": "t", "agentarea/tool_call_id": "c"}))
-	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Soat-Context-tenantId: acme\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	if res, err := http.ReadResponse(rd, nil); err != nil {
-		t.Fatal(err)
-	} else {
-		io.Copy(io.Discard, res.Body)
-	}
-	h.shutdown()
-	for _, c := range h.store.Snapshot().Calls {
-		if fmt.Sprint(c.SoatContext) != "map[tenantId:acme]" {
-			t.Fatalf("SOAT bag %v, want map[tenantId:acme]", c.SoatContext)
-		}
-		return
-	}
-	t.Fatal("no call")
+	h := startTap(t, Config{Upstream: idEchoUpstream(t).URL})
+	conn, rd := dialRaw(t, h)
+	exchangeRaw(t, conn, rd, "OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	exchangeRaw(t, conn, rd, soatCallRequest(t, "X-Soat-Context-tenantId: acme\r\n"))
+	wantSoatBag(t, h, "map[tenantId:acme]")
 }
 
 // TestSoatKeysCustomPrefix: a connection keeps the fields under the prefix
 // of the tap it serves, so a configured prefix keeps its keys as sent too.
 func TestSoatKeysCustomPrefix(t *testing.T) {
-	up := idEchoUpstream(t)
-	h := startTap(t, Config{Upstream: up.URL, SoatPrefix: "X-Tenant-Ctx-"})
+	h := startTap(t, Config{Upstream: idEchoUpstream(t).URL, SoatPrefix: "X-Tenant-Ctx-"})
+	conn, rd := dialRaw(t, h)
+	exchangeRaw(t, conn, rd, soatCallRequest(t, "X-Soat-Context-other: no\r\nX-Tenant-Ctx-tenantId: acme\r\nx-tenant-ctx-userId: u1\r\n"))
+	wantSoatBag(t, h, "map[tenantId:acme userId:u1]")
+}
+
+// dialRaw opens a connection to the tap for hand-written requests.
+func dialRaw(t *testing.T, h *harness) (net.Conn, *bufio.Reader) {
+	t.Helper()
 	conn, err := net.Dial("tcp", h.tap.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
 	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	rd := bufio.NewReader(conn)
-	body := string(callBody(t, 1, "get_order", map[string]any{}, map[string]any{"agentarea/task_id": "t", "agentarea/tool_call_id": "c"}))
-	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Soat-Context-other: no\r\n"+
-		"X-Tenant-Ctx-tenantId: acme\r\nx-tenant-ctx-userId: u1\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-	if res, err := http.ReadResponse(rd, nil); err != nil {
+	return conn, bufio.NewReader(conn)
+}
+
+// exchangeRaw sends one request as written and reads its answer whole.
+func exchangeRaw(t *testing.T, conn net.Conn, rd *bufio.Reader, req string) {
+	t.Helper()
+	if _, err := io.WriteString(conn, req); err != nil {
 		t.Fatal(err)
-	} else {
-		io.Copy(io.Discard, res.Body)
 	}
+	res, err := http.ReadResponse(rd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+}
+
+// soatCallRequest is a tools/call with these extra header lines.
+func soatCallRequest(t *testing.T, headers string) string {
+	body := string(callBody(t, 1, "get_order", map[string]any{}, map[string]any{"agentarea/task_id": "t", "agentarea/tool_call_id": "c"}))
+	return fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s", headers, len(body), body)
+}
+
+// wantSoatBag stops the tap and checks its one call's SOAT bag.
+func wantSoatBag(t *testing.T, h *harness, want string) {
+	t.Helper()
 	h.shutdown()
-	for _, c := range h.store.Snapshot().Calls {
-		if fmt.Sprint(c.SoatContext) != "map[tenantId:acme userId:u1]" {
-			t.Fatalf("SOAT bag %v, want map[tenantId:acme userId:u1]", c.SoatContext)
-		}
-		return
+	calls := h.store.Snapshot().Calls
+	if len(calls) == 0 {
+		t.Fatal("no call")
 	}
-	t.Fatal("no call")
+	if got := fmt.Sprint(calls[0].SoatContext); got != want {
+		t.Fatalf("SOAT bag %s, want %s", got, want)
+	}
 }
