@@ -1,0 +1,77 @@
+package model
+
+// Keeping the store bounded (finished calls past the limit are evicted,
+// oldest first) and joining two records found to be one call.
+
+// evict drops the oldest finished calls past the limit; a running call is
+// never evicted.
+func (s *Store) evict() {
+	for s.nFin > s.opts.MaxFinishedCalls && s.finHead < len(s.finished) {
+		e := s.finished[s.finHead]
+		s.finished[s.finHead] = nil
+		s.finHead++
+		e.queued = false
+		if e.dead || !e.finished {
+			continue // merged away, or running again: re-queued when it ends
+		}
+		s.drop(e)
+		s.nFin--
+		s.evicted++
+	}
+	if s.finHead > 1024 && s.finHead*2 > len(s.finished) {
+		s.finished = append([]*entry(nil), s.finished[s.finHead:]...)
+		s.finHead = 0
+	}
+}
+
+// drop removes an entry's keys and marks it dead; order is compacted lazily.
+func (s *Store) drop(e *entry) {
+	for _, k := range e.call.keys {
+		if s.calls[k] == e {
+			delete(s.calls, k)
+		}
+	}
+	e.dead = true
+	s.dead++
+	if s.dead > 64 && s.dead*2 > len(s.order) {
+		live := make([]*entry, 0, len(s.order)-s.dead)
+		for _, o := range s.order {
+			if !o.dead {
+				live = append(live, o)
+			}
+		}
+		s.order = live
+		s.dead = 0
+	}
+}
+
+// merge folds the later-seen call into the earlier one: both were views of
+// the same call that a later event joined.
+func (s *Store) merge(a, b *entry) *entry {
+	if b.call.FirstSeen.Before(a.call.FirstSeen) {
+		a, b = b, a
+	}
+	into := s.mutable(a)
+	into.absorb(b.call)
+	for _, k := range b.call.keys {
+		s.calls[k] = a
+		into.keys = append(into.keys, k)
+	}
+	if a.finished {
+		s.nFin--
+	}
+	if b.finished {
+		s.nFin--
+	}
+	b.finished = false
+	a.finished = into.Finished()
+	if a.finished {
+		s.nFin++
+		if !a.queued {
+			a.queued = true
+			s.finished = append(s.finished, a)
+		}
+	}
+	s.drop(b)
+	return a
+}
