@@ -74,6 +74,7 @@ const (
 	WarnMalformedResponse           WarningCode = "malformed_response"
 	WarnParseSkipped                WarningCode = "parse_skipped"
 	WarnParseLagging                WarningCode = "parse_lagging"
+	WarnTapServerError              WarningCode = "tap_server_error"
 	WarnUnexpectedFieldType         WarningCode = "unexpected_field_type"
 	WarnMalformedEvent              WarningCode = "malformed_event"
 	WarnFeedError                   WarningCode = "feed_error"
@@ -165,6 +166,7 @@ var WarningCodes = []WarningInfo{
 	{WarnMalformedResponse, "a message from the server the tap could not read", ruleToolscope, 0},
 	{WarnParseSkipped, "a body or SSE event over the parse limit: forwarded, not parsed", ruleToolscope, 0},
 	{WarnParseLagging, "the tap's parser fell behind a stream: some bytes forwarded, not parsed", ruleToolscope, 0},
+	{WarnTapServerError, "what net/http's server in the tap reported (a recovered panic, a failed accept): its first line, at most one a second", ruleToolscope, 0},
 	{WarnUnexpectedFieldType, "a feed event field of an unexpected JSON type: the rest is kept", ruleToolscope, 0},
 	{WarnMalformedEvent, "a feed frame that is not JSON", ruleFeed, 0},
 	{WarnFeedError, "the server's `error` frame", ruleFeed, 0},

@@ -176,7 +176,8 @@ func (t *Tap) Start() error {
 		return fmt.Errorf("tap %s: --upstream %s is the tap's own address %s: it would forward every request to itself", t.cfg.Name, redactURL(t.upstream), t.cfg.Listen)
 	}
 	ln = headListener{ln} // header names as they arrived, for SOAT keys
-	srv := &http.Server{Handler: t, ReadHeaderTimeout: 30 * time.Second, ConnState: t.fresh.track, ConnContext: withHeadConn}
+	srv := &http.Server{Handler: t, ReadHeaderTimeout: 30 * time.Second, ConnState: t.fresh.track, ConnContext: withHeadConn,
+		ErrorLog: newServerLog(t)}
 	t.mu.Lock()
 	t.srv, t.ln = srv, ln
 	t.mu.Unlock()
