@@ -71,6 +71,7 @@ type exchange struct {
 	outcomes  chan outcome
 	sideStart *time.Timer // starts run on a runner (see scheduleSideWork)
 	served    bool        // the proxy returned (it panics when the client is gone)
+	over      bool        // run starts with the exchange over (handlerDone)
 	pipe      *sidePipe   // set by ModifyResponse, read by the handler's defer
 
 	end          error  // how the response body ended
@@ -129,6 +130,7 @@ func (ex *exchange) handlerDone(w http.ResponseWriter) {
 		// for it (ServeHTTP's own deferred end comes after this).
 		ex.tee.end(false, "request body not read to its end")
 	}
+	ex.over = true // its calls' timeout timers are armed only if left open
 	ex.run()
 }
 
@@ -163,6 +165,11 @@ func (ex *exchange) run() {
 		ex.readResponse(o.resp)
 	}
 	ex.conclude(o)
+	if ex.over {
+		for _, c := range ex.req.calls {
+			c.startTimer() // a call the answer left open (same deadline); a no-op once ended
+		}
+	}
 }
 
 // firstRequestID is the id of the request to answer an error for (null when

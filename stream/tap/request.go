@@ -272,7 +272,9 @@ func (ex *exchange) announce() {
 		ex.t.emit(c.callEv)
 		c.warnAll(c.start, c.pending)
 		c.pending = nil
-		c.startTimer()
+		if !ex.over {
+			c.startTimer() // else run arms it once the answer is read, if still open
+		}
 	}
 	now := ex.start // when the notification reached the tap, not when it was parsed
 	var held []heldWait

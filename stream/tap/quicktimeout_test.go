@@ -1,0 +1,36 @@
+package tap
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"toolscope/model"
+)
+
+// TestQuickOpenCallTimesOut: an exchange over at once (an event stream that
+// ends before the result, so the call stays open for a resumed stream) has
+// its side work done on the handler's goroutine, which arms the call's
+// timeout only then: past it the call still gets its call_timeout warning.
+func TestQuickOpenCallTimesOut(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":3,\"progress\":1}}\n\n")
+	}))
+	t.Cleanup(upstream.Close)
+	h := startTap(t, Config{Upstream: upstream.URL, Timeout: time.Second})
+	res, err := http.Post(h.url, "application/json", bytes.NewReader(callBody(t, 3, "resumable", map[string]any{}, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	h.waitFor("call_timeout on the open call", func(s *model.Snapshot) bool {
+		return len(s.Calls) == 1 && !s.Calls[0].Finished() && hasWarning(s, string(model.WarnCallTimeout))
+	})
+}
