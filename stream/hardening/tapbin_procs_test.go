@@ -123,6 +123,13 @@ func startProc(b *testing.B, name string, cmd *exec.Cmd) *benchProc {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
+	// A benchmark that fails half way must not leave its proxies running.
+	b.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
