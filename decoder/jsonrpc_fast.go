@@ -151,16 +151,7 @@ func (r *envelopeReader) at(c byte) bool { return r.i < len(r.s) && r.s[r.i] == 
 
 func (r *envelopeReader) end() bool { r.space(); return r.i == len(r.s) }
 
-func (r *envelopeReader) space() {
-	for r.i < len(r.s) {
-		switch r.s[r.i] {
-		case ' ', '\t', '\n', '\r':
-			r.i++
-		default:
-			return
-		}
-	}
-}
+func (r *envelopeReader) space() { r.i = skipSpace(r.s, r.i) }
 
 // plainBytes reads a string of printable ASCII without escapes: the text
 // between its quotes.

@@ -9,6 +9,20 @@ import "encoding/binary"
 // jsonText is what the readers read.
 type jsonText interface{ ~string | ~[]byte }
 
+// skipSpace is the index of the first byte at or after i that is not JSON
+// whitespace.
+func skipSpace[T jsonText](s T, i int) int {
+	for i < len(s) {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
 // numberEnd is the index just past the JSON number (RFC 8259 grammar)
 // starting at s[j], or false when none starts there.
 func numberEnd[T jsonText](s T, j int) (int, bool) {

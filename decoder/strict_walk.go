@@ -291,16 +291,7 @@ func isDelimiter(c byte) bool {
 	return false
 }
 
-func (w *walker) ws() {
-	for w.i < len(w.b) {
-		switch w.b[w.i] {
-		case ' ', '\t', '\r', '\n':
-			w.i++
-		default:
-			return
-		}
-	}
-}
+func (w *walker) ws() { w.i = skipSpace(w.b, w.i) }
 
 // nextStructural is the index of the next quote or bracket from b[i]
 // (bytes.IndexAny would build its set of bytes on every call). The text

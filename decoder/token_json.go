@@ -96,16 +96,7 @@ type fastReader struct {
 	watchKey, watchText string
 }
 
-func (r *fastReader) space() {
-	for r.i < len(r.s) {
-		switch r.s[r.i] {
-		case ' ', '\t', '\n', '\r':
-			r.i++
-		default:
-			return
-		}
-	}
-}
+func (r *fastReader) space() { r.i = skipSpace(r.s, r.i) }
 
 func (r *fastReader) value(depth int) (any, bool) {
 	if r.i >= len(r.s) || depth > maxFastDepth {
