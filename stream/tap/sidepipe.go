@@ -78,12 +78,6 @@ func (p *sidePipe) soonFired() {
 	p.signal()
 }
 
-// write copies b in and wakes the reader.
-func (p *sidePipe) write(b []byte) {
-	p.put(b)
-	p.signal()
-}
-
 // put copies b in, dropping the oldest unread bytes if the reader is too
 // far behind, without waking the reader (the tee wakes it once the client
 // has the bytes).
@@ -209,13 +203,6 @@ func (p *sidePipe) Read(b []byte) (int, error) {
 		p.mu.Unlock()
 		<-p.wake
 	}
-}
-
-// caughtUp says whether the reader has read every byte written so far.
-func (p *sidePipe) caughtUp() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.n == 0
 }
 
 var _ io.Reader = (*sidePipe)(nil)

@@ -13,7 +13,7 @@ func TestSidePipeNeverBlocksAndBoundsMemory(t *testing.T) {
 	for i := 0; i < 10; i++ { // 3000 bytes with no reader: never blocks
 		chunk := bytes.Repeat([]byte{byte('a' + i)}, 300)
 		chunk[0] = byte('0' + i)
-		p.write(chunk)
+		write(p, chunk)
 		wrote = append(wrote, chunk...)
 		if len(p.ring) > 1000 {
 			t.Fatalf("holds %d bytes over its limit", len(p.ring))
@@ -56,9 +56,9 @@ func TestSidePipeKeepsOrder(t *testing.T) {
 		for j := range chunk {
 			chunk[j] = byte(i + j)
 		}
-		p.write(chunk)
+		write(p, chunk)
 		wrote = append(wrote, chunk...)
-		for !p.caughtUp() {
+		for !caughtUp(p) {
 			n, err := p.Read(buf)
 			if err != nil {
 				t.Fatalf("read: %v", err)
@@ -75,13 +75,13 @@ func TestSidePipeKeepsOrder(t *testing.T) {
 // before the bytes that follow it, and those are the latest ones.
 func TestSidePipeGapThenTail(t *testing.T) {
 	p := newSidePipe(4096)
-	p.write(bytes.Repeat([]byte("a"), 3000))
+	write(p, bytes.Repeat([]byte("a"), 3000))
 	buf := make([]byte, 1000)
 	if n, err := p.Read(buf); n != 1000 || err != nil {
 		t.Fatalf("read %d, %v", n, err)
 	}
-	p.write(bytes.Repeat([]byte("b"), 3000)) // 5000 unread: the 904 oldest dropped
-	p.write([]byte("tail"))                  // and 4 more
+	write(p, bytes.Repeat([]byte("b"), 3000)) // 5000 unread: the 904 oldest dropped
+	write(p, []byte("tail"))                  // and 4 more
 	p.finish(io.EOF)
 	got, gaps := drain(t, p, 1000)
 	want := strings.Repeat("a", 1092) + strings.Repeat("b", 3000) + "tail"
@@ -92,7 +92,7 @@ func TestSidePipeGapThenTail(t *testing.T) {
 	p = newSidePipe(4096)
 	big := bytes.Repeat([]byte("x"), 10000)
 	copy(big[len(big)-4:], "done")
-	p.write(big)
+	write(p, big)
 	p.finish(io.EOF)
 	got, gaps = drain(t, p, 1<<20)
 	if len(got) != 4096 || !bytes.HasSuffix(got, []byte("done")) || gaps != 1 {
@@ -102,11 +102,24 @@ func TestSidePipeGapThenTail(t *testing.T) {
 
 func TestSidePipeStopDropsWrites(t *testing.T) {
 	p := newSidePipe(1 << 20)
-	p.write([]byte("abc"))
+	write(p, []byte("abc"))
 	p.stop()
-	p.write([]byte("def"))
+	write(p, []byte("def"))
 	p.finish(errClientGone)
 	if err := p.wait(); err != errClientGone || p.n != 0 {
 		t.Errorf("wait = %v, buffered %d", err, p.n)
 	}
+}
+
+// write copies b in and wakes the reader, as the tee does over two Reads.
+func write(p *sidePipe, b []byte) {
+	p.put(b)
+	p.signal()
+}
+
+// caughtUp says whether the reader has read every byte written so far.
+func caughtUp(p *sidePipe) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.n == 0
 }
