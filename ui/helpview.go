@@ -93,8 +93,6 @@ func (m *Model) helpLineCount() int {
 
 // wrapWords breaks text at spaces (and commas in long runs) to width cells.
 func wrapWords(text string, width int) []string {
-	var lines []string
-	line := ""
 	var words []string
 	for _, w := range strings.Fields(text) {
 		if ansi.StringWidth(w) <= width {
@@ -115,6 +113,14 @@ func wrapWords(text string, width int) []string {
 			words = append(words, cut(cur, width))
 		}
 	}
+	return fillLines(words, width)
+}
+
+// fillLines puts words, each at most width cells, on lines of width cells,
+// one space apart.
+func fillLines(words []string, width int) []string {
+	var lines []string
+	line := ""
 	for _, w := range words {
 		switch {
 		case line == "":

@@ -82,22 +82,13 @@ func (m *ProbeModel) detailContent(c model.ProbeCase) string {
 // width is cut. Unlike ansi.Wrap it never breaks at a hyphen, so "-32001"
 // and "--strict" stay whole.
 func probeWrap(text string, width int) []string {
-	var lines []string
-	line := ""
+	var words []string
 	for _, word := range strings.Fields(text) {
-		for _, w := range strings.Split(ansi.Hardwrap(word, width, false), "\n") {
-			switch {
-			case line == "":
-				line = w
-			case ansi.StringWidth(line)+1+ansi.StringWidth(w) <= width:
-				line += " " + w
-			default:
-				lines, line = append(lines, line), w
-			}
-		}
+		words = append(words, strings.Split(ansi.Hardwrap(word, width, false), "\n")...)
 	}
-	if line != "" || len(lines) == 0 {
-		lines = append(lines, line)
+	lines := fillLines(words, width)
+	if len(lines) == 0 {
+		lines = []string{""}
 	}
 	return lines
 }
