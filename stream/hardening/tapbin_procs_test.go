@@ -31,6 +31,13 @@ const bareProxyEnv = "TOOLSCOPE_BENCH_BARE_UPSTREAM"
 // bareFlushEnv sets the bare proxy's FlushInterval (default -1).
 const bareFlushEnv = "TOOLSCOPE_BENCH_BARE_FLUSH"
 
+// bareRecordEnv makes the bare proxy also record every call, raw, as one
+// line in the file it names: the request's headers and body and the answer's
+// bytes, quoted, no parsing. It is the least a recording proxy does; the
+// ratio of bare to bare-with-recording is the floor for any tap that writes
+// down every call on this machine (README: Performance).
+const bareRecordEnv = "TOOLSCOPE_BENCH_BARE_RECORD"
+
 // TestBareProxyProcess is the bare proxy's process; it does nothing unless
 // BenchmarkTapOutOfProcess starts it (with bareProxyEnv set).
 func TestBareProxyProcess(t *testing.T) {
@@ -65,6 +72,7 @@ func TestBareProxyProcess(t *testing.T) {
 	// that streams it breaks an SSE answer whose headers it flushes before
 	// it has read the body's end (net/http: once the headers are flushed,
 	// the request body may be unavailable), every stream under load here.
+	rec := newRawRecorder(t, os.Getenv(bareRecordEnv))
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -72,7 +80,13 @@ func TestBareProxyProcess(t *testing.T) {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		proxy.ServeHTTP(w, r)
+		if rec == nil {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		cw := &capturingWriter{ResponseWriter: w}
+		proxy.ServeHTTP(cw, r)
+		rec.record(r, body, cw.got)
 	})}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -82,6 +96,7 @@ func TestBareProxyProcess(t *testing.T) {
 	go srv.Serve(ln)
 	io.Copy(io.Discard, os.Stdin) // the benchmark closes stdin to stop it
 	srv.Close()
+	rec.close()
 }
 
 type bufferPool struct{ p sync.Pool }
