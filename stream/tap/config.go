@@ -56,6 +56,9 @@ type Config struct {
 	// http.DefaultTransport with transparent compression off (so the
 	// upstream sees exactly the client's Accept-Encoding).
 	Transport http.RoundTripper
+
+	// parseGrace overrides defaultParseGrace (tests).
+	parseGrace time.Duration
 }
 
 // withDefaults validates cfg and fills in its defaults.
@@ -89,6 +92,9 @@ func (cfg Config) withLimits() (Config, error) {
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.parseGrace == 0 {
+		cfg.parseGrace = defaultParseGrace
 	}
 	if cfg.Timeout < MinTimeout || cfg.Timeout > MaxTimeout {
 		return cfg, fmt.Errorf("tap: --timeout %v is outside 1s..1800s (the range the contract allows)", cfg.Timeout)

@@ -105,7 +105,7 @@ func (ex *exchange) settle(o outcome) {
 }
 
 // handlerDone runs when ServeHTTP returns, however it returns. An
-// exchange over within parseGrace has its side work done now: when the
+// exchange over within the parse grace has its side work done now: when the
 // proxy served it to the end, here, once the answer is flushed to the client
 // (no hand-off to another goroutine, the exchange still in cache; this
 // connection's next request waits for it, the client does not); else on a
@@ -134,18 +134,30 @@ func (ex *exchange) handlerDone(w http.ResponseWriter) {
 	ex.run()
 }
 
-// parseGrace is how long the side parser leaves a request alone: a call
-// answered within it is parsed once its handler is done, in one go (see
-// handlerDone); a slower call's is parsed on a runner from then on, so its
-// tool.call event still shows up at once to a human eye.
-const parseGrace = 3 * time.Millisecond
+// defaultParseGrace is how long the side parser leaves a call whose answer is not
+// an event stream: one answered within it is parsed once its handler is
+// done, in one go (see handlerDone); a slower one's on a runner from then
+// on. 50 ms still reads as at once to a human eye, and it is longer than a
+// busy tap's calls take: at 3 ms, under load every call went to a runner
+// (a timer goroutine, two wake-ups and a wait on the answer per call) just
+// when CPU was shortest (README: Performance). An event stream's side work
+// starts when its head arrives (streamStarted): its progress is live.
+const defaultParseGrace = 50 * time.Millisecond
 
 // scheduleSideWork starts the exchange's side work on a runner when its
-// handler is done or parseGrace has passed, whichever comes first. Waiting
+// handler is done or the parse grace has passed, whichever comes first. Waiting
 // in the runner instead cost every call a timer, three wake-ups and a sleep
 // (README: Performance).
 func (ex *exchange) scheduleSideWork() {
-	ex.sideStart = time.AfterFunc(parseGrace, func() { ex.t.runners.start(ex) })
+	ex.sideStart = time.AfterFunc(ex.t.cfg.parseGrace, func() { ex.t.runners.start(ex) })
+}
+
+// streamStarted starts the side work now, on a runner, unless it has
+// started already: the answer is an event stream, parsed as it flows.
+func (ex *exchange) streamStarted() {
+	if ex.sideStart != nil && ex.sideStart.Stop() {
+		ex.t.runners.start(ex)
+	}
 }
 
 // run is the exchange's work on its runner: request events, then the

@@ -191,3 +191,40 @@ func TestSlowSinkNeverDelaysBytes(t *testing.T) {
 		t.Errorf("after shutdown:\n%s", dump(s))
 	}
 }
+
+// TestStreamParsedLive: an event stream's progress is parsed as it flows,
+// not once the parse grace has passed or the stream ended: the upstream
+// holds its result until the tap has shown the first notification, with a
+// grace of an hour.
+func TestStreamParsedLive(t *testing.T) {
+	shown := make(chan struct{})
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, progressEvent, 6, 1)
+		http.NewResponseController(w).Flush()
+		select {
+		case <-shown:
+		case <-time.After(5 * time.Second):
+		}
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"content\":[]}}\n\n")
+	}))
+	t.Cleanup(upstream.Close)
+	h := startTap(t, Config{Upstream: upstream.URL, parseGrace: time.Hour})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		post(t, h.url, callBody(t, 6, "live", map[string]any{}, map[string]any{"progressToken": 6}), nil)
+	}()
+	h.waitFor("progress while the stream is open", func(s *model.Snapshot) bool {
+		for _, c := range s.Calls {
+			if c.Tool == "live" && c.Progress.Sent == 1 && !c.Finished() {
+				return true
+			}
+		}
+		return false
+	})
+	close(shown)
+	<-done
+	h.waitCall("live")
+}
