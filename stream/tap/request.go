@@ -243,7 +243,7 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 	ev.Context = &vctx
 	ev.TraceParent, ev.TraceState = meta.Trace["traceparent"], meta.Trace["tracestate"]
 	if t.cfg.InstanceName != "" && cp.Name != "" {
-		ev.AgentName = decoder.QualifiedName(t.cfg.InstanceName, cp.Name)
+		ev.AgentName = t.names.name(t.cfg.InstanceName, cp.Name)
 	}
 	ev.TimeoutMS = t.cfg.Timeout.Milliseconds()
 	ev.Headers = headers
