@@ -21,6 +21,9 @@ type parsedRequest struct {
 	cancels  []cancelMsg
 	warnings []decoder.Warning  // about the exchange, not a call
 	strict   *decoder.Ambiguity // why servers could read it differently (see readStrictly)
+	// read: ParseMessages read the body as it came (no lenient cut), so
+	// its syntax is checked and the strict check need not check it again.
+	read bool
 }
 
 // cancelMsg is a notifications/cancelled the client sent.
@@ -89,7 +92,7 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 		return pr
 	}
 	msgs, batch, err := decoder.ParseMessages(ex.body)
-	if err != nil {
+	if pr.read = err == nil; !pr.read {
 		msgs, batch, err = parseLeniently(ex.body, err)
 	}
 	if err != nil {
