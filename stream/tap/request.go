@@ -24,6 +24,9 @@ type parsedRequest struct {
 	// read: ParseMessages read the body as it came (no lenient cut), so
 	// its syntax is checked and the strict check need not check it again.
 	read bool
+	// one holds the calls of a request with one (nearly all of them), so
+	// pr.calls is not a slice of its own.
+	one [1]*call
 }
 
 // cancelMsg is a notifications/cancelled the client sent.
@@ -107,6 +110,9 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 		case m.Kind == decoder.KindRequest && m.Method == decoder.MethodToolsCall:
 			if headers == nil {
 				headers = t.headerMap(ex.header)
+			}
+			if pr.calls == nil {
+				pr.calls = pr.one[:0]
 			}
 			pr.calls = append(pr.calls, t.newCall(ex, m, batch, len(pr.calls), headers))
 		case m.Kind == decoder.KindInvalid:
