@@ -38,12 +38,30 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // their _meta, every key that matters spelled exactly once and exactly. It
 // returns nil for such a body, or the first ambiguity. It does not judge
 // whether the messages are valid JSON-RPC (ParseMessages does).
-func CheckStrict(body []byte) *Ambiguity {
+func CheckStrict(body []byte) *Ambiguity { return checkStrict(body, false) }
+
+// CheckStrictRead is CheckStrict for a body ParseMessages read without an
+// error: that read already checked the syntax as json.Valid does, so the
+// walk starts at once rather than checking the text a second time.
+func CheckStrictRead(body []byte) *Ambiguity {
+	return checkStrict(body, jsonSpaceEdges(body))
+}
+
+// jsonSpaceEdges says whether what ParseMessages trims off body (Unicode
+// spaces) is JSON whitespace only: then the whole body is valid JSON when
+// what it read is.
+func jsonSpaceEdges(body []byte) bool {
+	t := bytes.Trim(body, " \t\r\n")
+	return len(t) > 0 && len(bytes.TrimSpace(t)) == len(t)
+}
+
+// checkStrict is CheckStrict; valid says the body is known to be valid JSON.
+func checkStrict(body []byte, valid bool) *Ambiguity {
 	bom := bytes.HasPrefix(body, utf8BOM)
 	if bom {
-		body = body[len(utf8BOM):]
+		body, valid = body[len(utf8BOM):], false
 	}
-	found, id := scanStrict(body)
+	found, id := scanStrict(body, valid)
 	// A BOM or invalid UTF-8 comes first; the id is read past them.
 	switch {
 	case bom:
@@ -61,12 +79,12 @@ func CheckStrict(body []byte) *Ambiguity {
 // message's id when it could be read without doubt. encoding/json checks
 // the syntax (json.Valid, or a Decoder for a body with more after its first
 // value); the walk over the text it passed finds the keys.
-func scanStrict(body []byte) (*Ambiguity, json.RawMessage) {
+func scanStrict(body []byte, valid bool) (*Ambiguity, json.RawMessage) {
 	if len(bytes.TrimLeft(body, " \t\r\n")) == 0 {
 		return &Ambiguity{RPCCode: CodeInvalidRequest, Reason: "the body is empty"}, nil
 	}
 	value, trailing := body, false
-	if !validJSON(body) {
+	if !valid && !validJSON(body) {
 		dec := json.NewDecoder(bytes.NewReader(body))
 		var skip skippedValue
 		if err := dec.Decode(&skip); err != nil {

@@ -314,7 +314,7 @@ func FuzzCheckStrict(f *testing.F) {
 		f.Add([]byte(body))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		got, gotID := scanStrict(body)
+		got, gotID := scanStrict(body, false)
 		if got != nil && got.RPCCode == CodeParseError {
 			return // the reference may find an ambiguity before the syntax error
 		}
@@ -370,7 +370,7 @@ func strictSetBodies() []string {
 // The walk's sets find what the reference's maps find.
 func TestCheckStrictSets(t *testing.T) {
 	for _, body := range strictSetBodies() {
-		got, gotID := scanStrict([]byte(body))
+		got, gotID := scanStrict([]byte(body), false)
 		want, wantID := refScanStrict([]byte(body))
 		if (got == nil) != (want == nil) || got != nil && (got.RPCCode != want.RPCCode || got.Reason != want.Reason) || !sameID(gotID, wantID) {
 			t.Errorf("body %s: walker %+v, reference %+v", body, got, want)

@@ -2,6 +2,7 @@ package decoder
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -120,6 +121,29 @@ func FuzzValidJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if got, want := validJSON(b), json.Valid(b); got != want {
 			t.Errorf("validJSON(%q) = %v, json.Valid %v", b, got, want)
+		}
+	})
+}
+
+// FuzzCheckStrictRead checks that a body ParseMessages read needs no
+// second syntax check: CheckStrictRead finds what CheckStrict finds.
+func FuzzCheckStrictRead(f *testing.F) {
+	f.Add([]byte(strictCall))
+	f.Add(benchCallBody)
+	for _, body := range strictSetBodies() {
+		f.Add([]byte(body))
+		f.Add([]byte(" \r\n" + body + "\t "))
+		f.Add([]byte("\v" + body))
+		f.Add([]byte(body + "\u00a0"))
+		f.Add([]byte("\ufeff" + body))
+		f.Add([]byte("[" + body + "," + body + "]"))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if _, _, err := ParseMessages(body); err != nil {
+			return
+		}
+		if read, full := CheckStrictRead(body), CheckStrict(body); !reflect.DeepEqual(read, full) {
+			t.Fatalf("body %q: CheckStrictRead %+v, CheckStrict %+v", body, read, full)
 		}
 	})
 }

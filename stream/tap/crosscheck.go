@@ -55,6 +55,13 @@ func (b *boundedMap) get(k string) ([2]string, bool) {
 }
 
 func (b *boundedMap) put(k string, v [2]string) {
+	_, present := b.get(k)
+	b.set(k, v, present)
+}
+
+// set is put for a key get has just looked up (present: it was found):
+// every call passes here, and the map is not searched for it again.
+func (b *boundedMap) set(k string, v [2]string, present bool) {
 	same := v[0] == k // a jti is its own value: one digest for both
 	k = short(k)
 	if v[0] = short(v[0]); same {
@@ -63,11 +70,10 @@ func (b *boundedMap) put(k string, v [2]string) {
 	if b.m == nil {
 		b.m = make(map[string][2]string)
 	}
-	if _, ok := b.m[k]; ok {
-		b.m[k] = v
+	b.m[k] = v
+	if present {
 		return
 	}
-	b.m[k] = v
 	if len(b.order) < maxCrossEntries {
 		b.order = append(b.order, k)
 		return
@@ -129,7 +135,7 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 		prev, seen := x.args.get(c.idemKey)
 		switch {
 		case !seen:
-			x.args.put(c.idemKey, [2]string{sum, c.exchange})
+			x.args.set(c.idemKey, [2]string{sum, c.exchange}, false)
 		case prev[0] != sum:
 			ws = append(ws, decoder.Warning{Code: model.WarnRetryArgumentsChanged, Message: fmt.Sprintf(
 				"idempotency key %q was sent by exchange %s with other arguments; a retry sends the same arguments", clip(c.idemKey), prev[1])})
@@ -140,7 +146,7 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 			ws = append(ws, decoder.Warning{Code: model.WarnTokenReused, Message: fmt.Sprintf(
 				"the token (jti %q) was already sent by exchange %s; the platform mints a new token per call, a retry included: this is a replay", clip(jti), prev[1])})
 		} else {
-			x.jtis.put(jti, [2]string{jti, c.exchange})
+			x.jtis.set(jti, [2]string{jti, c.exchange}, false)
 		}
 	}
 	if c.taskID != "" {
@@ -152,11 +158,12 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 		if has {
 			val = eu
 		}
-		if prev, ok := x.endUsers.get(c.taskID); ok && !sameShort(val, prev[0]) {
+		prev, seen := x.endUsers.get(c.taskID)
+		if seen && !sameShort(val, prev[0]) {
 			ws = append(ws, decoder.Warning{Code: model.WarnEndUserIDChanged, Message: fmt.Sprintf(
 				"end_user_id is %s but was %s on exchange %s of the same task; it is fixed when the task is created", describeEndUser(val), describeEndUser(prev[0]), prev[1])})
 		}
-		x.endUsers.put(c.taskID, [2]string{val, c.exchange})
+		x.endUsers.set(c.taskID, [2]string{val, c.exchange}, seen)
 	}
 	return ws
 }

@@ -21,6 +21,12 @@ type parsedRequest struct {
 	cancels  []cancelMsg
 	warnings []decoder.Warning  // about the exchange, not a call
 	strict   *decoder.Ambiguity // why servers could read it differently (see readStrictly)
+	// read: ParseMessages read the body as it came (no lenient cut), so
+	// its syntax is checked and the strict check need not check it again.
+	read bool
+	// one holds the calls of a request with one (nearly all of them), so
+	// pr.calls is not a slice of its own.
+	one [1]*call
 }
 
 // cancelMsg is a notifications/cancelled the client sent.
@@ -89,7 +95,7 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 		return pr
 	}
 	msgs, batch, err := decoder.ParseMessages(ex.body)
-	if err != nil {
+	if pr.read = err == nil; !pr.read {
 		msgs, batch, err = parseLeniently(ex.body, err)
 	}
 	if err != nil {
@@ -104,6 +110,9 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 		case m.Kind == decoder.KindRequest && m.Method == decoder.MethodToolsCall:
 			if headers == nil {
 				headers = t.headerMap(ex.header)
+			}
+			if pr.calls == nil {
+				pr.calls = pr.one[:0]
 			}
 			pr.calls = append(pr.calls, t.newCall(ex, m, batch, len(pr.calls), headers))
 		case m.Kind == decoder.KindInvalid:
@@ -243,7 +252,7 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 	ev.Context = &vctx
 	ev.TraceParent, ev.TraceState = meta.Trace["traceparent"], meta.Trace["tracestate"]
 	if t.cfg.InstanceName != "" && cp.Name != "" {
-		ev.AgentName = decoder.QualifiedName(t.cfg.InstanceName, cp.Name)
+		ev.AgentName = t.names.name(t.cfg.InstanceName, cp.Name)
 	}
 	ev.TimeoutMS = t.cfg.Timeout.Milliseconds()
 	ev.Headers = headers

@@ -52,7 +52,7 @@ func strictProblem(ex *exchange, pr *parsedRequest) *decoder.Ambiguity {
 			Reason: "a " + strconv.Quote(clipText(ex.method, 20)) + " request with a body, which the tap reads only on POST"}
 	}
 	if a := headerProblem(ex.header); a != nil {
-		if len(pr.msgs) > 0 && pr.msgs[0].Kind == decoder.KindRequest && decoder.CheckStrict(ex.body) == nil {
+		if len(pr.msgs) > 0 && pr.msgs[0].Kind == decoder.KindRequest && pr.checkStrict(ex.body) == nil {
 			a.ID = pr.msgs[0].ID // the body itself is clear
 		}
 		return a
@@ -60,7 +60,16 @@ func strictProblem(ex *exchange, pr *parsedRequest) *decoder.Ambiguity {
 	if !ex.bodyWhole {
 		return nil // too large to read: --enforce answers that apart
 	}
-	return decoder.CheckStrict(ex.body)
+	return pr.checkStrict(ex.body)
+}
+
+// checkStrict is decoder.CheckStrict, told when ParseMessages has already
+// checked the body's syntax.
+func (pr *parsedRequest) checkStrict(body []byte) *decoder.Ambiguity {
+	if pr.read {
+		return decoder.CheckStrictRead(body)
+	}
+	return decoder.CheckStrict(body)
 }
 
 // headerProblem is a request header that makes the body mean different
