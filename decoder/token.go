@@ -123,6 +123,7 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	var claimValues [maxFastFields]any
 	tok, members, known, perr := decodeTokenMembers(in.Token, memberList{claimKeys[:0], claimValues[:0]})
 	v.ctx.Header, v.ctx.Claims = tok.header, tok.claims
+	v.details.buf = tok.spare
 	if perr != nil {
 		return v.stop("unreadable token: "+perr.Error(), "unreadable token")
 	}
