@@ -115,7 +115,8 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	v := verification{in: in, ctx: model.Context{Present: in.Token != "", CredentialPresent: in.CredentialPresent}}
 	v.preconditions()
 	var keysBuf [maxFastFields]string
-	metaKeys := appendAgentAreaKeys(keysBuf[:0], in.Meta)
+	var metaBuf [maxFastFields]any
+	metaKeys, metaVals := appendAgentAreaMembers(keysBuf[:0], metaBuf[:0], in.Meta)
 	if in.Token == "" {
 		return v.noToken(metaKeys)
 	}
@@ -132,15 +133,16 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	}
 	// Step 1.
 	var summaryBuf [160]byte
-	registered := registeredOf(tok.claims)
-	claimProblems, claimSummary := checkRegisteredClaims(registered, in, summaryBuf[:0])
+	// Read before contextClaimsOf reuses the members' buffers.
+	tc := claimsOf(tok.claims, known, members)
+	claimProblems, claimSummary := checkRegisteredClaims(tc.registeredValues, in, summaryBuf[:0])
 	if in.InstanceID == "" {
-		v.warn(model.WarnAudUnchecked, "no instance id given: aud %s was not compared", describe(registered.aud))
+		v.warn(model.WarnAudUnchecked, "no instance id given: aud %s was not compared", describe(tc.aud))
 	}
-	v.signatureStep(&tok, &registered, claimProblems, claimSummary)
+	v.signatureStep(&tok, &tc.registeredValues, claimProblems, claimSummary)
 	// Steps 2 and 3.
 	names, values := contextClaimsOf(tok.claims, known, members)
-	v.callSteps(tok.claims, metaKeys, names, values)
+	v.callSteps(tok.claims, &tc, metaKeys, metaVals, names, values)
 	if len(in.Secrets) == 0 {
 		return v.unverified(claimProblems)
 	}
@@ -269,31 +271,31 @@ func (v *verification) signatureStep(tok *decodedToken, registered *registeredVa
 
 // callSteps are steps 2 (tool) and 3 (_meta against the claims), and the
 // contract's warnings; without a call only the token's own claims.
-func (v *verification) callSteps(claims map[string]any, metaKeys, names []string, values []any) {
+func (v *verification) callSteps(claims map[string]any, tc *tokenClaims, metaKeys []string, metaVals []any, names []string, values []any) {
 	in := v.in
 	if in.CallUnknown {
 		v.step(StepTool, nil, "not checked: no call given")
 		// The token's own context claims are still checked (types, protocol).
-		metaFail, _ := checkMetaClaims(nil, nil, claims, names, values, v.warn, &v.details)
+		metaFail, _ := checkMetaClaims(nil, nil, nil, claims, tc, names, values, v.warn, &v.details)
 		metaDetail := "no call given; the token's context claims are well-formed"
-		if p, ok := claims["protocol"].(string); ok {
+		if p, ok := tc.protocol.(string); ok {
 			metaDetail += fmt.Sprintf(", protocol %q is known", p)
 		}
 		v.step(StepMeta, metaFail, metaDetail)
 		contractWarnings(claims, stripPrefixInverse(claims), names, v.warn)
 		return
 	}
-	toolFail, toolDetail := checkToolClaim(claims, in.ToolName, &v.details)
+	toolFail, toolDetail := checkToolClaim(tc, in.ToolName, &v.details)
 	if in.ParamsProblem != "" {
 		toolFail = fail(StatusBadRequest, CodeInvalidParams, "malformed params: "+in.ParamsProblem)
 	}
 	v.step(StepTool, toolFail, toolDetail)
-	metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, claims, names, values, v.warn, &v.details)
+	metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, metaVals, claims, tc, names, values, v.warn, &v.details)
 	if in.MetaProblem != "" {
 		metaFail = fail(StatusBadRequest, CodeInvalidParams, "malformed context value: "+in.MetaProblem)
 	}
 	v.step(StepMeta, metaFail, metaDetail)
-	contractWarningsKeyed(claims, in.Meta, metaKeys, names, v.warn)
+	contractWarningsKeyed(claims, tc, in.Meta, metaKeys, names, v.warn)
 }
 
 // unverified ends a run without a secret: certain failures still decide,

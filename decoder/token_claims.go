@@ -21,6 +21,60 @@ func registeredOf(claims map[string]any) registeredValues {
 	return r
 }
 
+// tokenClaims are the claims the checks read, each found once: the
+// registered ones, tool, and the context claims the checks and warnings
+// read by name (nil when absent).
+type tokenClaims struct {
+	registeredValues
+	tool                                                              any
+	toolPresent                                                       bool
+	protocol, taskID, toolCallID, idempotencyKey, metadata, endUserID any
+}
+
+// claimsOf reads tokenClaims from the quick reader's member list when it
+// has one (known; one pass, no hashing; a repeated key's last value wins,
+// as in the map), else from the map.
+func claimsOf(claims map[string]any, known bool, members memberList) tokenClaims {
+	if !known {
+		c := tokenClaims{registeredValues: registeredOf(claims)}
+		c.tool, c.toolPresent = claims["tool"]
+		c.protocol, c.taskID, c.toolCallID = claims["protocol"], claims["task_id"], claims["tool_call_id"]
+		c.idempotencyKey, c.metadata, c.endUserID = claims["idempotency_key"], claims["metadata"], claims["end_user_id"]
+		return c
+	}
+	var c tokenClaims
+	for i, k := range members.keys {
+		v := members.values[i]
+		switch k {
+		case "iss":
+			c.iss = v
+		case "aud":
+			c.aud = v
+		case "exp":
+			c.exp, c.expPresent = v, true
+		case "iat":
+			c.iat, c.iatPresent = v, true
+		case "nbf":
+			c.nbf, c.nbfPresent = v, true
+		case "tool":
+			c.tool, c.toolPresent = v, true
+		case "protocol":
+			c.protocol = v
+		case "task_id":
+			c.taskID = v
+		case "tool_call_id":
+			c.toolCallID = v
+		case "idempotency_key":
+			c.idempotencyKey = v
+		case "metadata":
+			c.metadata = v
+		case "end_user_id":
+			c.endUserID = v
+		}
+	}
+	return c
+}
+
 // checkRegisteredClaims applies step 1's claim rules: it returns the
 // problems and appends to summary what passed ("iss agentarea, ...").
 func checkRegisteredClaims(claims registeredValues, in VerifyInput, summary []byte) (problems []string, _ []byte) {
@@ -107,8 +161,8 @@ func numericDate(v any) (time.Time, bool) {
 	return time.Unix(sec, int64((f-float64(sec))*1e9)), true
 }
 
-func checkToolClaim(claims map[string]any, toolName string, details *detailArena) (*failure, string) {
-	v, present := claims["tool"]
+func checkToolClaim(claims *tokenClaims, toolName string, details *detailArena) (*failure, string) {
+	v, present := claims.tool, claims.toolPresent
 	if !present {
 		return nil, "no tool claim (checked only when present)"
 	}
