@@ -290,7 +290,17 @@ func (r *fastReader) array(depth int) (any, bool) {
 // values are); anything else is left to encoding/json.
 func (r *fastReader) str() (string, bool) {
 	start := r.i + 1
-	for j := start; j < len(r.s); j++ {
+	j := start
+	// Eight bytes at a time while none is special (the values are mostly
+	// ids of a few dozen characters).
+	for ; j+8 <= len(r.s); j += 8 {
+		w := r.s[j : j+8]
+		if !plainWord(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56) {
+			break
+		}
+	}
+	for ; j < len(r.s); j++ {
 		switch c := r.s[j]; {
 		case c == '"':
 			r.i = j + 1
@@ -300,6 +310,17 @@ func (r *fastReader) str() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// plainWord says whether none of the 8 bytes of x (little-endian) ends or
+// escapes a quick string: no '"', no '\\', no control character, nothing outside ASCII
+// (the word tests of "Bit Twiddling Hacks": a byte is zero, or below n, where
+// the borrow reaches its top bit).
+func plainWord(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := x^(ones*'"'), x^(ones*'\\')
+	special := (x - ones*0x20) | (quote-ones)&^quote | (backslash-ones)&^backslash
+	return (special|x)&highs == 0
 }
 
 // number reads a JSON number (RFC 8259 grammar) as encoding/json does:

@@ -2,6 +2,7 @@ package decoder
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -108,4 +109,28 @@ func FuzzParseCallParamsFastPath(f *testing.F) {
 			t.Fatalf("%s:\n got %#v %v\nwant %#v %v", params, got, gotErr, want, wantErr)
 		}
 	})
+}
+
+// TestPlainWord: the word test agrees with the byte-wise one for every byte
+// at every position, among plain bytes and next to special ones.
+func TestPlainWord(t *testing.T) {
+	plain := func(c byte) bool { return c != '"' && c != '\\' && c >= 0x20 && c < 0x80 }
+	for _, fill := range []byte{'a', 0x20, 0x7f, 0x21, 0x5d, 0x00, 0xff, '"'} {
+		for p := 0; p < 8; p++ {
+			for c := 0; c < 256; c++ {
+				w := make([]byte, 8)
+				for i := range w {
+					w[i] = fill
+				}
+				w[p] = byte(c)
+				want := true
+				for _, b := range w {
+					want = want && plain(b)
+				}
+				if got := plainWord(binary.LittleEndian.Uint64(w)); got != want {
+					t.Fatalf("%q: plainWord %v, want %v", w, got, want)
+				}
+			}
+		}
+	}
 }
