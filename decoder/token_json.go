@@ -176,8 +176,8 @@ func objectMap(fields []fastField, into memberList) (map[string]any, memberList,
 		case stringValue:
 			v = f.text
 		case numberValue:
-			x, err := strconv.ParseFloat(f.text, 64)
-			if err != nil {
+			x, ok := parseNumber(f.text)
+			if !ok {
 				return nil, into, false
 			}
 			v = x
@@ -323,6 +323,24 @@ func plainWord(x uint64) bool {
 	return (special|x)&highs == 0
 }
 
+// parseNumber is strconv.ParseFloat(text, 64) for a JSON number's text;
+// whole numbers of up to 15 digits (a token's times) are converted
+// directly, exactly as ParseFloat rounds them (they are below 2^53).
+func parseNumber(text string) (float64, bool) {
+	if len(text) <= 15 {
+		var n uint64
+		i := 0
+		for ; i < len(text) && text[i] >= '0' && text[i] <= '9'; i++ {
+			n = n*10 + uint64(text[i]-'0')
+		}
+		if i == len(text) && i > 0 {
+			return float64(n), true
+		}
+	}
+	x, err := strconv.ParseFloat(text, 64)
+	return x, err == nil
+}
+
 // number reads a JSON number (RFC 8259 grammar) as encoding/json does:
 // strconv.ParseFloat of its text; one out of float64's range is left to
 // encoding/json.
@@ -332,8 +350,8 @@ func (r *fastReader) number() (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	f, err := strconv.ParseFloat(r.s[start:j], 64)
-	if err != nil {
+	f, ok := parseNumber(r.s[start:j])
+	if !ok {
 		return nil, false
 	}
 	r.i = j

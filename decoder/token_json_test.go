@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -131,6 +133,22 @@ func TestPlainWord(t *testing.T) {
 					t.Fatalf("%q: plainWord %v, want %v", w, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestParseNumber: the whole-number path gives what strconv.ParseFloat gives.
+func TestParseNumber(t *testing.T) {
+	texts := []string{"0", "-0", "7", "00", "1795000000", "999999999999999", "9999999999999999", "123456789012345678",
+		"-1795000000", "1.5", "1e3", "1E400", "-", ""}
+	for n := uint64(1); n < 1e16; n = n*3 + 1 {
+		texts = append(texts, strconv.FormatUint(n, 10), strconv.FormatUint(n-1, 10))
+	}
+	for _, text := range texts {
+		got, ok := parseNumber(text)
+		want, err := strconv.ParseFloat(text, 64)
+		if ok != (err == nil) || ok && math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("%q: %v %v, ParseFloat %v %v", text, got, ok, want, err)
 		}
 	}
 }
