@@ -2,7 +2,6 @@ package decoder
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 )
 
@@ -168,7 +167,7 @@ func checkToolClaim(claims *tokenClaims, toolName string, details *detailArena) 
 	}
 	if s, ok := v.(string); ok && s == toolName {
 		var buf [128]byte
-		b := strconv.AppendQuote(append(buf[:0], "tool "...), clip(s)) // describe(s)
+		b := appendQuote(append(buf[:0], "tool "...), clip(s)) // describe(s)
 		return nil, details.keep(append(b, " equals params.name"...))
 	}
 	return fail(StatusForbidden, CodeForbidden, fmt.Sprintf("tool claim %s does not match params.name %s", describe(v), describe(toolName))), ""

@@ -193,7 +193,7 @@ func checkMetaClaims(meta map[string]any, keys []string, metaVals []any, claims 
 	var buf [96]byte
 	b := append(strconv.AppendInt(buf[:0], int64(len(keys)), 10), " agentarea/* keys equal their claims"...)
 	if hasProto {
-		b = append(strconv.AppendQuote(append(b, "; protocol "...), proto), " known"...)
+		b = append(appendQuote(append(b, "; protocol "...), proto), " known"...)
 	}
 	return nil, details.keep(b)
 }
