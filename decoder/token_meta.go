@@ -113,33 +113,33 @@ func sortClaimsStable(names []string, values []any) {
 // values when known (contextClaimsOf), else nil; metaVals are keys' values
 // when known (appendAgentAreaMembers), else nil.
 func checkMetaClaims(meta map[string]any, keys []string, metaVals []any, claims map[string]any, tc *tokenClaims, names []string, values []any, warn func(model.WarningCode, string, ...any), details *detailArena) (*failure, string) {
-	// Each value is looked up once, here, and kept for the comparison.
-	var metaBuf, claimBuf [maxFastFields]any
-	metaValues, claimValues := metaBuf[:0], claimBuf[:0]
+	// Each value is looked up once (unless given) and kept for the
+	// comparison; the buffers are cleared only when they are used.
+	metaValues, claimValues := metaVals, values
+	if metaValues == nil && len(keys) > 0 {
+		var buf [maxFastFields]any
+		metaValues = buf[:0]
+		for _, k := range keys {
+			metaValues = append(metaValues, meta[k])
+		}
+	}
+	if claimValues == nil && len(names) > 0 {
+		var buf [maxFastFields]any
+		claimValues = buf[:0]
+		for _, name := range names {
+			claimValues = append(claimValues, claims[name])
+		}
+	}
 	// Malformed values first: they make the call unreadable, not mismatched.
 	for i, k := range keys {
-		var v any
-		if metaVals != nil {
-			v = metaVals[i]
-		} else {
-			v = meta[k]
-		}
-		if p := malformedContextValue(strings.TrimPrefix(k, AgentAreaPrefix), v); p != "" {
+		if p := malformedContextValue(strings.TrimPrefix(k, AgentAreaPrefix), metaValues[i]); p != "" {
 			return fail(StatusBadRequest, CodeInvalidParams, "malformed _meta "+k+": "+p), ""
 		}
-		metaValues = append(metaValues, v)
 	}
 	for i, name := range names {
-		var v any
-		if values != nil {
-			v = values[i]
-		} else {
-			v = claims[name]
-		}
-		if p := malformedContextValue(name, v); p != "" {
+		if p := malformedContextValue(name, claimValues[i]); p != "" {
 			return fail(StatusBadRequest, CodeInvalidParams, "malformed claim "+name+": "+p), ""
 		}
-		claimValues = append(claimValues, v)
 	}
 	var problems []string
 	proto, hasProto := tc.protocol.(string)
