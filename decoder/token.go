@@ -174,7 +174,7 @@ func (v *verification) step(name string, f *failure, passDetail string) {
 			v.first = f
 		}
 	}
-	addStep(&v.ctx, s)
+	addStep(&v.ctx, s, &v.in)
 }
 
 // done adds the run step and the verdict.
@@ -265,7 +265,7 @@ func (v *verification) signatureStep(tok *decodedToken, registered *registeredVa
 		} else {
 			detail += "; " + string(claimSummary)
 		}
-		addStep(&v.ctx, model.Step{Name: StepSignature, Passed: false, Detail: detail})
+		addStep(&v.ctx, model.Step{Name: StepSignature, Passed: false, Detail: detail}, &v.in)
 	}
 }
 
@@ -306,7 +306,7 @@ func (v *verification) unverified(claimProblems []string) (model.Context, []Warn
 		// A credential, batch or alg failure needs no secret to be certain.
 		return v.done()
 	}
-	addStep(&v.ctx, model.Step{Name: StepRun, Passed: false, Detail: "unverified: no secret to check the signature with"})
+	addStep(&v.ctx, model.Step{Name: StepRun, Passed: false, Detail: "unverified: no secret to check the signature with"}, &v.in)
 	v.ctx.Verdict = model.VerdictUnverified
 	v.ctx.Reason = "signature not checked (no secret)"
 	if len(claimProblems) > 0 {
@@ -319,14 +319,21 @@ func (v *verification) unverified(claimProblems []string) (model.Context, []Warn
 	return v.ctx, v.ws
 }
 
-// maxSteps is how many steps a verification reports at most: credential,
-// batch, the contract's four.
-const maxSteps = 6
+// contractSteps is how many steps a verification reports after the
+// credential and batch steps, when those apply: the contract's four.
+const contractSteps = 4
 
 // addStep records a step; the first one sizes the list for all of them.
-func addStep(ctx *model.Context, s model.Step) {
+func addStep(ctx *model.Context, s model.Step, in *VerifyInput) {
 	if ctx.Steps == nil {
-		ctx.Steps = make([]model.Step, 0, maxSteps)
+		n := contractSteps
+		if in.RequireCredential {
+			n++
+		}
+		if in.InBatch {
+			n++
+		}
+		ctx.Steps = make([]model.Step, 0, n)
 	}
 	ctx.Steps = append(ctx.Steps, s)
 }
