@@ -122,7 +122,8 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	}
 	var claimKeys [maxFastFields]string
 	var claimValues [maxFastFields]any
-	tok, members, known, perr := decodeTokenMembers(in.Token, memberList{claimKeys[:0], claimValues[:0]})
+	var tc tokenClaims // filled as the claims are decoded
+	tok, members, known, perr := decodeTokenMembers(in.Token, memberList{claimKeys[:0], claimValues[:0], &tc})
 	v.ctx.Header, v.ctx.Claims = tok.header, tok.claims
 	v.details.buf = tok.spare
 	if perr != nil {
@@ -133,8 +134,9 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	}
 	// Step 1.
 	var summaryBuf [160]byte
-	// Read before contextClaimsOf reuses the members' buffers.
-	tc := claimsOf(tok.claims, known, members)
+	if !known {
+		tc = claimsOf(tok.claims) // encoding/json decoded them
+	}
 	claimProblems, claimSummary := checkRegisteredClaims(tc.registeredValues, in, summaryBuf[:0])
 	if in.InstanceID == "" {
 		v.warn(model.WarnAudUnchecked, "no instance id given: aud %s was not compared", describe(tc.aud))

@@ -30,48 +30,55 @@ type tokenClaims struct {
 	protocol, taskID, toolCallID, idempotencyKey, metadata, endUserID any
 }
 
-// claimsOf reads tokenClaims from the quick reader's member list when it
-// has one (known; one pass, no hashing; a repeated key's last value wins,
-// as in the map), else from the map.
-func claimsOf(claims map[string]any, known bool, members memberList) tokenClaims {
-	if !known {
-		c := tokenClaims{registeredValues: registeredOf(claims)}
-		c.tool, c.toolPresent = claims["tool"]
-		c.protocol, c.taskID, c.toolCallID = claims["protocol"], claims["task_id"], claims["tool_call_id"]
-		c.idempotencyKey, c.metadata, c.endUserID = claims["idempotency_key"], claims["metadata"], claims["end_user_id"]
-		return c
-	}
-	var c tokenClaims
-	for i, k := range members.keys {
-		v := members.values[i]
-		switch k {
-		case "iss":
-			c.iss = v
-		case "aud":
-			c.aud = v
-		case "exp":
-			c.exp, c.expPresent = v, true
-		case "iat":
-			c.iat, c.iatPresent = v, true
-		case "nbf":
-			c.nbf, c.nbfPresent = v, true
-		case "tool":
-			c.tool, c.toolPresent = v, true
-		case "protocol":
-			c.protocol = v
-		case "task_id":
-			c.taskID = v
-		case "tool_call_id":
-			c.toolCallID = v
-		case "idempotency_key":
-			c.idempotencyKey = v
-		case "metadata":
-			c.metadata = v
-		case "end_user_id":
-			c.endUserID = v
-		}
-	}
+// claimsOf reads tokenClaims from a claims map.
+func claimsOf(claims map[string]any) tokenClaims {
+	c := tokenClaims{registeredValues: registeredOf(claims)}
+	c.tool, c.toolPresent = claims["tool"]
+	c.protocol, c.taskID, c.toolCallID = claims["protocol"], claims["task_id"], claims["tool_call_id"]
+	c.idempotencyKey, c.metadata, c.endUserID = claims["idempotency_key"], claims["metadata"], claims["end_user_id"]
 	return c
+}
+
+// take records the claim k, read in the token's order (so that a repeated
+// key's last value wins, as in the map), when the checks read it, and says
+// whether it is a registered claim (isRegisteredClaim).
+func (c *tokenClaims) take(k string, v any) bool {
+	switch k {
+	case "iss":
+		c.iss = v
+	case "aud":
+		c.aud = v
+	case "exp":
+		c.exp, c.expPresent = v, true
+	case "iat":
+		c.iat, c.iatPresent = v, true
+	case "nbf":
+		c.nbf, c.nbfPresent = v, true
+	case "tool":
+		c.tool, c.toolPresent = v, true
+	case "sub", "jti":
+	case "protocol":
+		c.protocol = v
+		return false
+	case "task_id":
+		c.taskID = v
+		return false
+	case "tool_call_id":
+		c.toolCallID = v
+		return false
+	case "idempotency_key":
+		c.idempotencyKey = v
+		return false
+	case "metadata":
+		c.metadata = v
+		return false
+	case "end_user_id":
+		c.endUserID = v
+		return false
+	default:
+		return false
+	}
+	return true
 }
 
 // checkRegisteredClaims applies step 1's claim rules: it returns the

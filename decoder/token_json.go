@@ -35,6 +35,10 @@ func decodeObjectString(s string) map[string]any {
 type memberList struct {
 	keys   []string
 	values []any
+	// claims, when set, takes the top-level members the checks read
+	// (tokenClaims.take) as they are decoded; the registered claims among
+	// them are then left out of keys and values.
+	claims *tokenClaims
 }
 
 // decodeObjectMembers is decodeObjectString that also appends the object's
@@ -49,7 +53,7 @@ func decodeObjectMembers(s string, into memberList) (m map[string]any, _ memberL
 			return m, all, true
 		}
 	}
-	return decodeObject([]byte(s)), memberList{into.keys[:0], into.values[:0]}, false
+	return decodeObject([]byte(s)), memberList{into.keys[:0], into.values[:0], into.claims}, false
 }
 
 // decodeObject decodes a JSON object with encoding/json, or returns nil for
@@ -183,7 +187,7 @@ func objectMap(fields []fastField, into memberList) (map[string]any, memberList,
 			v = x
 		}
 		m[f.key] = v // a repeated key: the last one wins, as in encoding/json
-		if into.keys != nil {
+		if into.keys != nil && (into.claims == nil || !into.claims.take(f.key, v)) {
 			into.keys, into.values = append(into.keys, f.key), append(into.values, v)
 		}
 	}

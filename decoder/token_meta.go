@@ -73,23 +73,32 @@ func contextClaimsOf(claims map[string]any, known bool, members memberList) (nam
 	if !known {
 		return contextClaimNames(claims, members.keys[:0]), nil
 	}
-	names, values = members.keys[:0], members.values[:0]
+	// Members move only when one before them is dropped: the common token
+	// (its registered claims already left out, see memberList) moves none.
+	n := 0
 	for i, k := range members.keys {
-		if !isRegisteredClaim(k) {
-			names, values = append(names, k), append(values, members.values[i])
+		if isRegisteredClaim(k) {
+			continue
 		}
+		if n != i {
+			members.keys[n], members.values[n] = k, members.values[i]
+		}
+		n++
 	}
+	names, values = members.keys[:n], members.values[:n]
 	if !slices.IsSorted(names) {
 		sortClaimsStable(names, values)
 	}
 	// A repeated key is one claim, whose value is the last one (as in the map).
-	n := 0
+	n = 0
 	for i := range names {
 		if n > 0 && names[n-1] == names[i] {
 			values[n-1] = values[i]
 			continue
 		}
-		names[n], values[n] = names[i], values[i]
+		if n != i {
+			names[n], values[n] = names[i], values[i]
+		}
 		n++
 	}
 	return names[:n], values[:n]
@@ -239,7 +248,7 @@ func allDigits(s string) bool {
 // check.
 func contractWarnings(claims, meta map[string]any, names []string, warn func(model.WarningCode, string, ...any)) {
 	var keysBuf [maxFastFields]string
-	tc := claimsOf(claims, false, memberList{})
+	tc := claimsOf(claims)
 	contractWarningsKeyed(claims, &tc, meta, appendAgentAreaKeys(keysBuf[:0], meta), names, warn)
 }
 
@@ -265,7 +274,7 @@ func contractWarningsKeyed(claims map[string]any, tc *tokenClaims, meta map[stri
 	// has none.
 	src := *tc
 	if len(claims) == 0 {
-		src = claimsOf(stripPrefix(meta), false, memberList{})
+		src = claimsOf(stripPrefix(meta))
 	}
 	task, _ := src.taskID.(string)
 	call, _ := src.toolCallID.(string)
