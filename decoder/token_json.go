@@ -2,6 +2,7 @@ package decoder
 
 import (
 	"encoding/json"
+	"math/bits"
 	"strconv"
 )
 
@@ -296,11 +297,13 @@ func (r *fastReader) str() (string, bool) {
 	start := r.i + 1
 	j := start
 	// Eight bytes at a time while none is special (the values are mostly
-	// ids of a few dozen characters).
+	// ids of a few dozen characters); the word holding the first special
+	// byte says where it is, so the loop below starts on it.
 	for ; j+8 <= len(r.s); j += 8 {
 		w := r.s[j : j+8]
-		if !plainWord(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56) {
+		if m := specialBytes(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56); m != 0 {
+			j += bits.TrailingZeros64(m) / 8
 			break
 		}
 	}
@@ -316,15 +319,17 @@ func (r *fastReader) str() (string, bool) {
 	return "", false
 }
 
-// plainWord says whether none of the 8 bytes of x (little-endian) ends or
-// escapes a quick string: no '"', no '\\', no control character, nothing outside ASCII
-// (the word tests of "Bit Twiddling Hacks": a byte is zero, or below n, where
-// the borrow reaches its top bit).
-func plainWord(x uint64) bool {
+// specialBytes marks, in the top bit of each byte, the bytes of x (8 bytes,
+// little-endian) that end or escape a quick string: '"', '\\', control
+// characters, anything outside ASCII (the word tests of "Bit Twiddling
+// Hacks": a byte is zero, or below n, where the borrow reaches its top bit).
+// A borrow can mark a byte after a special one, never before: the lowest
+// mark is the first special byte.
+func specialBytes(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote, backslash := x^(ones*'"'), x^(ones*'\\')
 	special := (x - ones*0x20) | (quote-ones)&^quote | (backslash-ones)&^backslash
-	return (special|x)&highs == 0
+	return (special | x) & highs
 }
 
 // parseNumber is strconv.ParseFloat(text, 64) for a JSON number's text;

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/bits"
 	"reflect"
 	"strconv"
 	"strings"
@@ -113,11 +114,12 @@ func FuzzParseCallParamsFastPath(f *testing.F) {
 	})
 }
 
-// TestPlainWord: the word test agrees with the byte-wise one for every byte
-// at every position, among plain bytes and next to special ones.
-func TestPlainWord(t *testing.T) {
+// TestSpecialBytes: the word test marks a byte first exactly where the
+// byte-wise test finds the first special one, for every byte at every
+// position, among plain bytes and next to special ones.
+func TestSpecialBytes(t *testing.T) {
 	plain := func(c byte) bool { return c != '"' && c != '\\' && c >= 0x20 && c < 0x80 }
-	for _, fill := range []byte{'a', 0x20, 0x7f, 0x21, 0x5d, 0x00, 0xff, '"'} {
+	for _, fill := range []byte{'a', 0x20, 0x7f, 0x21, 0x5d, 0x00, 0xff, '"', 0x1f, 0xa0} {
 		for p := 0; p < 8; p++ {
 			for c := 0; c < 256; c++ {
 				w := make([]byte, 8)
@@ -125,12 +127,16 @@ func TestPlainWord(t *testing.T) {
 					w[i] = fill
 				}
 				w[p] = byte(c)
-				want := true
-				for _, b := range w {
-					want = want && plain(b)
+				first := 8
+				for i, b := range w {
+					if !plain(b) {
+						first = i
+						break
+					}
 				}
-				if got := plainWord(binary.LittleEndian.Uint64(w)); got != want {
-					t.Fatalf("%q: plainWord %v, want %v", w, got, want)
+				m := specialBytes(binary.LittleEndian.Uint64(w))
+				if got := bits.TrailingZeros64(m) / 8; got != first {
+					t.Fatalf("%q: first special byte at %d, want %d", w, got, first)
 				}
 			}
 		}
