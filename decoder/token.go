@@ -115,14 +115,17 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	v := verification{in: in, ctx: model.Context{Present: in.Token != "", CredentialPresent: in.CredentialPresent}}
 	v.preconditions()
 	var keysBuf [maxFastFields]string
-	metaKeys := appendAgentAreaKeys(keysBuf[:0], in.Meta)
+	var metaBuf [maxFastFields]any
+	metaKeys, metaVals := appendAgentAreaMembers(keysBuf[:0], metaBuf[:0], in.Meta)
 	if in.Token == "" {
 		return v.noToken(metaKeys)
 	}
 	var claimKeys [maxFastFields]string
 	var claimValues [maxFastFields]any
-	tok, members, known, perr := decodeTokenMembers(in.Token, memberList{claimKeys[:0], claimValues[:0]})
+	var tc tokenClaims // filled as the claims are decoded
+	tok, members, known, perr := decodeTokenMembers(in.Token, memberList{claimKeys[:0], claimValues[:0], &tc})
 	v.ctx.Header, v.ctx.Claims = tok.header, tok.claims
+	v.details.buf = tok.spare
 	if perr != nil {
 		return v.stop("unreadable token: "+perr.Error(), "unreadable token")
 	}
@@ -131,15 +134,17 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	}
 	// Step 1.
 	var summaryBuf [160]byte
-	registered := registeredOf(tok.claims)
-	claimProblems, claimSummary := checkRegisteredClaims(registered, in, summaryBuf[:0])
-	if in.InstanceID == "" {
-		v.warn(model.WarnAudUnchecked, "no instance id given: aud %s was not compared", describe(registered.aud))
+	if !known {
+		tc = claimsOf(tok.claims) // encoding/json decoded them
 	}
-	v.signatureStep(&tok, &registered, claimProblems, claimSummary)
+	claimProblems, claimSummary := checkRegisteredClaims(tc.registeredValues, in, summaryBuf[:0])
+	if in.InstanceID == "" {
+		v.warn(model.WarnAudUnchecked, "no instance id given: aud %s was not compared", describe(tc.aud))
+	}
+	v.signatureStep(&tok, &tc.registeredValues, claimProblems, claimSummary)
 	// Steps 2 and 3.
 	names, values := contextClaimsOf(tok.claims, known, members)
-	v.callSteps(tok.claims, metaKeys, names, values)
+	v.callSteps(tok.claims, &tc, metaKeys, metaVals, names, values)
 	if len(in.Secrets) == 0 {
 		return v.unverified(claimProblems)
 	}
@@ -171,7 +176,7 @@ func (v *verification) step(name string, f *failure, passDetail string) {
 			v.first = f
 		}
 	}
-	addStep(&v.ctx, s)
+	addStep(&v.ctx, s, &v.in)
 }
 
 // done adds the run step and the verdict.
@@ -262,37 +267,37 @@ func (v *verification) signatureStep(tok *decodedToken, registered *registeredVa
 		} else {
 			detail += "; " + string(claimSummary)
 		}
-		addStep(&v.ctx, model.Step{Name: StepSignature, Passed: false, Detail: detail})
+		addStep(&v.ctx, model.Step{Name: StepSignature, Passed: false, Detail: detail}, &v.in)
 	}
 }
 
 // callSteps are steps 2 (tool) and 3 (_meta against the claims), and the
 // contract's warnings; without a call only the token's own claims.
-func (v *verification) callSteps(claims map[string]any, metaKeys, names []string, values []any) {
+func (v *verification) callSteps(claims map[string]any, tc *tokenClaims, metaKeys []string, metaVals []any, names []string, values []any) {
 	in := v.in
 	if in.CallUnknown {
 		v.step(StepTool, nil, "not checked: no call given")
 		// The token's own context claims are still checked (types, protocol).
-		metaFail, _ := checkMetaClaims(nil, nil, claims, names, values, v.warn, &v.details)
+		metaFail, _ := checkMetaClaims(nil, nil, nil, claims, tc, names, values, v.warn, &v.details)
 		metaDetail := "no call given; the token's context claims are well-formed"
-		if p, ok := claims["protocol"].(string); ok {
+		if p, ok := tc.protocol.(string); ok {
 			metaDetail += fmt.Sprintf(", protocol %q is known", p)
 		}
 		v.step(StepMeta, metaFail, metaDetail)
 		contractWarnings(claims, stripPrefixInverse(claims), names, v.warn)
 		return
 	}
-	toolFail, toolDetail := checkToolClaim(claims, in.ToolName, &v.details)
+	toolFail, toolDetail := checkToolClaim(tc, in.ToolName, &v.details)
 	if in.ParamsProblem != "" {
 		toolFail = fail(StatusBadRequest, CodeInvalidParams, "malformed params: "+in.ParamsProblem)
 	}
 	v.step(StepTool, toolFail, toolDetail)
-	metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, claims, names, values, v.warn, &v.details)
+	metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, metaVals, claims, tc, names, values, v.warn, &v.details)
 	if in.MetaProblem != "" {
 		metaFail = fail(StatusBadRequest, CodeInvalidParams, "malformed context value: "+in.MetaProblem)
 	}
 	v.step(StepMeta, metaFail, metaDetail)
-	contractWarningsKeyed(claims, in.Meta, metaKeys, names, v.warn)
+	contractWarningsKeyed(claims, tc, in.Meta, metaKeys, names, v.warn)
 }
 
 // unverified ends a run without a secret: certain failures still decide,
@@ -303,7 +308,7 @@ func (v *verification) unverified(claimProblems []string) (model.Context, []Warn
 		// A credential, batch or alg failure needs no secret to be certain.
 		return v.done()
 	}
-	addStep(&v.ctx, model.Step{Name: StepRun, Passed: false, Detail: "unverified: no secret to check the signature with"})
+	addStep(&v.ctx, model.Step{Name: StepRun, Passed: false, Detail: "unverified: no secret to check the signature with"}, &v.in)
 	v.ctx.Verdict = model.VerdictUnverified
 	v.ctx.Reason = "signature not checked (no secret)"
 	if len(claimProblems) > 0 {
@@ -316,14 +321,21 @@ func (v *verification) unverified(claimProblems []string) (model.Context, []Warn
 	return v.ctx, v.ws
 }
 
-// maxSteps is how many steps a verification reports at most: credential,
-// batch, the contract's four.
-const maxSteps = 6
+// contractSteps is how many steps a verification reports after the
+// credential and batch steps, when those apply: the contract's four.
+const contractSteps = 4
 
 // addStep records a step; the first one sizes the list for all of them.
-func addStep(ctx *model.Context, s model.Step) {
+func addStep(ctx *model.Context, s model.Step, in *VerifyInput) {
 	if ctx.Steps == nil {
-		ctx.Steps = make([]model.Step, 0, maxSteps)
+		n := contractSteps
+		if in.RequireCredential {
+			n++
+		}
+		if in.InBatch {
+			n++
+		}
+		ctx.Steps = make([]model.Step, 0, n)
 	}
 	ctx.Steps = append(ctx.Steps, s)
 }

@@ -2,7 +2,6 @@ package decoder
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 )
 
@@ -19,6 +18,67 @@ func registeredOf(claims map[string]any) registeredValues {
 	r.iat, r.iatPresent = claims["iat"]
 	r.nbf, r.nbfPresent = claims["nbf"]
 	return r
+}
+
+// tokenClaims are the claims the checks read, each found once: the
+// registered ones, tool, and the context claims the checks and warnings
+// read by name (nil when absent).
+type tokenClaims struct {
+	registeredValues
+	tool                                                              any
+	toolPresent                                                       bool
+	protocol, taskID, toolCallID, idempotencyKey, metadata, endUserID any
+}
+
+// claimsOf reads tokenClaims from a claims map.
+func claimsOf(claims map[string]any) tokenClaims {
+	c := tokenClaims{registeredValues: registeredOf(claims)}
+	c.tool, c.toolPresent = claims["tool"]
+	c.protocol, c.taskID, c.toolCallID = claims["protocol"], claims["task_id"], claims["tool_call_id"]
+	c.idempotencyKey, c.metadata, c.endUserID = claims["idempotency_key"], claims["metadata"], claims["end_user_id"]
+	return c
+}
+
+// take records the claim k, read in the token's order (so that a repeated
+// key's last value wins, as in the map), when the checks read it, and says
+// whether it is a registered claim (isRegisteredClaim).
+func (c *tokenClaims) take(k string, v any) bool {
+	switch k {
+	case "iss":
+		c.iss = v
+	case "aud":
+		c.aud = v
+	case "exp":
+		c.exp, c.expPresent = v, true
+	case "iat":
+		c.iat, c.iatPresent = v, true
+	case "nbf":
+		c.nbf, c.nbfPresent = v, true
+	case "tool":
+		c.tool, c.toolPresent = v, true
+	case "sub", "jti":
+	case "protocol":
+		c.protocol = v
+		return false
+	case "task_id":
+		c.taskID = v
+		return false
+	case "tool_call_id":
+		c.toolCallID = v
+		return false
+	case "idempotency_key":
+		c.idempotencyKey = v
+		return false
+	case "metadata":
+		c.metadata = v
+		return false
+	case "end_user_id":
+		c.endUserID = v
+		return false
+	default:
+		return false
+	}
+	return true
 }
 
 // checkRegisteredClaims applies step 1's claim rules: it returns the
@@ -107,14 +167,14 @@ func numericDate(v any) (time.Time, bool) {
 	return time.Unix(sec, int64((f-float64(sec))*1e9)), true
 }
 
-func checkToolClaim(claims map[string]any, toolName string, details *detailArena) (*failure, string) {
-	v, present := claims["tool"]
+func checkToolClaim(claims *tokenClaims, toolName string, details *detailArena) (*failure, string) {
+	v, present := claims.tool, claims.toolPresent
 	if !present {
 		return nil, "no tool claim (checked only when present)"
 	}
 	if s, ok := v.(string); ok && s == toolName {
 		var buf [128]byte
-		b := strconv.AppendQuote(append(buf[:0], "tool "...), clip(s)) // describe(s)
+		b := appendQuote(append(buf[:0], "tool "...), clip(s)) // describe(s)
 		return nil, details.keep(append(b, " equals params.name"...))
 	}
 	return fail(StatusForbidden, CodeForbidden, fmt.Sprintf("tool claim %s does not match params.name %s", describe(v), describe(toolName))), ""

@@ -2,6 +2,7 @@ package decoder
 
 import (
 	"encoding/json"
+	"math/bits"
 	"strconv"
 )
 
@@ -35,6 +36,10 @@ func decodeObjectString(s string) map[string]any {
 type memberList struct {
 	keys   []string
 	values []any
+	// claims, when set, takes the top-level members the checks read
+	// (tokenClaims.take) as they are decoded; the registered claims among
+	// them are then left out of keys and values.
+	claims *tokenClaims
 }
 
 // decodeObjectMembers is decodeObjectString that also appends the object's
@@ -49,7 +54,7 @@ func decodeObjectMembers(s string, into memberList) (m map[string]any, _ memberL
 			return m, all, true
 		}
 	}
-	return decodeObject([]byte(s)), memberList{into.keys[:0], into.values[:0]}, false
+	return decodeObject([]byte(s)), memberList{into.keys[:0], into.values[:0], into.claims}, false
 }
 
 // decodeObject decodes a JSON object with encoding/json, or returns nil for
@@ -176,14 +181,14 @@ func objectMap(fields []fastField, into memberList) (map[string]any, memberList,
 		case stringValue:
 			v = f.text
 		case numberValue:
-			x, err := strconv.ParseFloat(f.text, 64)
-			if err != nil {
+			x, ok := parseNumber(f.text)
+			if !ok {
 				return nil, into, false
 			}
 			v = x
 		}
 		m[f.key] = v // a repeated key: the last one wins, as in encoding/json
-		if into.keys != nil {
+		if into.keys != nil && (into.claims == nil || !into.claims.take(f.key, v)) {
 			into.keys, into.values = append(into.keys, f.key), append(into.values, v)
 		}
 	}
@@ -290,7 +295,19 @@ func (r *fastReader) array(depth int) (any, bool) {
 // values are); anything else is left to encoding/json.
 func (r *fastReader) str() (string, bool) {
 	start := r.i + 1
-	for j := start; j < len(r.s); j++ {
+	j := start
+	// Eight bytes at a time while none is special (the values are mostly
+	// ids of a few dozen characters); the word holding the first special
+	// byte says where it is, so the loop below starts on it.
+	for ; j+8 <= len(r.s); j += 8 {
+		w := r.s[j : j+8]
+		if m := specialBytes(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56); m != 0 {
+			j += bits.TrailingZeros64(m) / 8
+			break
+		}
+	}
+	for ; j < len(r.s); j++ {
 		switch c := r.s[j]; {
 		case c == '"':
 			r.i = j + 1
@@ -302,6 +319,37 @@ func (r *fastReader) str() (string, bool) {
 	return "", false
 }
 
+// specialBytes marks, in the top bit of each byte, the bytes of x (8 bytes,
+// little-endian) that end or escape a quick string: '"', '\\', control
+// characters, anything outside ASCII (the word tests of "Bit Twiddling
+// Hacks": a byte is zero, or below n, where the borrow reaches its top bit).
+// A borrow can mark a byte after a special one, never before: the lowest
+// mark is the first special byte.
+func specialBytes(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := x^(ones*'"'), x^(ones*'\\')
+	special := (x - ones*0x20) | (quote-ones)&^quote | (backslash-ones)&^backslash
+	return (special | x) & highs
+}
+
+// parseNumber is strconv.ParseFloat(text, 64) for a JSON number's text;
+// whole numbers of up to 15 digits (a token's times) are converted
+// directly, exactly as ParseFloat rounds them (they are below 2^53).
+func parseNumber(text string) (float64, bool) {
+	if len(text) <= 15 {
+		var n uint64
+		i := 0
+		for ; i < len(text) && text[i] >= '0' && text[i] <= '9'; i++ {
+			n = n*10 + uint64(text[i]-'0')
+		}
+		if i == len(text) && i > 0 {
+			return float64(n), true
+		}
+	}
+	x, err := strconv.ParseFloat(text, 64)
+	return x, err == nil
+}
+
 // number reads a JSON number (RFC 8259 grammar) as encoding/json does:
 // strconv.ParseFloat of its text; one out of float64's range is left to
 // encoding/json.
@@ -311,8 +359,8 @@ func (r *fastReader) number() (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	f, err := strconv.ParseFloat(r.s[start:j], 64)
-	if err != nil {
+	f, ok := parseNumber(r.s[start:j])
+	if !ok {
 		return nil, false
 	}
 	r.i = j

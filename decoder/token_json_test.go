@@ -2,9 +2,13 @@ package decoder
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/bits"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -108,4 +112,49 @@ func FuzzParseCallParamsFastPath(f *testing.F) {
 			t.Fatalf("%s:\n got %#v %v\nwant %#v %v", params, got, gotErr, want, wantErr)
 		}
 	})
+}
+
+// TestSpecialBytes: the word test marks a byte first exactly where the
+// byte-wise test finds the first special one, for every byte at every
+// position, among plain bytes and next to special ones.
+func TestSpecialBytes(t *testing.T) {
+	plain := func(c byte) bool { return c != '"' && c != '\\' && c >= 0x20 && c < 0x80 }
+	for _, fill := range []byte{'a', 0x20, 0x7f, 0x21, 0x5d, 0x00, 0xff, '"', 0x1f, 0xa0} {
+		for p := 0; p < 8; p++ {
+			for c := 0; c < 256; c++ {
+				w := make([]byte, 8)
+				for i := range w {
+					w[i] = fill
+				}
+				w[p] = byte(c)
+				first := 8
+				for i, b := range w {
+					if !plain(b) {
+						first = i
+						break
+					}
+				}
+				m := specialBytes(binary.LittleEndian.Uint64(w))
+				if got := bits.TrailingZeros64(m) / 8; got != first {
+					t.Fatalf("%q: first special byte at %d, want %d", w, got, first)
+				}
+			}
+		}
+	}
+}
+
+// TestParseNumber: the whole-number path gives what strconv.ParseFloat gives.
+func TestParseNumber(t *testing.T) {
+	texts := []string{"0", "-0", "7", "00", "1795000000", "999999999999999", "9999999999999999", "123456789012345678",
+		"-1795000000", "1.5", "1e3", "1E400", "-", ""}
+	for n := uint64(1); n < 1e16; n = n*3 + 1 {
+		texts = append(texts, strconv.FormatUint(n, 10), strconv.FormatUint(n-1, 10))
+	}
+	for _, text := range texts {
+		got, ok := parseNumber(text)
+		want, err := strconv.ParseFloat(text, 64)
+		if ok != (err == nil) || ok && math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("%q: %v %v, ParseFloat %v %v", text, got, ok, want, err)
+		}
+	}
 }

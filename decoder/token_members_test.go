@@ -19,7 +19,7 @@ func TestContextClaimsOfMatchesMap(t *testing.T) {
 	} {
 		var keys [maxFastFields]string
 		var vals [maxFastFields]any
-		claims, members, known := decodeObjectMembers(text, memberList{keys[:0], vals[:0]})
+		claims, members, known := decodeObjectMembers(text, memberList{keys: keys[:0], values: vals[:0]})
 		if !known {
 			t.Fatalf("%s: not read by the quick reader", text)
 		}
@@ -28,6 +28,38 @@ func TestContextClaimsOfMatchesMap(t *testing.T) {
 		if len(names) != len(want) || (len(want) > 0 && !reflect.DeepEqual(names, want)) {
 			t.Errorf("%s: names %q, want %q", text, names, want)
 			continue
+		}
+		for i, name := range names {
+			if !reflect.DeepEqual(values[i], claims[name]) {
+				t.Errorf("%s: %s is %#v, the map has %#v", text, name, values[i], claims[name])
+			}
+		}
+	}
+}
+
+// The claims the checks read, taken as the quick reader decodes them, are
+// what the map holds, and the members left over are the context claims.
+func TestTokenClaimsTakenMatchMap(t *testing.T) {
+	for _, text := range []string{
+		`{"task_id":"t","agent_id":"a","iss":"agentarea","exp":1}`,
+		`{"iss":"x","aud":["a","b"],"exp":1.5,"iat":null,"nbf":2,"jti":"j","sub":"s","tool":"t","iss":"agentarea"}`,
+		`{"protocol":"1","task_id":"t","tool_call_id":"c","idempotency_key":"t:c","metadata":{"k":1},"end_user_id":"u","protocol":"1.2"}`,
+		`{"b":1,"tool":"x","a":"last","tool":null,"exp":3,"exp":4}`,
+		`{}`,
+	} {
+		var keys [maxFastFields]string
+		var vals [maxFastFields]any
+		var tc tokenClaims
+		claims, members, known := decodeObjectMembers(text, memberList{keys[:0], vals[:0], &tc})
+		if !known {
+			t.Fatalf("%s: not read by the quick reader", text)
+		}
+		if want := claimsOf(claims); !reflect.DeepEqual(tc, want) {
+			t.Errorf("%s: taken %#v, the map gives %#v", text, tc, want)
+		}
+		names, values := contextClaimsOf(claims, known, members)
+		if want := contextClaimNames(claims, nil); len(names) != len(want) || len(want) > 0 && !reflect.DeepEqual(names, want) {
+			t.Errorf("%s: names %q, want %q", text, names, want)
 		}
 		for i, name := range names {
 			if !reflect.DeepEqual(values[i], claims[name]) {

@@ -29,6 +29,27 @@ func appendAgentAreaKeys(keys []string, meta map[string]any) []string {
 	return keys
 }
 
+// appendAgentAreaMembers is appendAgentAreaKeys that also appends each
+// key's value to values, sorted alike, so that step 3 looks none up again;
+// values is nil when there are too many keys to sort them together by
+// insertion (the caller then looks the values up).
+func appendAgentAreaMembers(keys []string, values []any, meta map[string]any) ([]string, []any) {
+	for k, v := range meta {
+		if strings.HasPrefix(k, AgentAreaPrefix) {
+			keys, values = append(keys, k), append(values, v)
+		}
+	}
+	switch {
+	case len(keys) == 0:
+		return nil, nil
+	case len(keys) > maxFastFields:
+		sortStrings(keys)
+		return keys, nil
+	}
+	sortClaimsStable(keys, values) // map keys are distinct: any sort is the sort
+	return keys, values
+}
+
 // contextClaimNames lists the claims that are not registered JWT claims
 // (the call's context), sorted so that findings come in a stable order.
 // The names are appended to the caller's buffer.
@@ -52,23 +73,32 @@ func contextClaimsOf(claims map[string]any, known bool, members memberList) (nam
 	if !known {
 		return contextClaimNames(claims, members.keys[:0]), nil
 	}
-	names, values = members.keys[:0], members.values[:0]
+	// Members move only when one before them is dropped: the common token
+	// (its registered claims already left out, see memberList) moves none.
+	n := 0
 	for i, k := range members.keys {
-		if !isRegisteredClaim(k) {
-			names, values = append(names, k), append(values, members.values[i])
+		if isRegisteredClaim(k) {
+			continue
 		}
+		if n != i {
+			members.keys[n], members.values[n] = k, members.values[i]
+		}
+		n++
 	}
+	names, values = members.keys[:n], members.values[:n]
 	if !slices.IsSorted(names) {
 		sortClaimsStable(names, values)
 	}
 	// A repeated key is one claim, whose value is the last one (as in the map).
-	n := 0
+	n = 0
 	for i := range names {
 		if n > 0 && names[n-1] == names[i] {
 			values[n-1] = values[i]
 			continue
 		}
-		names[n], values[n] = names[i], values[i]
+		if n != i {
+			names[n], values[n] = names[i], values[i]
+		}
 		n++
 	}
 	return names[:n], values[:n]
@@ -89,33 +119,39 @@ func sortClaimsStable(names []string, values []any) {
 // (objects compared regardless of key order), values have the contract's
 // types (a malformed one is 400/-32602), and the protocol's major is known.
 // names are the context claims, from contextClaimNames, and values their
-// values when known (contextClaimsOf), else nil.
-func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, names []string, values []any, warn func(model.WarningCode, string, ...any), details *detailArena) (*failure, string) {
-	// Each value is looked up once, here, and kept for the comparison.
-	var metaBuf, claimBuf [maxFastFields]any
-	metaValues, claimValues := metaBuf[:0], claimBuf[:0]
+// values when known (contextClaimsOf), else nil; metaVals are keys' values
+// when known (appendAgentAreaMembers), else nil.
+func checkMetaClaims(meta map[string]any, keys []string, metaVals []any, claims map[string]any, tc *tokenClaims, names []string, values []any, warn func(model.WarningCode, string, ...any), details *detailArena) (*failure, string) {
+	// Each value is looked up once (unless given) and kept for the
+	// comparison; the buffers are cleared only when they are used.
+	metaValues, claimValues := metaVals, values
+	if metaValues == nil && len(keys) > 0 {
+		var buf [maxFastFields]any
+		metaValues = buf[:0]
+		for _, k := range keys {
+			metaValues = append(metaValues, meta[k])
+		}
+	}
+	if claimValues == nil && len(names) > 0 {
+		var buf [maxFastFields]any
+		claimValues = buf[:0]
+		for _, name := range names {
+			claimValues = append(claimValues, claims[name])
+		}
+	}
 	// Malformed values first: they make the call unreadable, not mismatched.
-	for _, k := range keys {
-		v := meta[k]
-		if p := malformedContextValue(strings.TrimPrefix(k, AgentAreaPrefix), v); p != "" {
+	for i, k := range keys {
+		if p := malformedContextValue(strings.TrimPrefix(k, AgentAreaPrefix), metaValues[i]); p != "" {
 			return fail(StatusBadRequest, CodeInvalidParams, "malformed _meta "+k+": "+p), ""
 		}
-		metaValues = append(metaValues, v)
 	}
 	for i, name := range names {
-		var v any
-		if values != nil {
-			v = values[i]
-		} else {
-			v = claims[name]
-		}
-		if p := malformedContextValue(name, v); p != "" {
+		if p := malformedContextValue(name, claimValues[i]); p != "" {
 			return fail(StatusBadRequest, CodeInvalidParams, "malformed claim "+name+": "+p), ""
 		}
-		claimValues = append(claimValues, v)
 	}
 	var problems []string
-	proto, hasProto := claims["protocol"].(string)
+	proto, hasProto := tc.protocol.(string)
 	if !hasProto {
 		if s, ok := meta[MetaProtocol].(string); ok {
 			proto, hasProto = s, true
@@ -166,7 +202,7 @@ func checkMetaClaims(meta map[string]any, keys []string, claims map[string]any, 
 	var buf [96]byte
 	b := append(strconv.AppendInt(buf[:0], int64(len(keys)), 10), " agentarea/* keys equal their claims"...)
 	if hasProto {
-		b = append(strconv.AppendQuote(append(b, "; protocol "...), proto), " known"...)
+		b = append(appendQuote(append(b, "; protocol "...), proto), " known"...)
 	}
 	return nil, details.keep(b)
 }
@@ -212,13 +248,14 @@ func allDigits(s string) bool {
 // check.
 func contractWarnings(claims, meta map[string]any, names []string, warn func(model.WarningCode, string, ...any)) {
 	var keysBuf [maxFastFields]string
-	contractWarningsKeyed(claims, meta, appendAgentAreaKeys(keysBuf[:0], meta), names, warn)
+	tc := claimsOf(claims)
+	contractWarningsKeyed(claims, &tc, meta, appendAgentAreaKeys(keysBuf[:0], meta), names, warn)
 }
 
 // contractWarningsKeyed is contractWarnings given meta's agentarea/* keys
 // (agentAreaKeys): sorted as names are, a merge walk finds each name's key
-// without a lookup.
-func contractWarningsKeyed(claims, meta map[string]any, metaKeys, names []string, warn func(model.WarningCode, string, ...any)) {
+// without a lookup; tc are claims' values (claimsOf).
+func contractWarningsKeyed(claims map[string]any, tc *tokenClaims, meta map[string]any, metaKeys, names []string, warn func(model.WarningCode, string, ...any)) {
 	j := 0
 	for _, name := range names {
 		for j < len(metaKeys) && metaKeys[j][len(AgentAreaPrefix):] < name {
@@ -228,26 +265,28 @@ func contractWarningsKeyed(claims, meta map[string]any, metaKeys, names []string
 			warn(model.WarnClaimMissingFromMeta, "the token's context claim %s has no agentarea/%s key in _meta", name, name)
 		}
 	}
-	exp, expOK := numericDate(claims["exp"])
-	iat, iatOK := numericDate(claims["iat"])
+	exp, expOK := numericDate(tc.exp)
+	iat, iatOK := numericDate(tc.iat)
 	if expOK && iatOK && exp.Sub(iat) != TokenLifetime {
 		warn(model.WarnTokenLifetime, "exp - iat is %s; the contract says exp = iat + 300", HumanDuration(exp.Sub(iat)))
 	}
-	src := claims
+	// The context values come from the claims, or from _meta when the token
+	// has none.
+	src := *tc
 	if len(claims) == 0 {
-		src = stripPrefix(meta)
+		src = claimsOf(stripPrefix(meta))
 	}
-	task, _ := src["task_id"].(string)
-	call, _ := src["tool_call_id"].(string)
-	if key, ok := src["idempotency_key"].(string); ok && task != "" && call != "" && !isTaskColonCall(key, task, call) {
+	task, _ := src.taskID.(string)
+	call, _ := src.toolCallID.(string)
+	if key, ok := src.idempotencyKey.(string); ok && task != "" && call != "" && !isTaskColonCall(key, task, call) {
 		warn(model.WarnIdempotencyKeyFormat, "idempotency_key %s is not task_id:tool_call_id", describe(key))
 	}
-	if md, ok := src["metadata"].(map[string]any); ok && jsonBytesAtMost(md) > maxMetadataBytes {
+	if md, ok := src.metadata.(map[string]any); ok && jsonBytesAtMost(md) > maxMetadataBytes {
 		if n, ok := jsonBytes(md); ok && n > maxMetadataBytes {
 			warn(model.WarnMetadataTooLarge, "metadata is %d bytes of JSON; the platform accepts at most %d", n, maxMetadataBytes)
 		}
 	}
-	if eu, ok := src["end_user_id"].(string); ok {
+	if eu, ok := src.endUserID.(string); ok {
 		if n := len([]rune(eu)); n < 1 || n > maxEndUserIDChars {
 			warn(model.WarnEndUserIDLength, "end_user_id is %d characters; the platform accepts 1 to %d", n, maxEndUserIDChars)
 		}

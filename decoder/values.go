@@ -127,6 +127,18 @@ func describe(v any) string {
 	return clip(string(b))
 }
 
+// appendQuote is strconv.AppendQuote, which spends a rune decode and an
+// escape check on every character: a string of printable ASCII without '"'
+// or '\\' is quoted as it is.
+func appendQuote(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
+}
+
 // clip shortens s to 80 characters.
 func clip(s string) string {
 	const max = 80

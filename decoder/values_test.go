@@ -2,6 +2,7 @@ package decoder
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -47,6 +48,17 @@ func TestHumanDuration(t *testing.T) {
 	for _, c := range cases {
 		if got := HumanDuration(c.d); got != c.want {
 			t.Errorf("HumanDuration(%v) = %q, want %q", c.d, got, c.want)
+		}
+	}
+}
+
+// TestAppendQuote: the quick path quotes as strconv.AppendQuote does.
+func TestAppendQuote(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for _, s := range []string{string(rune(c)), "a" + string([]byte{byte(c)}) + "b", "get_order", "1.0", ""} {
+			if got, want := string(appendQuote([]byte("x"), s)), string(strconv.AppendQuote([]byte("x"), s)); got != want {
+				t.Fatalf("%q: %s, want %s", s, got, want)
+			}
 		}
 	}
 }
