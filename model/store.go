@@ -116,7 +116,10 @@ type Store struct {
 	sources     map[sourceKey]*SourceState
 	sourceOrder []sourceKey
 	lastSource  *SourceState // the latest source looked up
-	feedSeen    bool         // a feed has sent events: calls are joined from two sources
+	// names is a new call's Sources, shared by every call of the latest
+	// source (cap 1: a second source's append makes the call its own).
+	names    []string
+	feedSeen bool // a feed has sent events: calls are joined from two sources
 
 	other []Event
 
@@ -321,6 +324,12 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 	var found *entry
 	var known [3]bool // keys[i] names a call already (looked up once: the map hashes two strings)
 	for i, k := range keys {
+		if found != nil && hasKey(found.call.keys, k) {
+			// A live call's keys all name it (see hasKey): a call's later
+			// events skip the map.
+			known[i] = true
+			continue
+		}
 		e := s.calls[k]
 		known[i] = e != nil
 		if e == nil || e == found {
@@ -351,6 +360,9 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 		}
 	}
 	c.keys = append(slices.Grow(c.keys, added), keys[:added]...) // one allocation, not one per key
+	if len(c.Sources) == 0 {
+		c.Sources = s.sourceNames(ev.SourceName)
+	}
 	wasFinished := found.finished
 	c.apply(ev)
 	found.finished = c.Finished()
@@ -395,4 +407,27 @@ func (s *Store) timelineStart() uint8 {
 		return 4
 	}
 	return 2
+}
+
+// sourceNames is a one-name Sources for a new call: calls of one source
+// share its array (append-only, so a call seen by a second source gets an
+// array of its own), one allocation and one retained object less a call.
+func (s *Store) sourceNames(name string) []string {
+	if len(s.names) != 1 || s.names[0] != name {
+		s.names = []string{name}
+	}
+	return s.names[:1:1]
+}
+
+// hasKey says whether k is one of a call's keys. Every key in a live
+// call's keys maps to that call: keys are added to the map and to the
+// call together, merge moves them all, and drop removes only a dead
+// call's.
+func hasKey(keys []CallKey, k CallKey) bool {
+	for _, o := range keys {
+		if o == k {
+			return true
+		}
+	}
+	return false
 }

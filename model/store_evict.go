@@ -14,7 +14,7 @@ func (s *Store) evict() {
 		if e.dead || !e.finished {
 			continue // merged away, or running again: re-queued when it ends
 		}
-		s.drop(e)
+		s.dropLive(e)
 		s.nFin--
 		s.evicted++
 	}
@@ -25,12 +25,27 @@ func (s *Store) evict() {
 }
 
 // drop removes an entry's keys and marks it dead; order is compacted lazily.
+// A call merged away has its keys mapped to the survivor: only those still
+// its own go.
 func (s *Store) drop(e *entry) {
 	for _, k := range e.call.keys {
 		if s.calls[k] == e {
 			delete(s.calls, k)
 		}
 	}
+	s.markDead(e)
+}
+
+// dropLive is drop for a live entry, whose keys all map to it (see hasKey):
+// no lookup before each delete.
+func (s *Store) dropLive(e *entry) {
+	for _, k := range e.call.keys {
+		delete(s.calls, k)
+	}
+	s.markDead(e)
+}
+
+func (s *Store) markDead(e *entry) {
 	e.dead = true
 	s.dead++
 	if s.dead > 64 && s.dead*2 > len(s.order) {
