@@ -1,7 +1,6 @@
 package model
 
 import (
-	"slices"
 	"sync"
 	"time"
 )
@@ -88,6 +87,11 @@ type entry struct {
 	queued    bool // in the finished queue
 	runQueued bool // in the running queue
 	finished  bool
+	// The call's first keys are the entry's own (see store_keys.go): the
+	// keys are the store's, not the call's, and a call has three at most
+	// unless merged.
+	nKeys  uint8
+	keyBuf [3]CallKey
 }
 
 type sourceKey struct{ source, name string }
@@ -324,7 +328,7 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 	var found *entry
 	var known [3]bool // keys[i] names a call already (looked up once: the map hashes two strings)
 	for i, k := range keys {
-		if found != nil && hasKey(found.call.keys, k) {
+		if found != nil && found.hasKey(k) {
 			// A live call's keys all name it (see hasKey): a call's later
 			// events skip the map.
 			known[i] = true
@@ -351,15 +355,12 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 		src.Calls++
 	}
 	c := s.mutable(found)
-	added := 0
 	for i, k := range keys {
 		if !known[i] { // merging moves only keys that were known
 			s.calls[k] = found
-			keys[added] = k
-			added++
+			found.addKey(c, k)
 		}
 	}
-	c.keys = append(slices.Grow(c.keys, added), keys[:added]...) // one allocation, not one per key
 	if len(c.Sources) == 0 {
 		c.Sources = s.sourceNames(ev.SourceName)
 	}
@@ -417,17 +418,4 @@ func (s *Store) sourceNames(name string) []string {
 		s.names = []string{name}
 	}
 	return s.names[:1:1]
-}
-
-// hasKey says whether k is one of a call's keys. Every key in a live
-// call's keys maps to that call: keys are added to the map and to the
-// call together, merge moves them all, and drop removes only a dead
-// call's.
-func hasKey(keys []CallKey, k CallKey) bool {
-	for _, o := range keys {
-		if o == k {
-			return true
-		}
-	}
-	return false
 }

@@ -28,17 +28,20 @@ func (s *Store) evict() {
 // A call merged away has its keys mapped to the survivor: only those still
 // its own go.
 func (s *Store) drop(e *entry) {
-	for _, k := range e.call.keys {
+	e.eachKey(func(k CallKey) {
 		if s.calls[k] == e {
 			delete(s.calls, k)
 		}
-	}
+	})
 	s.markDead(e)
 }
 
 // dropLive is drop for a live entry, whose keys all map to it (see hasKey):
 // no lookup before each delete.
 func (s *Store) dropLive(e *entry) {
+	for _, k := range e.keyBuf[:e.nKeys] {
+		delete(s.calls, k)
+	}
 	for _, k := range e.call.keys {
 		delete(s.calls, k)
 	}
@@ -68,10 +71,10 @@ func (s *Store) merge(a, b *entry) *entry {
 	}
 	into := s.mutable(a)
 	into.absorb(b.call)
-	for _, k := range b.call.keys {
+	b.eachKey(func(k CallKey) {
 		s.calls[k] = a
-		into.keys = append(into.keys, k)
-	}
+		a.addKey(into, k)
+	})
 	if a.finished {
 		s.nFin--
 	}
