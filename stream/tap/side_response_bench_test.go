@@ -2,6 +2,7 @@ package tap
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"testing"
@@ -18,7 +19,14 @@ import (
 // and verification (done off the clock, a batch at a time): the tool.call's
 // emit, the result's parse and summary, the tool.result's emit and the
 // conclusion, into a store.
-func BenchmarkSideWorkResponse(b *testing.B) {
+func BenchmarkSideWorkResponse(b *testing.B) { benchSideWorkResponse(b, false) }
+
+// BenchmarkSideWorkResponseRead is BenchmarkSideWorkResponse with the
+// answer read as the proxy hands it over: off a side pipe whose body has
+// ended (a call answered within the parse grace), through readResponse.
+func BenchmarkSideWorkResponseRead(b *testing.B) { benchSideWorkResponse(b, true) }
+
+func benchSideWorkResponse(b *testing.B, read bool) {
 	store := model.NewStore(model.Options{})
 	tp, err := New(Config{Name: "bench", Upstream: "http://127.0.0.1:1", Secrets: [][]byte{testSecret}, InstanceID: testInstanceID, InstanceName: "Bench"}, output.NewHub(store))
 	if err != nil {
@@ -51,8 +59,16 @@ func BenchmarkSideWorkResponse(b *testing.B) {
 		ex := exs[len(exs)-1]
 		exs = exs[:len(exs)-1]
 		ex.announce()
-		ex.dispatch(time.Now(), result, 200)
-		ex.end = nil
-		ex.conclude(outcome{kind: outcomeResponse, resp: &responseStart{status: 200, contentType: "application/json"}})
+		rs := &responseStart{status: 200, contentType: "application/json"}
+		if read {
+			rs.contentLength, rs.pipe = int64(len(result)), newSidePipe(tp.cfg.MaxParseBytes)
+			rs.pipe.put(result)
+			rs.pipe.finish(io.EOF)
+			ex.readResponse(rs)
+		} else {
+			ex.dispatch(time.Now(), result, 200)
+			ex.end = nil
+		}
+		ex.conclude(outcome{kind: outcomeResponse, resp: rs})
 	}
 }
