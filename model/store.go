@@ -90,8 +90,9 @@ type entry struct {
 	// The call's first keys are the entry's own (see store_keys.go): the
 	// keys are the store's, not the call's, and a call has three at most
 	// unless merged.
-	nKeys  uint8
-	keyBuf [3]CallKey
+	nKeys   uint8
+	keyBuf  [inlineKeys]CallKey
+	keyHash [inlineKeys]uint64
 }
 
 type sourceKey struct{ source, name string }
@@ -102,7 +103,7 @@ type Store struct {
 	mu   sync.Mutex
 	opts Options
 
-	calls    map[CallKey]*entry
+	calls    keyIndex
 	order    []*entry
 	dead     int
 	finished []*entry // FIFO of entries that finished, oldest first
@@ -152,7 +153,7 @@ func NewStore(o Options) *Store {
 	}
 	return &Store{
 		opts:    o,
-		calls:   make(map[CallKey]*entry),
+		calls:   newKeyIndex(),
 		seen:    NewSeenIDs(o.MaxSeenEventIDs),
 		sources: make(map[sourceKey]*SourceState),
 		gen:     1,
@@ -258,7 +259,8 @@ func (s *Store) applyLocked(ev *Event) bool {
 		// task.status and pass-through events: kept, and shown on the
 		// call they name if it is known (approval.* carry tool_call_id).
 		if ev.TaskID != "" && ev.ToolCallID != "" {
-			if e := s.calls[CallKey{keyIDs, ev.TaskID, ev.ToolCallID}]; e != nil {
+			k := CallKey{keyIDs, ev.TaskID, ev.ToolCallID}
+			if e := s.calls.get(k, s.calls.hash(k)); e != nil {
 				c := s.mutable(e)
 				c.appendTimeline(ev)
 				c.Events++
@@ -326,7 +328,8 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 	var buf [3]CallKey
 	keys := EventKeys(ev, &buf)
 	var found *entry
-	var known [3]bool // keys[i] names a call already (looked up once: the map hashes two strings)
+	var known [3]bool // keys[i] names a call already (looked up once)
+	var hashes [3]uint64
 	for i, k := range keys {
 		if found != nil && found.hasKey(k) {
 			// A live call's keys all name it (see hasKey): a call's later
@@ -334,7 +337,8 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 			known[i] = true
 			continue
 		}
-		e := s.calls[k]
+		hashes[i] = s.calls.hash(k)
+		e := s.calls.get(k, hashes[i])
 		known[i] = e != nil
 		if e == nil || e == found {
 			continue
@@ -357,8 +361,7 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 	c := s.mutable(found)
 	for i, k := range keys {
 		if !known[i] { // merging moves only keys that were known
-			s.calls[k] = found
-			found.addKey(c, k)
+			s.calls.put(k, hashes[i], found, found.addKey(c, k, hashes[i]))
 		}
 	}
 	if len(c.Sources) == 0 {

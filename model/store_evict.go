@@ -28,22 +28,20 @@ func (s *Store) evict() {
 // A call merged away has its keys mapped to the survivor: only those still
 // its own go.
 func (s *Store) drop(e *entry) {
-	e.eachKey(func(k CallKey) {
-		if s.calls[k] == e {
-			delete(s.calls, k)
+	for i := range e.numKeys() {
+		k, h := e.keyAt(i), e.hashAt(&s.calls, i)
+		if s.calls.get(k, h) == e {
+			s.calls.del(k, h)
 		}
-	})
+	}
 	s.markDead(e)
 }
 
-// dropLive is drop for a live entry, whose keys all map to it (see hasKey):
-// no lookup before each delete.
+// dropLive is drop for a live entry, whose keys all name it (see
+// store_keys.go): no lookup before each delete.
 func (s *Store) dropLive(e *entry) {
-	for _, k := range e.keyBuf[:e.nKeys] {
-		delete(s.calls, k)
-	}
-	for _, k := range e.call.keys {
-		delete(s.calls, k)
+	for i := range e.numKeys() {
+		s.calls.del(e.keyAt(i), e.hashAt(&s.calls, i))
 	}
 	s.markDead(e)
 }
@@ -71,10 +69,10 @@ func (s *Store) merge(a, b *entry) *entry {
 	}
 	into := s.mutable(a)
 	into.absorb(b.call)
-	b.eachKey(func(k CallKey) {
-		s.calls[k] = a
-		a.addKey(into, k)
-	})
+	for i := range b.numKeys() {
+		k, h := b.keyAt(i), b.hashAt(&s.calls, i)
+		s.calls.put(k, h, a, a.addKey(into, k, h))
+	}
 	if a.finished {
 		s.nFin--
 	}

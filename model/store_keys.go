@@ -1,25 +1,47 @@
 package model
 
-// The keys a call is joined on are the store's: the first three are held
-// in the call's entry (one allocation and one retained object less a call
-// than a slice of its own), any more (a call merged from two) in the
-// call's keys, append-only like its other slices.
+// The keys a call is joined on are the store's: the first three, with
+// their hashes, are held in the call's entry (one allocation and one
+// retained object less a call than a slice of its own), any more (a call
+// merged from two) in the call's keys, append-only like its other slices.
 //
-// Every key of a live entry maps to it in the store's map: keys go into
-// the map and the entry together, merge moves them all to the survivor,
-// and drop removes only a dead entry's.
+// Every key of a live entry names it in the index: keys go into the index
+// and the entry together, merge moves them all to the survivor, and drop
+// removes only a dead entry's.
 
-// addKey records k as one of e's keys; c is e's call, made mutable.
-func (e *entry) addKey(c *Call, k CallKey) {
-	if int(e.nKeys) < len(e.keyBuf) {
-		e.keyBuf[e.nKeys] = k
+const inlineKeys = 3
+
+// addKey records k (of hash h) as one of e's keys and returns its number;
+// c is e's call, made mutable.
+func (e *entry) addKey(c *Call, k CallKey, h uint64) uint32 {
+	if e.nKeys < inlineKeys {
+		e.keyBuf[e.nKeys], e.keyHash[e.nKeys] = k, h
 		e.nKeys++
-		return
+		return uint32(e.nKeys - 1)
 	}
 	c.keys = append(c.keys, k)
+	return uint32(inlineKeys + len(c.keys) - 1)
 }
 
-// hasKey says whether k is one of e's keys (so it maps to e).
+// keyAt is e's key number i.
+func (e *entry) keyAt(i uint32) CallKey {
+	if i < inlineKeys {
+		return e.keyBuf[i]
+	}
+	return e.call.keys[i-inlineKeys]
+}
+
+// hashAt is the hash of e's key number i.
+func (e *entry) hashAt(x *keyIndex, i uint32) uint64 {
+	if i < inlineKeys {
+		return e.keyHash[i]
+	}
+	return x.hash(e.keyAt(i))
+}
+
+func (e *entry) numKeys() uint32 { return uint32(e.nKeys) + uint32(len(e.call.keys)) }
+
+// hasKey says whether k is one of e's keys (so it names e).
 func (e *entry) hasKey(k CallKey) bool {
 	for _, o := range e.keyBuf[:e.nKeys] {
 		if o == k {
@@ -32,14 +54,4 @@ func (e *entry) hasKey(k CallKey) bool {
 		}
 	}
 	return false
-}
-
-// eachKey calls f with each of e's keys, in the order they were added.
-func (e *entry) eachKey(f func(CallKey)) {
-	for _, k := range e.keyBuf[:e.nKeys] {
-		f(k)
-	}
-	for _, k := range e.call.keys {
-		f(k)
-	}
 }

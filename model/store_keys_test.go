@@ -16,20 +16,24 @@ func checkKeys(t *testing.T, s *Store) {
 		if e.dead {
 			continue
 		}
-		e.eachKey(func(k CallKey) {
+		for i := range e.numKeys() {
 			n++
-			if s.calls[k] != e {
-				t.Errorf("call %s: key %v maps elsewhere", e.call.ID, k)
+			k := e.keyAt(i)
+			if e.hashAt(&s.calls, i) != s.calls.hash(k) {
+				t.Errorf("call %s: key %v kept with a wrong hash", e.call.ID, k)
 			}
-		})
-	}
-	for k, e := range s.calls {
-		if e.dead || !e.hasKey(k) {
-			t.Errorf("key %v names a dead entry or one without it", k)
+			if s.calls.get(k, s.calls.hash(k)) != e {
+				t.Errorf("call %s: key %v names another call", e.call.ID, k)
+			}
 		}
 	}
-	if n != len(s.calls) {
-		t.Errorf("%d keys on live calls, %d in the map", n, len(s.calls))
+	for _, sl := range s.calls.byHash {
+		if sl.e.dead {
+			t.Errorf("key %v names a dead entry", sl.e.keyAt(sl.i))
+		}
+	}
+	if n != s.calls.len() {
+		t.Errorf("%d keys on live calls, %d in the index", n, s.calls.len())
 	}
 }
 
@@ -64,15 +68,58 @@ func TestMergedCallKeys(t *testing.T) {
 	if snap := s.Snapshot(); len(snap.Calls) != 1 || snap.Evicted != 1 {
 		t.Fatalf("%d calls, %d evicted", len(snap.Calls), snap.Evicted)
 	}
-	if len(s.calls) != 3 {
-		t.Fatalf("%d keys in the map, want the last call's 3", len(s.calls))
+	if s.calls.len() != 3 {
+		t.Fatalf("%d keys in the index, want the last call's 3", s.calls.len())
 	}
 }
 
-// An entry with its three keys fits the 144-byte size class (its 24 bytes
-// and a 128-byte keys array were two objects).
+// An entry with its three keys and their hashes fits the 176-byte size
+// class (its 24 bytes and a 128-byte keys array were two objects; the
+// index's slots are 24 bytes smaller per key than a CallKey map's).
 func TestEntryFitsItsSizeClass(t *testing.T) {
-	if n := unsafe.Sizeof(entry{}); n > 144 {
-		t.Errorf("an entry is %d bytes, want at most 144", n)
+	if n := unsafe.Sizeof(entry{}); n > 176 {
+		t.Errorf("an entry is %d bytes, want at most 176", n)
+	}
+}
+
+// Two keys of one hash (a 64-bit collision, forced here): each still names
+// its own entry, through any order of puts, moves and deletes.
+func TestKeyIndexCollision(t *testing.T) {
+	x := newKeyIndex()
+	mk := func(k CallKey) *entry {
+		e := &entry{call: &Call{}}
+		e.addKey(e.call, k, 7)
+		return e
+	}
+	k1, k2, k3 := CallKey{keyIDs, "T", "1"}, CallKey{keyIDs, "T", "2"}, CallKey{keyIdem, "K", ""}
+	e1, e2, e3 := mk(k1), mk(k2), mk(k3)
+	x.put(k1, 7, e1, 0)
+	x.put(k2, 7, e2, 0)
+	if x.get(k1, 7) != e1 || x.get(k2, 7) != e2 || x.get(k3, 7) != nil {
+		t.Fatal("colliding keys mixed up")
+	}
+	x.del(k1, 7) // the slot's own key goes: the clash stays findable
+	if x.get(k1, 7) != nil || x.get(k2, 7) != e2 {
+		t.Fatal("after deleting the slot's key")
+	}
+	x.put(k3, 7, e3, 0) // takes the free slot
+	// k2 moves to e3 (a merge): the slot is k3's, so k2 stays a clash.
+	x.put(k2, 7, e3, e3.addKey(e3.call, k2, 7))
+	if x.get(k2, 7) != e3 || x.get(k3, 7) != e3 {
+		t.Fatal("after a move")
+	}
+	x.del(k3, 7)
+	x.del(k2, 7)
+	if x.len() != 0 || x.get(k2, 7) != nil || x.get(k3, 7) != nil {
+		t.Fatalf("%d keys left", x.len())
+	}
+	// A clash whose slot was freed, then put again, must not linger.
+	x.put(k1, 7, e1, 0)
+	x.put(k2, 7, e2, 0)
+	x.del(k1, 7)
+	x.put(k2, 7, e3, 1) // e3's key 1 is k2
+	x.del(k2, 7)
+	if x.len() != 0 || x.get(k2, 7) != nil {
+		t.Fatalf("a stale clash: %d keys left", x.len())
 	}
 }
