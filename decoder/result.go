@@ -221,7 +221,7 @@ func (s *ResultSummary) summarizeText(blocks []wireBlock, text *joinedText, warn
 		warn(model.WarnContentEmpty, "content is empty; the model reads structuredContent as text")
 	}
 	s.TextChars = utf8.RuneCountInString(modelText)
-	s.TextPreview = truncateRunes(modelText, previewChars)
+	s.TextPreview = keptPrefix(modelText, previewChars)
 	if s.TextChars > MaxTextChars {
 		s.Offloaded = true
 		warn(model.WarnTextOffloaded, "the model reads %d characters; over %d the text is offloaded and the model sees a pointer and a preview",
@@ -240,7 +240,7 @@ func (s *ResultSummary) summarizeFlags(w wireResult, text *joinedText, warn warn
 		}
 	}
 	if s.IsError {
-		s.Error = truncateRunes(text.String(), previewChars)
+		s.Error = keptPrefix(text.String(), previewChars)
 	}
 	if rep, ok := replayedFlag(w.Meta, warn); ok {
 		if b, err := jsonBool(rep, false); err == nil {
@@ -293,7 +293,7 @@ func ErrorSummary(e *RPCError) ResultSummary {
 	s := ResultSummary{IsError: true}
 	if e != nil {
 		s.RPCCode = e.Code
-		s.Error = truncateRunes(e.Message, previewChars)
+		s.Error = keptPrefix(e.Message, previewChars)
 	}
 	return s
 }
@@ -318,6 +318,17 @@ func (s ResultSummary) ApplyTo(ev *model.Event) {
 	if s.RPCCode != 0 {
 		ev.RPCCode = s.RPCCode
 	}
+}
+
+// keptPrefix is truncateRunes for text the store keeps: a cut preview is a
+// copy, so a retained call holds its 2000 characters, not the whole text
+// the preview was cut from (a large result's megabytes, per call).
+func keptPrefix(s string, n int) string {
+	p := truncateRunes(s, n)
+	if len(p) < len(s) {
+		return strings.Clone(p)
+	}
+	return p
 }
 
 // truncateRunes returns at most n code points of s, never splitting one.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"toolscope/model"
 )
@@ -304,5 +305,21 @@ func TestSummarizeResponse(t *testing.T) {
 	}
 	if ev := (Warning{Code: "image_too_large", Message: "m"}).Event(); ev.Kind != model.KindWarning || ev.Code != "image_too_large" || ev.Message != "m" {
 		t.Fatalf("%+v", ev)
+	}
+}
+
+// A preview cut from a long text is a copy: the store keeps the preview,
+// and it must not keep the whole text alive with it.
+func TestCutPreviewIsACopy(t *testing.T) {
+	text := strings.Repeat("x", 3*previewChars)
+	p := keptPrefix(text, previewChars)
+	if p != text[:previewChars] {
+		t.Fatalf("preview %d bytes", len(p))
+	}
+	if unsafe.StringData(p) == unsafe.StringData(text) {
+		t.Fatal("the preview shares the text's bytes")
+	}
+	if short := "short"; unsafe.StringData(keptPrefix(short, previewChars)) != unsafe.StringData(short) {
+		t.Fatal("an uncut text was copied")
 	}
 }

@@ -57,7 +57,7 @@ type Call struct {
 	Timeline []Event // every non-progress event (bounded)
 	Events   int     // events applied to this call, all kinds
 
-	keys []CallKey
+	keys []CallKey // the store's join keys past its entry's three (see store_keys.go)
 
 	// The small fields share one word (a tap call makes a Call each, and
 	// the store retains thousands: 576 bytes, not 640).

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"slices"
 	"sync"
 	"time"
 )
@@ -88,6 +87,12 @@ type entry struct {
 	queued    bool // in the finished queue
 	runQueued bool // in the running queue
 	finished  bool
+	// The call's first keys are the entry's own (see store_keys.go): the
+	// keys are the store's, not the call's, and a call has three at most
+	// unless merged.
+	nKeys   uint8
+	keyBuf  [inlineKeys]CallKey
+	keyHash [inlineKeys]uint64
 }
 
 type sourceKey struct{ source, name string }
@@ -98,7 +103,7 @@ type Store struct {
 	mu   sync.Mutex
 	opts Options
 
-	calls    map[CallKey]*entry
+	calls    keyIndex
 	order    []*entry
 	dead     int
 	finished []*entry // FIFO of entries that finished, oldest first
@@ -116,7 +121,10 @@ type Store struct {
 	sources     map[sourceKey]*SourceState
 	sourceOrder []sourceKey
 	lastSource  *SourceState // the latest source looked up
-	feedSeen    bool         // a feed has sent events: calls are joined from two sources
+	// names is a new call's Sources, shared by every call of the latest
+	// source (cap 1: a second source's append makes the call its own).
+	names    []string
+	feedSeen bool // a feed has sent events: calls are joined from two sources
 
 	other []Event
 
@@ -145,7 +153,7 @@ func NewStore(o Options) *Store {
 	}
 	return &Store{
 		opts:    o,
-		calls:   make(map[CallKey]*entry),
+		calls:   newKeyIndex(),
 		seen:    NewSeenIDs(o.MaxSeenEventIDs),
 		sources: make(map[sourceKey]*SourceState),
 		gen:     1,
@@ -251,7 +259,8 @@ func (s *Store) applyLocked(ev *Event) bool {
 		// task.status and pass-through events: kept, and shown on the
 		// call they name if it is known (approval.* carry tool_call_id).
 		if ev.TaskID != "" && ev.ToolCallID != "" {
-			if e := s.calls[CallKey{keyIDs, ev.TaskID, ev.ToolCallID}]; e != nil {
+			k := CallKey{keyIDs, ev.TaskID, ev.ToolCallID}
+			if e := s.calls.get(k, s.calls.hash(k)); e != nil {
 				c := s.mutable(e)
 				c.appendTimeline(ev)
 				c.Events++
@@ -319,9 +328,17 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 	var buf [3]CallKey
 	keys := EventKeys(ev, &buf)
 	var found *entry
-	var known [3]bool // keys[i] names a call already (looked up once: the map hashes two strings)
+	var known [3]bool // keys[i] names a call already (looked up once)
+	var hashes [3]uint64
 	for i, k := range keys {
-		e := s.calls[k]
+		if found != nil && found.hasKey(k) {
+			// A live call's keys all name it (see hasKey): a call's later
+			// events skip the map.
+			known[i] = true
+			continue
+		}
+		hashes[i] = s.calls.hash(k)
+		e := s.calls.get(k, hashes[i])
 		known[i] = e != nil
 		if e == nil || e == found {
 			continue
@@ -342,15 +359,14 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 		src.Calls++
 	}
 	c := s.mutable(found)
-	added := 0
 	for i, k := range keys {
 		if !known[i] { // merging moves only keys that were known
-			s.calls[k] = found
-			keys[added] = k
-			added++
+			s.calls.put(k, hashes[i], found, found.addKey(c, k, hashes[i]))
 		}
 	}
-	c.keys = append(slices.Grow(c.keys, added), keys[:added]...) // one allocation, not one per key
+	if len(c.Sources) == 0 {
+		c.Sources = s.sourceNames(ev.SourceName)
+	}
 	wasFinished := found.finished
 	c.apply(ev)
 	found.finished = c.Finished()
@@ -395,4 +411,14 @@ func (s *Store) timelineStart() uint8 {
 		return 4
 	}
 	return 2
+}
+
+// sourceNames is a one-name Sources for a new call: calls of one source
+// share its array (append-only, so a call seen by a second source gets an
+// array of its own), one allocation and one retained object less a call.
+func (s *Store) sourceNames(name string) []string {
+	if len(s.names) != 1 || s.names[0] != name {
+		s.names = []string{name}
+	}
+	return s.names[:1:1]
 }

@@ -14,7 +14,7 @@ func (s *Store) evict() {
 		if e.dead || !e.finished {
 			continue // merged away, or running again: re-queued when it ends
 		}
-		s.drop(e)
+		s.dropLive(e)
 		s.nFin--
 		s.evicted++
 	}
@@ -25,12 +25,28 @@ func (s *Store) evict() {
 }
 
 // drop removes an entry's keys and marks it dead; order is compacted lazily.
+// A call merged away has its keys mapped to the survivor: only those still
+// its own go.
 func (s *Store) drop(e *entry) {
-	for _, k := range e.call.keys {
-		if s.calls[k] == e {
-			delete(s.calls, k)
+	for i := range e.numKeys() {
+		k, h := e.keyAt(i), e.hashAt(&s.calls, i)
+		if s.calls.get(k, h) == e {
+			s.calls.del(k, h)
 		}
 	}
+	s.markDead(e)
+}
+
+// dropLive is drop for a live entry, whose keys all name it (see
+// store_keys.go): no lookup before each delete.
+func (s *Store) dropLive(e *entry) {
+	for i := range e.numKeys() {
+		s.calls.del(e.keyAt(i), e.hashAt(&s.calls, i))
+	}
+	s.markDead(e)
+}
+
+func (s *Store) markDead(e *entry) {
 	e.dead = true
 	s.dead++
 	if s.dead > 64 && s.dead*2 > len(s.order) {
@@ -53,9 +69,9 @@ func (s *Store) merge(a, b *entry) *entry {
 	}
 	into := s.mutable(a)
 	into.absorb(b.call)
-	for _, k := range b.call.keys {
-		s.calls[k] = a
-		into.keys = append(into.keys, k)
+	for i := range b.numKeys() {
+		k, h := b.keyAt(i), b.hashAt(&s.calls, i)
+		s.calls.put(k, h, a, a.addKey(into, k, h))
 	}
 	if a.finished {
 		s.nFin--

@@ -304,3 +304,25 @@ func TestSeenIDsBounded(t *testing.T) {
 		t.Fatalf("ring: %v", s.ids)
 	}
 }
+
+// Calls of one source share its Sources array: a second source seen on one
+// call must not show on another.
+func TestSharedSourcesStayApart(t *testing.T) {
+	s := NewStore(Options{})
+	a, b := tapCall(0, "1"), tapCall(0, "2")
+	a.ToolCallID, a.IdempotencyKey = "call_a", ""
+	b.ToolCallID, b.IdempotencyKey = "call_b", ""
+	s.Apply(a)
+	s.Apply(b)
+	fc := feedCall(1, "")
+	fc.ToolCallID, fc.IdempotencyKey = "call_a", ""
+	s.Apply(fc)
+	snap := s.Snapshot()
+	ca, cb := snap.FindCall("call_a"), snap.FindCall("call_b")
+	if ca == nil || cb == nil {
+		t.Fatal("calls not found")
+	}
+	if len(ca.Sources) != 2 || len(cb.Sources) != 1 || cb.Sources[0] != b.SourceName {
+		t.Fatalf("sources: a %v, b %v", ca.Sources, cb.Sources)
+	}
+}

@@ -27,11 +27,10 @@ type sidePipe struct {
 	stopped bool  // the reader wants no more bytes
 	end     error // set once the body ended: io.EOF or why it did not
 	wake    chan struct{}
-	done    chan struct{} // closed when end is set
-	at      time.Time     // when the latest bytes came off the wire
-	endAt   time.Time     // when the body ended
-	soon    *time.Timer   // wakes the reader sideYield after signalSoon
-	soonSet bool          // soon is armed
+	at      time.Time   // when the latest bytes came off the wire
+	endAt   time.Time   // when the body ended
+	soon    *time.Timer // wakes the reader sideYield after signalSoon
+	soonSet bool        // soon is armed
 }
 
 // ringSize is the ring a pipe starts with. A pipe hands it back when its
@@ -42,7 +41,7 @@ const ringSize = 4 << 10
 var rings = sync.Pool{New: func() any { return new([ringSize]byte) }}
 
 func newSidePipe(limit int64) *sidePipe {
-	return &sidePipe{limit: int(limit), wake: make(chan struct{}, 1), done: make(chan struct{})}
+	return &sidePipe{limit: int(limit), wake: make(chan struct{}, 1)}
 }
 
 func (p *sidePipe) signal() {
@@ -153,7 +152,6 @@ func (p *sidePipe) finish(err error) {
 	p.mu.Lock()
 	if p.end == nil {
 		p.end, p.endAt = err, time.Now()
-		close(p.done)
 		if p.soon != nil {
 			p.soon.Stop() // the end wakes the reader now
 		}
