@@ -4,9 +4,11 @@ import "unicode/utf8"
 
 const hexDigits = "0123456789abcdef"
 
-// jsonPlain marks the ASCII bytes encoding/json writes as they are inside a
-// string with HTML escaping on (its htmlSafeSet): not a control, ", \, <, >, &.
-var jsonPlain = func() (t [utf8.RuneSelf]bool) {
+// jsonPlain marks the bytes encoding/json writes as they are inside a
+// string with HTML escaping on (its htmlSafeSet): ASCII, not a control,
+// ", \, <, >, &. Bytes above ASCII are not plain: they start a rune that
+// is decoded (invalid UTF-8, U+2028, U+2029).
+var jsonPlain = func() (t [256]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
 		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
 	}
@@ -22,14 +24,18 @@ func appendString(dst []byte, s string) []byte {
 
 // appendStringContent is appendString without the quotes: encoding/json's
 // escaping (HTML characters, U+2028 and U+2029, invalid UTF-8 as \ufffd).
+// Runs of plain bytes are found with the table and copied whole: every
+// string of every event passes here.
 func appendStringContent(dst []byte, s string) []byte {
-	start := 0
-	for i := 0; i < len(s); {
+	start, i := 0, 0
+	for {
+		for i < len(s) && jsonPlain[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			return append(dst, s[start:]...)
+		}
 		if c := s[i]; c < utf8.RuneSelf {
-			if jsonPlain[c] {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			dst = appendASCIIEscape(dst, c)
 			i++
@@ -51,7 +57,6 @@ func appendStringContent(dst []byte, s string) []byte {
 		i += size
 		start = i
 	}
-	return append(dst, s[start:]...)
 }
 
 func appendASCIIEscape(dst []byte, c byte) []byte {
