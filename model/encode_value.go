@@ -17,6 +17,11 @@ func appendFloat(dst []byte, f float64) ([]byte, error) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return dst, marshalError(f)
 	}
+	// A whole number below 2^53 (what JSON decoding makes of an integer:
+	// timestamps, counts) has its digits as its shortest form; -0 is "-0".
+	if n := int64(f); float64(n) == f && n > -1<<53 && n < 1<<53 && (n != 0 || !math.Signbit(f)) {
+		return strconv.AppendInt(dst, n, 10), nil
+	}
 	format := byte('f')
 	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
 		format = 'e'
