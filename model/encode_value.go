@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"math"
@@ -161,24 +162,53 @@ func appendStringMap(dst []byte, m map[string]string) []byte {
 	return append(dst, '}')
 }
 
-// mapEntry is a map's key and value, read once.
+// mapEntry is a map's key and value, read once, and the key's first eight
+// bytes as a number (big-endian, zero-padded) that orders most pairs of keys
+// without comparing the strings.
 type mapEntry[V any] struct {
-	key   string
-	value V
+	key    string
+	value  V
+	prefix uint64
+}
+
+func keyPrefix(k string) uint64 {
+	var p uint64
+	for i := 0; i < 8; i++ {
+		p <<= 8
+		if i < len(k) {
+			p |= uint64(k[i])
+		}
+	}
+	return p
+}
+
+// less orders entries as their keys' bytes: keys whose padded prefixes
+// differ differ at or before that byte (a shorter key's padding 0 sorts
+// before any byte it is compared with, as the shorter string does).
+func (a *mapEntry[V]) less(b *mapEntry[V]) bool {
+	if a.prefix != b.prefix {
+		return a.prefix < b.prefix
+	}
+	return a.key < b.key
 }
 
 // sortedEntries appends m's entries to s sorted by key; a caller's small
 // stack array holds them without an allocation.
 func sortedEntries[V any](s []mapEntry[V], m map[string]V) []mapEntry[V] {
 	for k, v := range m {
-		s = append(s, mapEntry[V]{k, v})
+		s = append(s, mapEntry[V]{k, v, keyPrefix(k)})
 	}
 	if len(s) > 12 {
-		slices.SortFunc(s, func(a, b mapEntry[V]) int { return strings.Compare(a.key, b.key) })
+		slices.SortFunc(s, func(a, b mapEntry[V]) int {
+			if a.prefix != b.prefix {
+				return cmp.Compare(a.prefix, b.prefix)
+			}
+			return strings.Compare(a.key, b.key)
+		})
 		return s
 	}
 	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].key < s[j-1].key; j-- {
+		for j := i; j > 0 && s[j].less(&s[j-1]); j-- {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
