@@ -3,10 +3,11 @@ package model
 import "encoding/json"
 
 // appendRawJSON writes a json.RawMessage as encoding/json embeds one:
-// compacted, with <, >, & and U+2028/U+2029 escaped. Invalid JSON is the
-// error json.Marshal gives for it.
-func appendRawJSON(dst, raw []byte) ([]byte, error) {
-	c := rawCompactor{src: raw, dst: dst}
+// compacted, with <, >, & and U+2028/U+2029 escaped, and with term as
+// TerminalSafeJSON rewrites it. Invalid JSON is the error json.Marshal
+// gives for it.
+func appendRawJSON(dst, raw []byte, term bool) ([]byte, error) {
+	c := rawCompactor{src: raw, dst: dst, term: term}
 	if !c.document() {
 		return dst, marshalError(json.RawMessage(raw))
 	}
@@ -20,11 +21,13 @@ const maxRawDepth = 10000
 // appends it compacted to dst in the same pass: whitespace outside strings
 // goes, inside them the characters encoding/json escapes for HTML and
 // JavaScript become \u escapes. Strings are not checked for UTF-8 (nor are
-// they by encoding/json).
+// they by encoding/json) unless term: then a string's text is rewritten
+// as TerminalSafeJSON does (its bytes are decoded as runes).
 type rawCompactor struct {
-	src []byte
-	i   int
-	dst []byte
+	src  []byte
+	i    int
+	dst  []byte
+	term bool
 }
 
 func (c *rawCompactor) document() bool {

@@ -67,18 +67,23 @@ const maxHandDepth = 64
 
 var errTooDeep = errors.New("model: value nested too deep to encode by hand")
 
-// appendMarshalled appends v as encoding/json encodes it.
-func appendMarshalled(dst []byte, v any) ([]byte, error) {
+// appendMarshalled appends v as encoding/json encodes it, with term as
+// TerminalSafeJSON rewrites that.
+func appendMarshalled(dst []byte, v any, term bool) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return dst, err
 	}
-	return append(dst, b...), nil
+	start := len(dst)
+	if dst = append(dst, b...); term {
+		dst = makeTerminalSafe(dst, start)
+	}
+	return dst, nil
 }
 
 // appendAny writes what JSON decoding yields by hand, anything else through
 // encoding/json; depth counts the maps and slices around v.
-func appendAny(dst []byte, v any, depth int) ([]byte, error) {
+func appendAny(dst []byte, v any, depth int, term bool) ([]byte, error) {
 	if depth > maxHandDepth {
 		return dst, errTooDeep
 	}
@@ -86,7 +91,7 @@ func appendAny(dst []byte, v any, depth int) ([]byte, error) {
 	case nil:
 		return append(dst, "null"...), nil
 	case string:
-		return appendString(dst, v), nil
+		return appendString(dst, v, term), nil
 	case float64:
 		return appendFloat(dst, v)
 	case bool:
@@ -95,9 +100,9 @@ func appendAny(dst []byte, v any, depth int) ([]byte, error) {
 		if v == nil {
 			return append(dst, "null"...), nil
 		}
-		return appendAnyMap(dst, v, depth+1)
+		return appendAnyMap(dst, v, depth+1, term)
 	case []any:
-		return appendAnySlice(dst, v, depth+1)
+		return appendAnySlice(dst, v, depth+1, term)
 	case json.Number:
 		return appendNumber(dst, v)
 	case int:
@@ -108,12 +113,12 @@ func appendAny(dst []byte, v any, depth int) ([]byte, error) {
 		if v == nil {
 			return append(dst, "null"...), nil
 		}
-		return appendRawJSON(dst, v)
+		return appendRawJSON(dst, v, term)
 	}
-	return appendMarshalled(dst, v)
+	return appendMarshalled(dst, v, term)
 }
 
-func appendAnySlice(dst []byte, s []any, depth int) ([]byte, error) {
+func appendAnySlice(dst []byte, s []any, depth int, term bool) ([]byte, error) {
 	if s == nil {
 		return append(dst, "null"...), nil
 	}
@@ -123,7 +128,7 @@ func appendAnySlice(dst []byte, s []any, depth int) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		var err error
-		if dst, err = appendAny(dst, v, depth); err != nil {
+		if dst, err = appendAny(dst, v, depth, term); err != nil {
 			return dst, err
 		}
 	}
@@ -131,33 +136,33 @@ func appendAnySlice(dst []byte, s []any, depth int) ([]byte, error) {
 }
 
 // appendAnyMap writes m with its keys sorted, as encoding/json does.
-func appendAnyMap(dst []byte, m map[string]any, depth int) ([]byte, error) {
+func appendAnyMap(dst []byte, m map[string]any, depth int, term bool) ([]byte, error) {
 	var stack [16]mapEntry[any]
 	dst = append(dst, '{')
 	for i, kv := range sortedEntries(stack[:0], m) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, kv.key)
+		dst = appendString(dst, kv.key, term)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = appendAny(dst, kv.value, depth); err != nil {
+		if dst, err = appendAny(dst, kv.value, depth, term); err != nil {
 			return dst, err
 		}
 	}
 	return append(dst, '}'), nil
 }
 
-func appendStringMap(dst []byte, m map[string]string) []byte {
+func appendStringMap(dst []byte, m map[string]string, term bool) []byte {
 	var stack [16]mapEntry[string]
 	dst = append(dst, '{')
 	for i, kv := range sortedEntries(stack[:0], m) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, kv.key)
+		dst = appendString(dst, kv.key, term)
 		dst = append(dst, ':')
-		dst = appendString(dst, kv.value)
+		dst = appendString(dst, kv.value, term)
 	}
 	return append(dst, '}')
 }
