@@ -177,12 +177,13 @@ type mapEntry[V any] struct {
 }
 
 func keyPrefix(k string) uint64 {
+	if len(k) >= 8 {
+		return uint64(k[0])<<56 | uint64(k[1])<<48 | uint64(k[2])<<40 | uint64(k[3])<<32 |
+			uint64(k[4])<<24 | uint64(k[5])<<16 | uint64(k[6])<<8 | uint64(k[7])
+	}
 	var p uint64
-	for i := 0; i < 8; i++ {
-		p <<= 8
-		if i < len(k) {
-			p |= uint64(k[i])
-		}
+	for i := 0; i < len(k); i++ {
+		p |= uint64(k[i]) << (56 - 8*i)
 	}
 	return p
 }
@@ -212,10 +213,13 @@ func sortedEntries[V any](s []mapEntry[V], m map[string]V) []mapEntry[V] {
 		})
 		return s
 	}
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].less(&s[j-1]); j-- {
-			s[j], s[j-1] = s[j-1], s[j]
+	for i := 1; i < len(s); i++ { // insertion sort: the greater entries move up one
+		e := s[i]
+		j := i
+		for ; j > 0 && e.less(&s[j-1]); j-- {
+			s[j] = s[j-1]
 		}
+		s[j] = e
 	}
 	return s
 }
