@@ -33,12 +33,13 @@ func appendString(dst []byte, s string, term bool) []byte {
 // plain bytes are found with the table and copied whole: every string of
 // every event passes here.
 func appendStringContent(dst []byte, s string, term bool) []byte {
-	plain := &jsonPlain
+	plain, extra := &jsonPlain, uint64('\\'*ones)
 	if term {
-		plain = &termPlain
+		plain, extra = &termPlain, 0x7f*ones
 	}
 	start, i := 0, 0
 	for {
+		i = plainWords(s, i, extra)
 		for i < len(s) && plain[s[i]] {
 			i++
 		}
