@@ -8,7 +8,12 @@ import "encoding/json"
 // gives for it.
 func appendRawJSON(dst, raw []byte, term bool) ([]byte, error) {
 	c := rawCompactor{src: raw, dst: dst, term: term}
-	if !c.document() {
+	ok, deep := c.documentLoop()
+	if deep {
+		c = rawCompactor{src: raw, dst: dst, term: term}
+		ok = c.document()
+	}
+	if !ok {
 		return dst, marshalError(json.RawMessage(raw))
 	}
 	return c.dst, nil

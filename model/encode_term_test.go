@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +28,27 @@ func FuzzTerminalSafeInOnePass(f *testing.F) {
 		}
 		if want := TerminalSafeJSON(plain); string(safe) != string(want) {
 			t.Errorf("appendRawJSON(%q) = %q, want %q", raw, safe, want)
+		}
+	})
+}
+
+// The loop reads a document as the recursive reader does: the same bytes
+// and verdict, or (deeper than it goes) nothing.
+func FuzzRawLoopMatchesRecursive(f *testing.F) {
+	for _, s := range []string{``, ` `, `1`, ` {"a" : [1, {}, [], "x"] } `, `[1,]`, `{"a":1,}`, `{"a"}`, `[[[]]]]`,
+		`{"a":{"b":{"c":[true,false,null]}}}`, `[` + strings.Repeat(`[`, 70) + strings.Repeat(`]`, 71), `"\u2028<>&\x7f"`, `-0.5e+3`, `{,}`, `[1 2]`, `{"a":1 "b":2}`} {
+		f.Add([]byte(s), false)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte, term bool) {
+		loop := rawCompactor{src: raw, dst: []byte("x"), term: term}
+		ok, deep := loop.documentLoop()
+		rec := rawCompactor{src: raw, dst: []byte("x"), term: term}
+		want := rec.document()
+		if deep {
+			return // appendRawJSON reads it again recursively
+		}
+		if ok != want || (ok && string(loop.dst) != string(rec.dst)) {
+			t.Errorf("documentLoop(%q) = %v %q, document = %v %q", raw, ok, loop.dst, want, rec.dst)
 		}
 	})
 }
