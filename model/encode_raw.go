@@ -45,12 +45,11 @@ func (c *rawCompactor) document() bool {
 
 func (c *rawCompactor) skipSpace() {
 	for c.i < len(c.src) {
-		switch c.src[c.i] {
-		case ' ', '\t', '\r', '\n':
-			c.i++
-		default:
+		// most bytes are not space: one comparison says so
+		if b := c.src[c.i]; b > ' ' || (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
 			return
 		}
+		c.i++
 	}
 }
 

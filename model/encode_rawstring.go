@@ -26,11 +26,16 @@ func (c *rawCompactor) str() bool {
 	}
 	start := c.i
 	for i := c.i + 1; i < len(s); {
-		b := s[i]
-		if plain[b] {
-			i++
-			continue
+		if c.term { // rawTermPlain is termPlain: plain ASCII eight bytes at a time
+			i = plainWords(s, i, 0x7f*ones)
 		}
+		for i < len(s) && plain[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		b := s[i]
 		switch {
 		case b == '"':
 			c.dst = append(c.dst, s[start:i+1]...)

@@ -12,7 +12,7 @@ const ones, highs = 0x0101010101010101, 0x8080808080808080
 // or &; nor DEL when extra is 0x7f*ones (termPlain; extra is '\\'*ones
 // otherwise, a byte already excluded). (x-ones)&^x&highs is non-zero
 // exactly when some byte of x is zero: a borrow runs only past a zero byte.
-func plainWords(s string, i int, extra uint64) int {
+func plainWords[T string | []byte](s T, i int, extra uint64) int {
 	for ; i+8 <= len(s); i += 8 {
 		b := s[i : i+8]
 		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |

@@ -53,3 +53,11 @@ func TestPlainWords(t *testing.T) {
 		}
 	}
 }
+
+// The raw reader's terminal-safe table is the string writer's: plainWords
+// serves both.
+func TestRawTermPlainIsTermPlain(t *testing.T) {
+	if rawTermPlain != termPlain {
+		t.Error("rawTermPlain and termPlain differ")
+	}
+}
