@@ -26,12 +26,7 @@ func (c *rawCompactor) str() bool {
 	}
 	start := c.i
 	for i := c.i + 1; i < len(s); {
-		if c.term { // rawTermPlain is termPlain: plain ASCII eight bytes at a time
-			i = plainWords(s, i, 0x7f*ones)
-		}
-		for i < len(s) && plain[s[i]] {
-			i++
-		}
+		i = plainRun(s, i, plain)
 		if i == len(s) {
 			break
 		}

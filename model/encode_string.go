@@ -33,16 +33,13 @@ func appendString(dst []byte, s string, term bool) []byte {
 // plain bytes are found with the table and copied whole: every string of
 // every event passes here.
 func appendStringContent(dst []byte, s string, term bool) []byte {
-	plain, extra := &jsonPlain, uint64('\\'*ones)
+	plain := &jsonPlain
 	if term {
-		plain, extra = &termPlain, 0x7f*ones
+		plain = &termPlain
 	}
 	start, i := 0, 0
 	for {
-		i = plainWords(s, i, extra)
-		for i < len(s) && plain[s[i]] {
-			i++
-		}
+		i = plainRun(s, i, plain)
 		if i == len(s) {
 			return append(dst, s[start:]...)
 		}
