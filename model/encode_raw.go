@@ -16,7 +16,7 @@ func appendRawJSON(dst, raw []byte, term bool) ([]byte, error) {
 	if !ok {
 		return dst, marshalError(json.RawMessage(raw))
 	}
-	return c.dst, nil
+	return c.written(), nil
 }
 
 // maxRawDepth is encoding/json's nesting limit: deeper is invalid.
@@ -27,12 +27,27 @@ const maxRawDepth = 10000
 // goes, inside them the characters encoding/json escapes for HTML and
 // JavaScript become \u escapes. Strings are not checked for UTF-8 (nor are
 // they by encoding/json) unless term: then a string's text is rewritten
-// as TerminalSafeJSON does (its bytes are decoded as runes).
+// as TerminalSafeJSON does (its bytes are decoded as runes). What is
+// written as it was read is not copied token by token: src[from:i] is
+// pending, copied whole when something else must be written (a rewrite,
+// or whitespace left out) or at the end, so a compact document that needs
+// no escape is one copy.
 type rawCompactor struct {
 	src  []byte
 	i    int
 	dst  []byte
 	term bool
+	from int
+}
+
+// written is dst with what is pending: the compacted document, once read.
+func (c *rawCompactor) written() []byte { return append(c.dst, c.src[c.from:c.i]...) }
+
+// rewrite copies what is pending up to src[i], which is then left out or
+// replaced by what the caller appends; the next pending byte is src[next].
+func (c *rawCompactor) rewrite(i, next int) {
+	c.dst = append(c.dst, c.src[c.from:i]...)
+	c.from = next
 }
 
 func (c *rawCompactor) document() bool {
@@ -44,12 +59,18 @@ func (c *rawCompactor) document() bool {
 }
 
 func (c *rawCompactor) skipSpace() {
+	if c.i < len(c.src) && c.src[c.i] > ' ' { // most bytes are not space
+		return
+	}
+	start := c.i
 	for c.i < len(c.src) {
-		// most bytes are not space: one comparison says so
-		if b := c.src[c.i]; b > ' ' || (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
-			return
+		if b := c.src[c.i]; b != ' ' && b != '\t' && b != '\r' && b != '\n' {
+			break
 		}
 		c.i++
+	}
+	if c.i > start {
+		c.rewrite(start, c.i)
 	}
 }
 
@@ -84,11 +105,9 @@ func (c *rawCompactor) container(depth int) bool {
 	if open == '{' {
 		closing = '}'
 	}
-	c.dst = append(c.dst, open)
 	c.i++
 	c.skipSpace()
 	if c.i < len(c.src) && c.src[c.i] == closing {
-		c.dst = append(c.dst, closing)
 		c.i++
 		return true
 	}
@@ -105,10 +124,8 @@ func (c *rawCompactor) container(depth int) bool {
 		}
 		switch c.src[c.i] {
 		case ',':
-			c.dst = append(c.dst, ',')
 			c.i++
 		case closing:
-			c.dst = append(c.dst, closing)
 			c.i++
 			return true
 		default:
@@ -126,7 +143,6 @@ func (c *rawCompactor) key() bool {
 	if c.i == len(c.src) || c.src[c.i] != ':' {
 		return false
 	}
-	c.dst = append(c.dst, ':')
 	c.i++
 	return true
 }
@@ -135,7 +151,6 @@ func (c *rawCompactor) literal(word string) bool {
 	if len(c.src)-c.i < len(word) || string(c.src[c.i:c.i+len(word)]) != word {
 		return false
 	}
-	c.dst = append(c.dst, word...)
 	c.i += len(word)
 	return true
 }
@@ -170,7 +185,6 @@ func (c *rawCompactor) number() bool {
 		}
 		i = skipDigitBytes(s, i)
 	}
-	c.dst = append(c.dst, s[start:i]...)
 	c.i = i
 	return true
 }

@@ -27,11 +27,9 @@ func (c *rawCompactor) documentLoop() (ok, deep bool) {
 			if b == '{' {
 				closing = '}'
 			}
-			c.dst = append(c.dst, b)
 			c.i++
 			c.skipSpace()
 			if c.i < len(s) && s[c.i] == closing {
-				c.dst = append(c.dst, closing)
 				c.i++
 				break // an empty container is a whole value
 			}
@@ -82,14 +80,12 @@ func (c *rawCompactor) documentLoop() (ok, deep bool) {
 				closing = '}'
 			}
 			if b := s[c.i]; b == closing {
-				c.dst = append(c.dst, closing)
 				c.i++
 				depth--
 				continue
 			} else if b != ',' {
 				return false, false
 			}
-			c.dst = append(c.dst, ',')
 			c.i++
 			if object && !c.key() {
 				return false, false

@@ -24,7 +24,6 @@ func (c *rawCompactor) str() bool {
 	if c.term {
 		plain = &rawTermPlain
 	}
-	start := c.i
 	for i := c.i + 1; i < len(s); {
 		i = plainRun(s, i, plain)
 		if i == len(s) {
@@ -33,7 +32,6 @@ func (c *rawCompactor) str() bool {
 		b := s[i]
 		switch {
 		case b == '"':
-			c.dst = append(c.dst, s[start:i+1]...)
 			c.i = i + 1
 			return true
 		case b == '\\':
@@ -53,25 +51,22 @@ func (c *rawCompactor) str() bool {
 				r, size = utf8.DecodeRune(s[i:])
 			}
 			if r == 0x7f || runeEscaped(r, size, true) {
-				c.dst = append(c.dst, s[start:i]...)
+				c.rewrite(i, i+size)
 				c.dst = appendRuneEscape(c.dst, r, size)
-				start = i + size
 			}
 			i += size
 		case b == 0xE2:
 			if i+2 < len(s) && s[i+1] == 0x80 && s[i+2]&^1 == 0xA8 {
-				c.dst = append(c.dst, s[start:i]...)
+				c.rewrite(i, i+3)
 				c.dst = append(c.dst, '\\', 'u', '2', '0', '2', hexDigits[s[i+2]&0xF])
 				i += 3
-				start = i
 			} else {
 				i++
 			}
 		default: // <, >, &
-			c.dst = append(c.dst, s[start:i]...)
+			c.rewrite(i, i+1)
 			c.dst = append(c.dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
 			i++
-			start = i
 		}
 	}
 	return false
