@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // appendFloat writes f as encoding/json writes a float64 (ES6 number
@@ -44,38 +43,6 @@ func appendFloat(dst []byte, f float64) ([]byte, error) {
 func marshalError(v any) error {
 	_, err := json.Marshal(v)
 	return err
-}
-
-// appendTime writes t in UTC as time.Time's MarshalJSON does (RFC 3339 with
-// sub-seconds; a year outside 0-9999 is its error).
-func appendTime(dst []byte, t time.Time) ([]byte, error) {
-	t = t.UTC()
-	if y := t.Year(); y < 0 || y > 9999 {
-		return dst, marshalError(t)
-	}
-	// RFC 3339 with sub-seconds in UTC, written by hand: AppendFormat's
-	// general number formatting showed in the profile of every line.
-	year, month, day := t.Date()
-	hour, minute, sec := t.Clock()
-	dst = append(dst, '"',
-		byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
-		byte('0'+month/10), byte('0'+month%10), '-', byte('0'+day/10), byte('0'+day%10), 'T',
-		byte('0'+hour/10), byte('0'+hour%10), ':', byte('0'+minute/10), byte('0'+minute%10), ':',
-		byte('0'+sec/10), byte('0'+sec%10))
-	if ns := t.Nanosecond(); ns != 0 { // .999999999: trailing zeros go
-		var frac [10]byte
-		frac[0] = '.'
-		for i := 9; i >= 1; i-- {
-			frac[i] = byte('0' + ns%10)
-			ns /= 10
-		}
-		n := 10
-		for frac[n-1] == '0' {
-			n--
-		}
-		dst = append(dst, frac[:n]...)
-	}
-	return append(dst, 'Z', '"'), nil
 }
 
 // maxHandDepth is how deep appendAny nests by hand. What JSON decoding
