@@ -59,9 +59,17 @@ func (c *rawCompactor) document() bool {
 }
 
 func (c *rawCompactor) skipSpace() {
-	if c.i < len(c.src) && c.src[c.i] > ' ' { // most bytes are not space
+	if c.i < len(c.src) && c.src[c.i] > ' ' { // most bytes are not space: inlined
 		return
 	}
+	c.skipSpaceRun()
+}
+
+// skipSpaceRun is skipSpace's rare part, kept out of line so that the
+// check before it is inlined at each of its many calls.
+//
+//go:noinline
+func (c *rawCompactor) skipSpaceRun() {
 	start := c.i
 	for c.i < len(c.src) {
 		if b := c.src[c.i]; b != ' ' && b != '\t' && b != '\r' && b != '\n' {
