@@ -83,11 +83,10 @@ func putLineBuffer(b *[]byte) {
 // returned as it was.
 func (r Redactor) AppendLine(dst []byte, e Event) ([]byte, error) {
 	start := len(dst)
-	b, err := appendEvent(dst, &e, &r)
+	b, err := appendEvent(dst, &e, &r) // terminal safe as it is written
 	if err != nil {
 		return dst[:start], err
 	}
-	b = makeTerminalSafe(b, start)
 	return append(b, '\n'), nil
 }
 

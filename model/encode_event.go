@@ -5,39 +5,41 @@ import "strconv"
 // appendEvent writes e exactly as encoding/json writes the Event struct
 // (field order, omitempty, time in UTC) followed by the progress fields of a
 // tool.progress event: the JSON-lines interface of the README without
-// reflection. With r set, header values are written as r redacts them.
+// reflection. With r set (AppendLine's line), header values are written as
+// r redacts them and text as TerminalSafeJSON rewrites it, in the same pass.
 func appendEvent(dst []byte, e *Event, r *Redactor) ([]byte, error) {
+	term := r != nil
 	dst = append(dst, `{"time":`...)
 	dst, err := appendTime(dst, e.Time)
 	if err != nil {
 		return dst, err
 	}
 	dst = append(dst, `,"source":`...)
-	dst = appendString(dst, e.Source)
+	dst = appendString(dst, e.Source, term)
 	dst = append(dst, `,"source_name":`...)
-	dst = appendString(dst, e.SourceName)
+	dst = appendString(dst, e.SourceName, term)
 	dst = append(dst, `,"kind":`...)
-	dst = appendString(dst, string(e.Kind))
-	dst = appendStringField(dst, `,"task_id":`, e.TaskID)
-	dst = appendStringField(dst, `,"tool_call_id":`, e.ToolCallID)
-	dst = appendStringField(dst, `,"tool":`, e.Tool)
-	dst = appendStringField(dst, `,"event_id":`, e.EventID)
-	dst = appendStringField(dst, `,"exchange":`, e.Exchange)
-	dst = appendStringField(dst, `,"request_id":`, e.RequestID)
-	dst = appendStringField(dst, `,"idempotency_key":`, e.IdempotencyKey)
+	dst = appendString(dst, string(e.Kind), term)
+	dst = appendStringField(dst, `,"task_id":`, e.TaskID, term)
+	dst = appendStringField(dst, `,"tool_call_id":`, e.ToolCallID, term)
+	dst = appendStringField(dst, `,"tool":`, e.Tool, term)
+	dst = appendStringField(dst, `,"event_id":`, e.EventID, term)
+	dst = appendStringField(dst, `,"exchange":`, e.Exchange, term)
+	dst = appendStringField(dst, `,"request_id":`, e.RequestID, term)
+	dst = appendStringField(dst, `,"idempotency_key":`, e.IdempotencyKey, term)
 	if dst, err = appendCallFields(dst, e, r); err != nil {
 		return dst, err
 	}
-	if dst, err = appendResultFields(dst, e); err != nil {
+	if dst, err = appendResultFields(dst, e, term); err != nil {
 		return dst, err
 	}
-	dst = appendStringField(dst, `,"reason":`, e.Reason)
-	dst = appendStringField(dst, `,"event_type":`, e.EventType)
-	dst = appendStringField(dst, `,"message":`, e.Message)
-	dst = appendStringField(dst, `,"state":`, e.State)
-	dst = appendStringField(dst, `,"detail":`, e.Detail)
-	dst = appendStringField(dst, `,"code":`, e.Code)
-	if dst, err = appendRawField(dst, `,"data":`, e.Data); err != nil {
+	dst = appendStringField(dst, `,"reason":`, e.Reason, term)
+	dst = appendStringField(dst, `,"event_type":`, e.EventType, term)
+	dst = appendStringField(dst, `,"message":`, e.Message, term)
+	dst = appendStringField(dst, `,"state":`, e.State, term)
+	dst = appendStringField(dst, `,"detail":`, e.Detail, term)
+	dst = appendStringField(dst, `,"code":`, e.Code, term)
+	if dst, err = appendRawField(dst, `,"data":`, e.Data, term); err != nil {
 		return dst, err
 	}
 	if e.Kind == KindToolProgress {
@@ -48,7 +50,8 @@ func appendEvent(dst []byte, e *Event, r *Redactor) ([]byte, error) {
 
 // appendCallFields writes the tool.call fields, arguments to tracestate.
 func appendCallFields(dst []byte, e *Event, r *Redactor) ([]byte, error) {
-	dst, err := appendRawField(dst, `,"arguments":`, e.Arguments)
+	term := r != nil
+	dst, err := appendRawField(dst, `,"arguments":`, e.Arguments, term)
 	if err != nil {
 		return dst, err
 	}
@@ -56,8 +59,8 @@ func appendCallFields(dst []byte, e *Event, r *Redactor) ([]byte, error) {
 	if len(e.Meta) > 0 {
 		dst = append(dst, `,"meta":`...)
 		start := len(dst)
-		if dst, err = appendAnyMap(dst, e.Meta, 1); err == errTooDeep {
-			dst, err = appendMarshalled(dst[:start], e.Meta)
+		if dst, err = appendAnyMap(dst, e.Meta, 1, term); err == errTooDeep {
+			dst, err = appendMarshalled(dst[:start], e.Meta, term)
 		}
 		if err != nil {
 			return dst, err
@@ -66,8 +69,8 @@ func appendCallFields(dst []byte, e *Event, r *Redactor) ([]byte, error) {
 	if e.Context != nil {
 		dst = append(dst, `,"context":`...)
 		start := len(dst)
-		if dst, err = appendContext(dst, e.Context); err == errTooDeep {
-			dst, err = appendMarshalled(dst[:start], e.Context)
+		if dst, err = appendContext(dst, e.Context, term); err == errTooDeep {
+			dst, err = appendMarshalled(dst[:start], e.Context, term)
 		}
 		if err != nil {
 			return dst, err
@@ -75,33 +78,33 @@ func appendCallFields(dst []byte, e *Event, r *Redactor) ([]byte, error) {
 	}
 	if len(e.SoatContext) > 0 {
 		dst = append(dst, `,"soat_context":`...)
-		dst = appendStringMap(dst, e.SoatContext)
+		dst = appendStringMap(dst, e.SoatContext, term)
 	}
-	dst = appendStringField(dst, `,"agent_name":`, e.AgentName)
+	dst = appendStringField(dst, `,"agent_name":`, e.AgentName, term)
 	dst = appendIntField(dst, `,"timeout_ms":`, e.TimeoutMS)
 	if len(e.Headers) > 0 {
 		dst = append(dst, `,"headers":`...)
 		if r == nil {
-			dst = appendStringMap(dst, e.Headers)
+			dst = appendStringMap(dst, e.Headers, term)
 		} else {
-			dst = appendRedactedHeaders(dst, e.Headers, *r)
+			dst = appendRedactedHeaders(dst, e.Headers, *r, term)
 		}
 	}
-	dst = appendStringField(dst, `,"traceparent":`, e.TraceParent)
-	dst = appendStringField(dst, `,"tracestate":`, e.TraceState)
+	dst = appendStringField(dst, `,"traceparent":`, e.TraceParent, term)
+	dst = appendStringField(dst, `,"tracestate":`, e.TraceState, term)
 	return appendTrueField(dst, `,"after_cancel":true`, e.AfterCancel), nil
 }
 
 // appendResultFields writes the tool.result fields, is_error to timed_out.
-func appendResultFields(dst []byte, e *Event) ([]byte, error) {
+func appendResultFields(dst []byte, e *Event, term bool) ([]byte, error) {
 	dst = appendTrueField(dst, `,"is_error":true`, e.IsError)
-	dst = appendStringField(dst, `,"error":`, e.Error)
+	dst = appendStringField(dst, `,"error":`, e.Error, term)
 	dst = appendTrueField(dst, `,"replayed":true`, e.Replayed)
 	dst = appendIntField(dst, `,"duration_ms":`, e.DurationMS)
 	dst = appendIntField(dst, `,"http_status":`, int64(e.HTTPStatus))
 	dst = appendIntField(dst, `,"rpc_code":`, int64(e.RPCCode))
 	dst = appendIntField(dst, `,"text_chars":`, int64(e.TextChars))
-	dst = appendStringField(dst, `,"text_preview":`, e.TextPreview)
+	dst = appendStringField(dst, `,"text_preview":`, e.TextPreview, term)
 	dst = appendTrueField(dst, `,"offloaded":true`, e.Offloaded)
 	if len(e.Images) > 0 {
 		dst = append(dst, `,"images":[`...)
@@ -109,19 +112,19 @@ func appendResultFields(dst []byte, e *Event) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendImage(dst, &e.Images[i])
+			dst = appendImage(dst, &e.Images[i], term)
 		}
 		dst = append(dst, ']')
 	}
-	dst, err := appendRawField(dst, `,"structured_content":`, e.StructuredContent)
+	dst, err := appendRawField(dst, `,"structured_content":`, e.StructuredContent, term)
 	if err != nil {
 		return dst, err
 	}
 	dst = appendIntField(dst, `,"structured_content_bytes":`, int64(e.StructuredContentBytes))
 	dst = appendTrueField(dst, `,"structured_content_dropped":true`, e.StructuredContentDropped)
 	dst = appendTrueField(dst, `,"late":true`, e.Late)
-	dst = appendStringField(dst, `,"result_type":`, e.ResultType)
-	dst = appendStringField(dst, `,"denied":`, e.Denied)
+	dst = appendStringField(dst, `,"result_type":`, e.ResultType, term)
+	dst = appendStringField(dst, `,"denied":`, e.Denied, term)
 	return appendTrueField(dst, `,"timed_out":true`, e.TimedOut), nil
 }
 
@@ -142,23 +145,23 @@ func appendProgressTail(dst []byte, e *Event) []byte {
 
 // appendRedactedHeaders is appendStringMap of the headers Redactor.Event
 // would leave, without copying the map or building the redacted values.
-func appendRedactedHeaders(dst []byte, h map[string]string, r Redactor) []byte {
+func appendRedactedHeaders(dst []byte, h map[string]string, r Redactor, term bool) []byte {
 	var stack [16]mapEntry[string]
 	dst = append(dst, '{')
 	for i, kv := range sortedEntries(stack[:0], h) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, kv.key)
+		dst = appendString(dst, kv.key, term)
 		dst = append(dst, ':')
 		v := kv.value
 		keep, redacted := r.headerRedaction(kv.key, v)
 		if !redacted {
-			dst = appendString(dst, v)
+			dst = appendString(dst, v, term)
 			continue
 		}
 		dst = append(dst, '"')
-		dst = appendStringContent(dst, v[:keep])
+		dst = appendStringContent(dst, v[:keep], term)
 		dst = append(dst, Redacted...)
 		dst = append(dst, '"')
 	}

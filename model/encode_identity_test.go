@@ -152,7 +152,7 @@ func TestRawJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	for _, raw := range cases {
 		want, wantErr := json.Marshal(json.RawMessage(raw))
-		got, gotErr := appendRawJSON([]byte("x"), []byte(raw))
+		got, gotErr := appendRawJSON([]byte("x"), []byte(raw), false)
 		compareEncoding(t, fmt.Sprintf("%.40q", raw), "appendRawJSON", got[1:], want, gotErr, wantErr)
 	}
 }

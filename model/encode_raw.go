@@ -3,14 +3,20 @@ package model
 import "encoding/json"
 
 // appendRawJSON writes a json.RawMessage as encoding/json embeds one:
-// compacted, with <, >, & and U+2028/U+2029 escaped. Invalid JSON is the
-// error json.Marshal gives for it.
-func appendRawJSON(dst, raw []byte) ([]byte, error) {
-	c := rawCompactor{src: raw, dst: dst}
-	if !c.document() {
+// compacted, with <, >, & and U+2028/U+2029 escaped, and with term as
+// TerminalSafeJSON rewrites it. Invalid JSON is the error json.Marshal
+// gives for it.
+func appendRawJSON(dst, raw []byte, term bool) ([]byte, error) {
+	c := rawCompactor{src: raw, dst: dst, term: term}
+	ok, deep := c.documentLoop()
+	if deep {
+		c = rawCompactor{src: raw, dst: dst, term: term}
+		ok = c.document()
+	}
+	if !ok {
 		return dst, marshalError(json.RawMessage(raw))
 	}
-	return c.dst, nil
+	return c.written(), nil
 }
 
 // maxRawDepth is encoding/json's nesting limit: deeper is invalid.
@@ -20,11 +26,28 @@ const maxRawDepth = 10000
 // appends it compacted to dst in the same pass: whitespace outside strings
 // goes, inside them the characters encoding/json escapes for HTML and
 // JavaScript become \u escapes. Strings are not checked for UTF-8 (nor are
-// they by encoding/json).
+// they by encoding/json) unless term: then a string's text is rewritten
+// as TerminalSafeJSON does (its bytes are decoded as runes). What is
+// written as it was read is not copied token by token: src[from:i] is
+// pending, copied whole when something else must be written (a rewrite,
+// or whitespace left out) or at the end, so a compact document that needs
+// no escape is one copy.
 type rawCompactor struct {
-	src []byte
-	i   int
-	dst []byte
+	src  []byte
+	i    int
+	dst  []byte
+	term bool
+	from int
+}
+
+// written is dst with what is pending: the compacted document, once read.
+func (c *rawCompactor) written() []byte { return append(c.dst, c.src[c.from:c.i]...) }
+
+// rewrite copies what is pending up to src[i], which is then left out or
+// replaced by what the caller appends; the next pending byte is src[next].
+func (c *rawCompactor) rewrite(i, next int) {
+	c.dst = append(c.dst, c.src[c.from:i]...)
+	c.from = next
 }
 
 func (c *rawCompactor) document() bool {
@@ -36,13 +59,26 @@ func (c *rawCompactor) document() bool {
 }
 
 func (c *rawCompactor) skipSpace() {
+	if c.i < len(c.src) && c.src[c.i] > ' ' { // most bytes are not space: inlined
+		return
+	}
+	c.skipSpaceRun()
+}
+
+// skipSpaceRun is skipSpace's rare part, kept out of line so that the
+// check before it is inlined at each of its many calls.
+//
+//go:noinline
+func (c *rawCompactor) skipSpaceRun() {
+	start := c.i
 	for c.i < len(c.src) {
-		switch c.src[c.i] {
-		case ' ', '\t', '\r', '\n':
-			c.i++
-		default:
-			return
+		if b := c.src[c.i]; b != ' ' && b != '\t' && b != '\r' && b != '\n' {
+			break
 		}
+		c.i++
+	}
+	if c.i > start {
+		c.rewrite(start, c.i)
 	}
 }
 
@@ -77,11 +113,9 @@ func (c *rawCompactor) container(depth int) bool {
 	if open == '{' {
 		closing = '}'
 	}
-	c.dst = append(c.dst, open)
 	c.i++
 	c.skipSpace()
 	if c.i < len(c.src) && c.src[c.i] == closing {
-		c.dst = append(c.dst, closing)
 		c.i++
 		return true
 	}
@@ -98,10 +132,8 @@ func (c *rawCompactor) container(depth int) bool {
 		}
 		switch c.src[c.i] {
 		case ',':
-			c.dst = append(c.dst, ',')
 			c.i++
 		case closing:
-			c.dst = append(c.dst, closing)
 			c.i++
 			return true
 		default:
@@ -119,7 +151,6 @@ func (c *rawCompactor) key() bool {
 	if c.i == len(c.src) || c.src[c.i] != ':' {
 		return false
 	}
-	c.dst = append(c.dst, ':')
 	c.i++
 	return true
 }
@@ -128,7 +159,6 @@ func (c *rawCompactor) literal(word string) bool {
 	if len(c.src)-c.i < len(word) || string(c.src[c.i:c.i+len(word)]) != word {
 		return false
 	}
-	c.dst = append(c.dst, word...)
 	c.i += len(word)
 	return true
 }
@@ -163,7 +193,6 @@ func (c *rawCompactor) number() bool {
 		}
 		i = skipDigitBytes(s, i)
 	}
-	c.dst = append(c.dst, s[start:i]...)
 	c.i = i
 	return true
 }

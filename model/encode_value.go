@@ -1,13 +1,13 @@
 package model
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // appendFloat writes f as encoding/json writes a float64 (ES6 number
@@ -16,6 +16,11 @@ import (
 func appendFloat(dst []byte, f float64) ([]byte, error) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return dst, marshalError(f)
+	}
+	// A whole number below 2^53 (what JSON decoding makes of an integer:
+	// timestamps, counts) has its digits as its shortest form; -0 is "-0".
+	if n := int64(f); float64(n) == f && n > -1<<53 && n < 1<<53 && (n != 0 || !math.Signbit(f)) {
+		return strconv.AppendInt(dst, n, 10), nil
 	}
 	format := byte('f')
 	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
@@ -40,18 +45,6 @@ func marshalError(v any) error {
 	return err
 }
 
-// appendTime writes t in UTC as time.Time's MarshalJSON does (RFC 3339 with
-// sub-seconds; a year outside 0-9999 is its error).
-func appendTime(dst []byte, t time.Time) ([]byte, error) {
-	t = t.UTC()
-	if y := t.Year(); y < 0 || y > 9999 {
-		return dst, marshalError(t)
-	}
-	dst = append(dst, '"')
-	dst = t.AppendFormat(dst, time.RFC3339Nano)
-	return append(dst, '"'), nil
-}
-
 // maxHandDepth is how deep appendAny nests by hand. What JSON decoding
 // yields is shallow; a deeper value fails with errTooDeep and the field
 // holding it (meta, context) is encoded by encoding/json instead, whose
@@ -61,18 +54,23 @@ const maxHandDepth = 64
 
 var errTooDeep = errors.New("model: value nested too deep to encode by hand")
 
-// appendMarshalled appends v as encoding/json encodes it.
-func appendMarshalled(dst []byte, v any) ([]byte, error) {
+// appendMarshalled appends v as encoding/json encodes it, with term as
+// TerminalSafeJSON rewrites that.
+func appendMarshalled(dst []byte, v any, term bool) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return dst, err
 	}
-	return append(dst, b...), nil
+	start := len(dst)
+	if dst = append(dst, b...); term {
+		dst = makeTerminalSafe(dst, start)
+	}
+	return dst, nil
 }
 
 // appendAny writes what JSON decoding yields by hand, anything else through
 // encoding/json; depth counts the maps and slices around v.
-func appendAny(dst []byte, v any, depth int) ([]byte, error) {
+func appendAny(dst []byte, v any, depth int, term bool) ([]byte, error) {
 	if depth > maxHandDepth {
 		return dst, errTooDeep
 	}
@@ -80,7 +78,7 @@ func appendAny(dst []byte, v any, depth int) ([]byte, error) {
 	case nil:
 		return append(dst, "null"...), nil
 	case string:
-		return appendString(dst, v), nil
+		return appendString(dst, v, term), nil
 	case float64:
 		return appendFloat(dst, v)
 	case bool:
@@ -89,9 +87,9 @@ func appendAny(dst []byte, v any, depth int) ([]byte, error) {
 		if v == nil {
 			return append(dst, "null"...), nil
 		}
-		return appendAnyMap(dst, v, depth+1)
+		return appendAnyMap(dst, v, depth+1, term)
 	case []any:
-		return appendAnySlice(dst, v, depth+1)
+		return appendAnySlice(dst, v, depth+1, term)
 	case json.Number:
 		return appendNumber(dst, v)
 	case int:
@@ -102,12 +100,12 @@ func appendAny(dst []byte, v any, depth int) ([]byte, error) {
 		if v == nil {
 			return append(dst, "null"...), nil
 		}
-		return appendRawJSON(dst, v)
+		return appendRawJSON(dst, v, term)
 	}
-	return appendMarshalled(dst, v)
+	return appendMarshalled(dst, v, term)
 }
 
-func appendAnySlice(dst []byte, s []any, depth int) ([]byte, error) {
+func appendAnySlice(dst []byte, s []any, depth int, term bool) ([]byte, error) {
 	if s == nil {
 		return append(dst, "null"...), nil
 	}
@@ -117,7 +115,7 @@ func appendAnySlice(dst []byte, s []any, depth int) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		var err error
-		if dst, err = appendAny(dst, v, depth); err != nil {
+		if dst, err = appendAny(dst, v, depth, term); err != nil {
 			return dst, err
 		}
 	}
@@ -125,57 +123,90 @@ func appendAnySlice(dst []byte, s []any, depth int) ([]byte, error) {
 }
 
 // appendAnyMap writes m with its keys sorted, as encoding/json does.
-func appendAnyMap(dst []byte, m map[string]any, depth int) ([]byte, error) {
+func appendAnyMap(dst []byte, m map[string]any, depth int, term bool) ([]byte, error) {
 	var stack [16]mapEntry[any]
 	dst = append(dst, '{')
 	for i, kv := range sortedEntries(stack[:0], m) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, kv.key)
+		dst = appendString(dst, kv.key, term)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = appendAny(dst, kv.value, depth); err != nil {
+		if dst, err = appendAny(dst, kv.value, depth, term); err != nil {
 			return dst, err
 		}
 	}
 	return append(dst, '}'), nil
 }
 
-func appendStringMap(dst []byte, m map[string]string) []byte {
+func appendStringMap(dst []byte, m map[string]string, term bool) []byte {
 	var stack [16]mapEntry[string]
 	dst = append(dst, '{')
 	for i, kv := range sortedEntries(stack[:0], m) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, kv.key)
+		dst = appendString(dst, kv.key, term)
 		dst = append(dst, ':')
-		dst = appendString(dst, kv.value)
+		dst = appendString(dst, kv.value, term)
 	}
 	return append(dst, '}')
 }
 
-// mapEntry is a map's key and value, read once.
+// mapEntry is a map's key and value, read once, and the key's first eight
+// bytes as a number (big-endian, zero-padded) that orders most pairs of keys
+// without comparing the strings.
 type mapEntry[V any] struct {
-	key   string
-	value V
+	key    string
+	value  V
+	prefix uint64
+}
+
+func keyPrefix(k string) uint64 {
+	if len(k) >= 8 {
+		return uint64(k[0])<<56 | uint64(k[1])<<48 | uint64(k[2])<<40 | uint64(k[3])<<32 |
+			uint64(k[4])<<24 | uint64(k[5])<<16 | uint64(k[6])<<8 | uint64(k[7])
+	}
+	var p uint64
+	for i := 0; i < len(k); i++ {
+		p |= uint64(k[i]) << (56 - 8*i)
+	}
+	return p
+}
+
+// less orders entries as their keys' bytes: keys whose padded prefixes
+// differ differ at or before that byte (a shorter key's padding 0 sorts
+// before any byte it is compared with, as the shorter string does).
+func (a *mapEntry[V]) less(b *mapEntry[V]) bool {
+	if a.prefix != b.prefix {
+		return a.prefix < b.prefix
+	}
+	return a.key < b.key
 }
 
 // sortedEntries appends m's entries to s sorted by key; a caller's small
 // stack array holds them without an allocation.
 func sortedEntries[V any](s []mapEntry[V], m map[string]V) []mapEntry[V] {
 	for k, v := range m {
-		s = append(s, mapEntry[V]{k, v})
+		s = append(s, mapEntry[V]{k, v, keyPrefix(k)})
 	}
 	if len(s) > 12 {
-		slices.SortFunc(s, func(a, b mapEntry[V]) int { return strings.Compare(a.key, b.key) })
+		slices.SortFunc(s, func(a, b mapEntry[V]) int {
+			if a.prefix != b.prefix {
+				return cmp.Compare(a.prefix, b.prefix)
+			}
+			return strings.Compare(a.key, b.key)
+		})
 		return s
 	}
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].key < s[j-1].key; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
+	for i := 1; i < len(s); i++ { // insertion sort: the greater entries move up one
+		e := s[i]
+		j := i
+		for ; j > 0 && e.less(&s[j-1]); j-- {
+			s[j] = s[j-1]
 		}
+		s[j] = e
 	}
 	return s
 }

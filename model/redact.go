@@ -122,12 +122,22 @@ func (r Redactor) Header(name, value string) string {
 // byte, so the JSON encoder can write it and Redacted without building the
 // string.
 func (r Redactor) headerRedaction(name, value string) (keep int, redacted bool) {
-	canon := textproto.CanonicalMIMEHeaderKey(name)
-	if canon == canonicalContextHeader {
+	switch knownHeaders[name] { // the common names, judged once (encode_headers.go)
+	case headerContext:
 		return tokenRedaction(value)
-	}
-	if !r.isSecretCanonical(canon) {
-		return 0, false
+	case headerPlain:
+		if !r.extra[name] {
+			return 0, false
+		}
+	case headerSecret:
+	default:
+		canon := textproto.CanonicalMIMEHeaderKey(name)
+		if canon == canonicalContextHeader {
+			return tokenRedaction(value)
+		}
+		if !r.isSecretCanonical(canon) {
+			return 0, false
+		}
 	}
 	if scheme, _, ok := strings.Cut(value, " "); ok && len(scheme) < 16 && value != "" {
 		return len(scheme) + 1, true
