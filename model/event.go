@@ -149,15 +149,17 @@ type Image struct {
 
 // Context is what toolscope knows of a call's X-AgentArea-Context token.
 type Context struct {
-	Present    bool           `json:"present"`
-	Verdict    string         `json:"verdict"`
-	HTTPStatus int            `json:"http_status,omitempty"`
-	RPCCode    int            `json:"rpc_code,omitempty"`
-	Reason     string         `json:"reason,omitempty"`
-	Header     map[string]any `json:"header,omitempty"`
-	Claims     map[string]any `json:"claims,omitempty"`
-	Steps      []Step         `json:"steps,omitempty"`
-	Warnings   []string       `json:"warnings,omitempty"`
+	Present    bool   `json:"present"`
+	Verdict    string `json:"verdict"`
+	HTTPStatus int    `json:"http_status,omitempty"`
+	RPCCode    int    `json:"rpc_code,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	// Header is the token's decoded JOSE header. Read only: contexts of
+	// tokens with the common HS256 header share one map (README: Performance).
+	Header   map[string]any `json:"header,omitempty"`
+	Claims   map[string]any `json:"claims,omitempty"`
+	Steps    []Step         `json:"steps,omitempty"`
+	Warnings []string       `json:"warnings,omitempty"`
 	// CredentialPresent says whether the static credential header was sent
 	// (its value is never recorded).
 	CredentialPresent bool `json:"credential_present,omitempty"`
