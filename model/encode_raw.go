@@ -8,12 +8,7 @@ import "encoding/json"
 // gives for it.
 func appendRawJSON(dst, raw []byte, term bool) ([]byte, error) {
 	c := rawCompactor{src: raw, dst: dst, term: term}
-	ok, deep := c.documentLoop()
-	if deep {
-		c = rawCompactor{src: raw, dst: dst, term: term}
-		ok = c.document()
-	}
-	if !ok {
+	if !c.document() {
 		return dst, marshalError(json.RawMessage(raw))
 	}
 	return c.written(), nil
@@ -50,14 +45,6 @@ func (c *rawCompactor) rewrite(i, next int) {
 	c.from = next
 }
 
-func (c *rawCompactor) document() bool {
-	if !c.value(1) {
-		return false
-	}
-	c.skipSpace()
-	return c.i == len(c.src)
-}
-
 func (c *rawCompactor) skipSpace() {
 	if c.i < len(c.src) && c.src[c.i] > ' ' { // most bytes are not space: inlined
 		return
@@ -79,66 +66,6 @@ func (c *rawCompactor) skipSpaceRun() {
 	}
 	if c.i > start {
 		c.rewrite(start, c.i)
-	}
-}
-
-// value reads one value at nesting depth (1 for the top level's containers).
-func (c *rawCompactor) value(depth int) bool {
-	c.skipSpace()
-	if c.i == len(c.src) {
-		return false
-	}
-	switch b := c.src[c.i]; {
-	case b == '"':
-		return c.str()
-	case b == '{' || b == '[':
-		return depth <= maxRawDepth && c.container(depth)
-	case b == '-' || isDigit(b):
-		return c.number()
-	case b == 't':
-		return c.literal("true")
-	case b == 'f':
-		return c.literal("false")
-	case b == 'n':
-		return c.literal("null")
-	}
-	return false
-}
-
-// container reads an object or an array: members separated by commas,
-// an object's each a string key, a colon and a value.
-func (c *rawCompactor) container(depth int) bool {
-	open := c.src[c.i]
-	closing := byte(']')
-	if open == '{' {
-		closing = '}'
-	}
-	c.i++
-	c.skipSpace()
-	if c.i < len(c.src) && c.src[c.i] == closing {
-		c.i++
-		return true
-	}
-	for {
-		if open == '{' && !c.key() {
-			return false
-		}
-		if !c.value(depth + 1) {
-			return false
-		}
-		c.skipSpace()
-		if c.i == len(c.src) {
-			return false
-		}
-		switch c.src[c.i] {
-		case ',':
-			c.i++
-		case closing:
-			c.i++
-			return true
-		default:
-			return false
-		}
 	}
 }
 

@@ -1,27 +1,28 @@
 package model
 
-// maxLoopDepth is how deep documentLoop nests: a bit of one word says
-// whether each open container is an object. What a tool sends is shallow;
-// a deeper document is read again by the recursive reader (value).
-const maxLoopDepth = 64
-
-// documentLoop is document in one loop, without a call per container and
-// value: ok says the document is valid JSON, deep that it nests deeper than
-// maxLoopDepth (c is then part-read: the caller starts again).
-func (c *rawCompactor) documentLoop() (ok, deep bool) {
+// document reads one JSON document in one loop, without a call per
+// container and value, and says whether it is valid JSON (nested at most
+// maxRawDepth deep). A bit per open container says whether it is an object:
+// one word on the stack holds what a tool sends (64 deep); a deeper
+// document grows the stack.
+func (c *rawCompactor) document() bool {
 	s := c.src
-	var objects uint64 // bit d: the container open at depth d+1 is an object
+	var first [1]uint64
+	objects := first[:] // bit d: the container open at depth d+1 is an object
 	depth := 0
 	for {
 		// A value.
 		c.skipSpace()
 		if c.i == len(s) {
-			return false, false
+			return false
 		}
 		switch b := s[c.i]; {
 		case b == '{' || b == '[':
-			if depth == maxLoopDepth {
-				return false, true
+			if depth == maxRawDepth {
+				return false
+			}
+			if depth == 64*len(objects) {
+				objects = append(objects, 0)
 			}
 			closing := byte(']')
 			if b == '{' {
@@ -33,48 +34,48 @@ func (c *rawCompactor) documentLoop() (ok, deep bool) {
 				c.i++
 				break // an empty container is a whole value
 			}
-			objects &^= 1 << depth
+			objects[depth/64] &^= 1 << (depth % 64)
 			if b == '{' {
-				objects |= 1 << depth
+				objects[depth/64] |= 1 << (depth % 64)
 			}
 			depth++
 			if b == '{' && !c.key() {
-				return false, false
+				return false
 			}
 			continue // its first value
 		case b == '"':
 			if !c.str() {
-				return false, false
+				return false
 			}
 		case b == '-' || isDigit(b):
 			if !c.number() {
-				return false, false
+				return false
 			}
 		case b == 't':
 			if !c.literal("true") {
-				return false, false
+				return false
 			}
 		case b == 'f':
 			if !c.literal("false") {
-				return false, false
+				return false
 			}
 		case b == 'n':
 			if !c.literal("null") {
-				return false, false
+				return false
 			}
 		default:
-			return false, false
+			return false
 		}
 		// After a value: the containers it ends, then a comma and the next.
 		for {
 			c.skipSpace()
 			if depth == 0 {
-				return c.i == len(s), false
+				return c.i == len(s)
 			}
 			if c.i == len(s) {
-				return false, false
+				return false
 			}
-			object := objects>>(depth-1)&1 == 1
+			object := objects[(depth-1)/64]>>((depth-1)%64)&1 == 1
 			closing := byte(']')
 			if object {
 				closing = '}'
@@ -84,11 +85,11 @@ func (c *rawCompactor) documentLoop() (ok, deep bool) {
 				depth--
 				continue
 			} else if b != ',' {
-				return false, false
+				return false
 			}
 			c.i++
 			if object && !c.key() {
-				return false, false
+				return false
 			}
 			break
 		}

@@ -32,29 +32,28 @@ func FuzzTerminalSafeInOnePass(f *testing.F) {
 	})
 }
 
-// The loop reads a document as the recursive reader does: the same bytes
-// and verdict, or (deeper than it goes) nothing.
-func FuzzRawLoopMatchesRecursive(f *testing.F) {
+// The one-loop reader writes a raw document as encoding/json embeds it
+// (compacted, HTML characters escaped), and terminal safe as
+// TerminalSafeJSON makes that; what encoding/json rejects it rejects.
+func FuzzRawJSONMatchesMarshal(f *testing.F) {
 	for _, s := range []string{``, ` `, `1`, ` {"a" : [1, {}, [], "x"] } `, `[1,]`, `{"a":1,}`, `{"a"}`, `[[[]]]]`,
 		`{"a":{"b":{"c":[true,false,null]}}}`, `[` + strings.Repeat(`[`, 70) + strings.Repeat(`]`, 71), `"\u2028<>&\x7f"`, `-0.5e+3`, `{,}`, `[1 2]`, `{"a":1 "b":2}`} {
 		f.Add([]byte(s), false)
 	}
 	f.Fuzz(func(t *testing.T, raw []byte, term bool) {
-		loop := rawCompactor{src: raw, dst: []byte("x"), term: term}
-		ok, deep := loop.documentLoop()
-		rec := rawCompactor{src: raw, dst: []byte("x"), term: term}
-		want := rec.document()
-		if deep {
-			return // appendRawJSON reads it again recursively
+		got, err := appendRawJSON([]byte("x"), raw, term)
+		want, wantErr := json.Marshal(json.RawMessage(raw))
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("appendRawJSON(%q): error %v, json.Marshal's %v", raw, err, wantErr)
 		}
-		if ok != want {
-			t.Fatalf("documentLoop(%q) = %v, document = %v", raw, ok, want)
+		if err != nil {
+			return
 		}
-		if !ok {
-			return // what is written of an invalid document is dropped
+		if term {
+			want = TerminalSafeJSON(want)
 		}
-		if got, wantDst := loop.written(), rec.written(); string(got) != string(wantDst) {
-			t.Errorf("documentLoop(%q) wrote %q, document %q", raw, got, wantDst)
+		if string(got) != "x"+string(want) {
+			t.Errorf("appendRawJSON(%q, %v) = %q, want %q", raw, term, got[1:], want)
 		}
 	})
 }
