@@ -129,16 +129,29 @@ func (r Redactor) headerRedaction(name, value string) (keep int, redacted bool) 
 		if !r.extra[name] {
 			return 0, false
 		}
+		return credentialRedaction(value)
 	case headerSecret:
-	default:
-		canon := textproto.CanonicalMIMEHeaderKey(name)
-		if canon == canonicalContextHeader {
-			return tokenRedaction(value)
-		}
-		if !r.isSecretCanonical(canon) {
-			return 0, false
-		}
+		return credentialRedaction(value)
 	}
+	return r.anyHeaderRedaction(name, value)
+}
+
+// anyHeaderRedaction is headerRedaction for any name, judged from its
+// canonical form on each call.
+func (r Redactor) anyHeaderRedaction(name, value string) (keep int, redacted bool) {
+	canon := textproto.CanonicalMIMEHeaderKey(name)
+	if canon == canonicalContextHeader {
+		return tokenRedaction(value)
+	}
+	if !r.isSecretCanonical(canon) {
+		return 0, false
+	}
+	return credentialRedaction(value)
+}
+
+// credentialRedaction keeps a credential's scheme ("Bearer ") when it has a
+// short one, and nothing else of it.
+func credentialRedaction(value string) (keep int, redacted bool) {
 	if scheme, _, ok := strings.Cut(value, " "); ok && len(scheme) < 16 && value != "" {
 		return len(scheme) + 1, true
 	}

@@ -54,13 +54,8 @@ func (b *boundedMap) get(k string) ([2]string, bool) {
 	return v, ok
 }
 
-func (b *boundedMap) put(k string, v [2]string) {
-	_, present := b.get(k)
-	b.set(k, v, present)
-}
-
-// set is put for a key get has just looked up (present: it was found):
-// every call passes here, and the map is not searched for it again.
+// set records v for k, a key get has just looked up (present: it was
+// found): every call passes here, and the map is not searched for it again.
 func (b *boundedMap) set(k string, v [2]string, present bool) {
 	same := v[0] == k // a jti is its own value: one digest for both
 	k = short(k)
