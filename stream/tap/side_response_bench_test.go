@@ -3,16 +3,11 @@ package tap
 import (
 	"fmt"
 	"io"
-	"net/http"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
-
-	"toolscope/decoder"
-	"toolscope/model"
-	"toolscope/output"
 )
 
 // BenchmarkSideWorkResponse is BenchmarkSideWork without the request's parse
@@ -27,11 +22,7 @@ func BenchmarkSideWorkResponse(b *testing.B) { benchSideWorkResponse(b, false) }
 func BenchmarkSideWorkResponseRead(b *testing.B) { benchSideWorkResponse(b, true) }
 
 func benchSideWorkResponse(b *testing.B, read bool) {
-	store := model.NewStore(model.Options{})
-	tp, err := New(Config{Name: "bench", Upstream: "http://127.0.0.1:1", Secrets: [][]byte{testSecret}, InstanceID: testInstanceID, InstanceName: "Bench"}, output.NewHub(store))
-	if err != nil {
-		b.Fatal(err)
-	}
+	tp, _ := newSideTap(b, "bench", "Bench")
 	const batch = 512
 	result := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"order A-17: shipped"}],"structuredContent":{"status":"shipped"}}}`)
 	exs := make([]*exchange, 0, batch)
@@ -46,11 +37,7 @@ func benchSideWorkResponse(b *testing.B, read bool) {
 				body := callBody(b, 1, "lookup", map[string]any{"orderId": "A-17"}, meta)
 				jti := fmt.Sprintf("bench-jti-%d", i+j)
 				token := mintToken(b, testSecret, "lookup", meta, func(m jwt.MapClaims) { m["jti"] = jti })
-				hdr := http.Header{}
-				hdr.Set("Content-Type", "application/json")
-				hdr.Set("Authorization", "Bearer static-credential")
-				hdr.Set(decoder.ContextHeader, token)
-				ex := &exchange{t: tp, id: strconv.Itoa(i + j), start: time.Now(), method: "POST", header: hdr, body: body, bodyWhole: true}
+				ex := &exchange{t: tp, id: strconv.Itoa(i + j), start: time.Now(), method: "POST", header: signedHeader(token, true), body: body, bodyWhole: true}
 				ex.req = tp.parseRequest(ex)
 				exs = append(exs, ex)
 			}

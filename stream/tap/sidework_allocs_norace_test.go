@@ -3,14 +3,11 @@
 package tap
 
 import (
-	"net/http"
 	"strconv"
 	"testing"
 	"time"
 
-	"toolscope/decoder"
 	"toolscope/model"
-	"toolscope/output"
 )
 
 // The tap's own work for one signed tools/call and its result (request
@@ -22,21 +19,14 @@ import (
 // kept a call's keys in its entry (each call a new one with a fresh
 // token, as on the wire: no warning).
 func TestSideWorkAllocations(t *testing.T) {
-	store := model.NewStore(model.Options{})
-	tp, err := New(Config{Name: "allocs", Upstream: "http://127.0.0.1:1", Secrets: [][]byte{testSecret}, InstanceID: testInstanceID}, output.NewHub(store))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tp, store := newSideTap(t, "allocs", "")
 	calls := newBenchCalls(t, 64) // 51 runs: each token and exchange is new
 	seq := 0
 	result := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"order A-17: shipped"}],"structuredContent":{"status":"shipped"}}}`)
 	n := testing.AllocsPerRun(50, func() {
 		body, token := calls.next()
-		hdr := http.Header{}
-		hdr.Set("Content-Type", "application/json")
-		hdr.Set(decoder.ContextHeader, token)
 		seq++
-		ex := &exchange{t: tp, id: strconv.Itoa(seq), start: time.Now(), method: "POST", header: hdr, body: body, bodyWhole: true}
+		ex := &exchange{t: tp, id: strconv.Itoa(seq), start: time.Now(), method: "POST", header: signedHeader(token, false), body: body, bodyWhole: true}
 		ex.req = tp.parseRequest(ex)
 		ex.announce()
 		ex.dispatch(time.Now(), result, 200)
