@@ -61,7 +61,7 @@ func BenchmarkSummarizeResult(b *testing.B) {
 	b.SetBytes(int64(len(result)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if s, _ := SummarizeResult(result); len(s.Images) != 1 {
+		if s, _ := summarize(result); len(s.Images) != 1 {
 			b.Fatal("no image")
 		}
 	}
@@ -72,16 +72,7 @@ func BenchmarkSummarizeResultText(b *testing.B) {
 	result := resultJSON([]map[string]any{textBlock("Order A-17: shipped on 2026-11-29")}, nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		SummarizeResult(result)
-	}
-}
-
-func BenchmarkParseMessages(b *testing.B) {
-	body := []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_order","arguments":{"orderId":"A-17"},"_meta":{"progressToken":3,"agentarea/protocol":"1","agentarea/task_id":"6f1c"}}}`)
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		ParseMessages(body)
+		summarize(result)
 	}
 }
 

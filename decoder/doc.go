@@ -27,9 +27,4 @@
 //     characters; a warning says when Python's default json.dumps form
 //     (spaces, non-ASCII escaped) would cross the limit.
 //   - 5 MB is 5 MiB (5,242,880 bytes) of decoded image data.
-//   - CheckStrict compares keys under Unicode simple case folding, as
-//     encoding/json matches struct fields (so "ſ" is an "s"), and also
-//     calls ambiguous what parsers decode differently though no contract
-//     key is doubled: a lone UTF-16 surrogate escape, and a key twice in an
-//     object inside an agentarea/* value.
 package decoder

@@ -3,7 +3,6 @@ package decoder
 import (
 	"encoding/json"
 	"net/http"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -77,16 +76,7 @@ func FuzzSummarizeResult(f *testing.F) {
 	f.Add([]byte(`{"content":[{"type":"text","text":"ok"},{"type":"image","mimeType":"image/png","data":"iVBORw0KGgo="}],"structuredContent":{"a":1},"isError":false,"_meta":{"agentarea/replayed":true},"resultType":"complete"}`))
 	f.Add([]byte(`{"content":[]}`))
 	f.Fuzz(func(t *testing.T, result []byte) {
-		if w, blocks, ok := decodeResultFast(result); ok {
-			var slowWarnings []Warning
-			w2, blocks2, readable := decodeResultSlow(result, func(code model.WarningCode, format string, args ...any) {
-				slowWarnings = append(slowWarnings, Warning{Code: code})
-			})
-			if !readable || len(slowWarnings) > 0 || !reflect.DeepEqual(w, w2) || !reflect.DeepEqual(blocks, blocks2) {
-				t.Fatalf("the one-pass and piecewise readings differ: %v", slowWarnings)
-			}
-		}
-		s, ws := SummarizeResult(result)
+		s, ws := summarize(result)
 		if s.TextChars < 0 || s.Offloaded != (s.TextChars > MaxTextChars) {
 			t.Fatalf("text %d offloaded %v", s.TextChars, s.Offloaded)
 		}
@@ -182,56 +172,5 @@ func FuzzQualifiedName(f *testing.F) {
 		if QualifiedName(instance, tool) != got {
 			t.Fatal("not deterministic")
 		}
-	})
-}
-
-func FuzzParseMessages(f *testing.F) {
-	f.Add([]byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":3}}}`))
-	f.Add([]byte(`[{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":3,"progress":1,"total":2}},{"jsonrpc":"2.0","id":"a","result":{}}]`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		msgs, batch, err := ParseMessages(body)
-		if err != nil {
-			return
-		}
-		if len(msgs) == 0 || (!batch && len(msgs) != 1) {
-			t.Fatalf("%d messages, batch %v", len(msgs), batch)
-		}
-		for _, m := range msgs {
-			switch m.Kind {
-			case KindRequest:
-				if m.ID == nil {
-					t.Fatal("request without id")
-				}
-				if m.Method == MethodToolsCall {
-					_, _ = ParseCallParams(m.Params)
-				}
-				if m.Method == MethodProgress {
-					_, _ = ParseProgress(m.Params)
-				}
-			case KindNotification:
-				if m.ID != nil {
-					t.Fatal("notification with id")
-				}
-				if m.Method == MethodProgress {
-					_, _ = ParseProgress(m.Params)
-				}
-			case KindResponse:
-				if m.ID == nil || (m.Result == nil) == (m.Error == nil) {
-					t.Fatalf("response %+v", m)
-				}
-				if m.Result != nil {
-					_, _ = SummarizeResult(m.Result)
-				}
-			case KindInvalid:
-				if m.Problem == "" {
-					t.Fatal("invalid without a problem")
-				}
-			}
-			back, _, err := ParseMessages(ErrorResponse(m.ID, CodeInvalidRequest, "x"))
-			if err != nil || back[0].Kind != KindResponse {
-				t.Fatalf("error response for id %s does not read back: %v", m.ID, err)
-			}
-		}
-		_, _, _, _ = BatchRejection(msgs)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"net/textproto"
 	"strings"
 
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -44,7 +45,7 @@ var knownMCPVersions = map[string]bool{
 // It also warns of a protocol version toolscope does not know
 // (mcp_protocol_version_unknown) and of a 2026-07-28 request without the
 // headers that revision requires (mcp_header_missing).
-func CheckMCPHeaders(h http.Header, method, toolName string, meta MetaInfo) []Warning {
+func CheckMCPHeaders(h http.Header, method, toolName, metaProtocolVersion string) []Warning {
 	var ws []Warning
 	check := func(header, got, want, what string) {
 		if got == "" || want == "" || got == want {
@@ -56,21 +57,21 @@ func CheckMCPHeaders(h http.Header, method, toolName string, meta MetaInfo) []Wa
 	version := strings.TrimSpace(headerValue(h, canonicalProtocolVersionHeader))
 	gotMethod := strings.TrimSpace(h.Get(HeaderMethod))
 	gotName := strings.TrimSpace(h.Get(HeaderName))
-	check(HeaderProtocolVersion, version, meta.ProtocolVersion, "_meta protocolVersion")
+	check(HeaderProtocolVersion, version, metaProtocolVersion, "_meta protocolVersion")
 	check(HeaderMethod, gotMethod, method, "method")
-	if method == MethodToolsCall {
+	if method == jsonrpc.MethodToolsCall {
 		check(HeaderName, gotName, toolName, "tool name")
 	}
 	if version != "" && !knownMCPVersions[version] {
 		ws = append(ws, Warning{Code: model.WarnMCPProtocolVersionUnknown, Message: fmt.Sprintf(
 			"MCP-Protocol-Version %q is not a revision toolscope knows", clip(version))})
 	}
-	if version == MCPStateless || meta.ProtocolVersion == MCPStateless {
+	if version == MCPStateless || metaProtocolVersion == MCPStateless {
 		var missing []string
 		if gotMethod == "" && method != "" {
 			missing = append(missing, HeaderMethod)
 		}
-		if gotName == "" && method == MethodToolsCall {
+		if gotName == "" && method == jsonrpc.MethodToolsCall {
 			missing = append(missing, HeaderName)
 		}
 		if version == "" {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"toolscope/decoder/jsonrpc"
 )
 
 // What AgentArea sends on a tools/call, built here once so that every part
@@ -26,24 +28,24 @@ type CallContext struct {
 // protocol keys.
 func PlatformMeta(c CallContext, requestID int64) map[string]any {
 	m := map[string]any{
-		MetaProgressToken:                    requestID,
-		MetaProtocol:                         contextProtocolMajor,
-		MetaTaskID:                           c.TaskID,
-		MetaToolCallID:                       c.ToolCallID,
-		MetaWorkspaceID:                      c.WorkspaceID,
-		MetaIdempotencyKey:                   c.TaskID + ":" + c.ToolCallID,
-		MetaProtocolVersion:                  MCPStateless,
-		"io.modelcontextprotocol/clientInfo": map[string]any{"name": "agentarea", "version": "1"},
+		jsonrpc.MetaProgressToken:                    requestID,
+		jsonrpc.MetaProtocol:                         contextProtocolMajor,
+		jsonrpc.MetaTaskID:                           c.TaskID,
+		jsonrpc.MetaToolCallID:                       c.ToolCallID,
+		jsonrpc.MetaWorkspaceID:                      c.WorkspaceID,
+		jsonrpc.MetaIdempotencyKey:                   c.TaskID + ":" + c.ToolCallID,
+		jsonrpc.MetaProtocolVersion:                  MCPStateless,
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "agentarea", "version": "1"},
 		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
 	}
 	if c.AgentID != "" {
-		m[MetaAgentID] = c.AgentID
+		m[jsonrpc.MetaAgentID] = c.AgentID
 	}
 	if c.EndUserID != "" {
-		m[MetaEndUserID] = c.EndUserID
+		m[jsonrpc.MetaEndUserID] = c.EndUserID
 	}
 	if c.Metadata != nil {
-		m[MetaMetadata] = c.Metadata
+		m[jsonrpc.MetaMetadata] = c.Metadata
 	}
 	return m
 }
@@ -52,7 +54,7 @@ func PlatformMeta(c CallContext, requestID int64) map[string]any {
 // carries (tools/list too): protocol version, client info and capabilities.
 func ProtocolMeta() map[string]any {
 	return map[string]any{
-		MetaProtocolVersion:                          MCPStateless,
+		jsonrpc.MetaProtocolVersion:                  MCPStateless,
 		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "agentarea", "version": "1"},
 		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
 	}
@@ -72,7 +74,7 @@ func ContextClaims(aud, tool string, meta map[string]any, now time.Time) map[str
 		"tool": tool,
 	}
 	for k, v := range meta {
-		if name, ok := strings.CutPrefix(k, AgentAreaPrefix); ok {
+		if name, ok := strings.CutPrefix(k, jsonrpc.AgentAreaPrefix); ok {
 			claims[name] = v
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -24,17 +25,17 @@ func TestPlatformCallVerifies(t *testing.T) {
 	if c.Verdict != model.VerdictValid || len(ws) != 0 {
 		t.Fatalf("verdict %s (%s), warnings %v", c.Verdict, c.Reason, ws)
 	}
-	if got := CallRuleWarnings(CallRulesInput{ToolName: "get_order", Meta: meta, TokenPresent: true, Claims: c.Claims}); len(got) != 0 {
+	if got := CallRuleWarnings(CallRulesInput{ToolName: "get_order", Meta: meta, ProgressToken: true, TokenPresent: true, Claims: c.Claims}); len(got) != 0 {
 		t.Errorf("contract rule warnings on the platform's own call: %v", got)
 	}
-	if meta[MetaIdempotencyKey] != "t-1:call_1" || meta[MetaProgressToken] != int64(7) || meta[MetaProtocolVersion] != MCPStateless {
+	if meta[jsonrpc.MetaIdempotencyKey] != "t-1:call_1" || meta[jsonrpc.MetaProgressToken] != int64(7) || meta[jsonrpc.MetaProtocolVersion] != MCPStateless {
 		t.Errorf("meta = %v", meta)
 	}
-	if _, ok := PlatformMeta(CallContext{TaskID: "t"}, 1)[MetaAgentID]; ok {
+	if _, ok := PlatformMeta(CallContext{TaskID: "t"}, 1)[jsonrpc.MetaAgentID]; ok {
 		t.Error("agent_id sent though unknown")
 	}
-	h := PlatformHeaders(MethodToolsCall, "get_order")
-	if h.Get(HeaderMethod) != MethodToolsCall || h.Get(HeaderName) != "get_order" || h.Get(HeaderProtocolVersion) != MCPStateless {
+	h := PlatformHeaders(jsonrpc.MethodToolsCall, "get_order")
+	if h.Get(HeaderMethod) != jsonrpc.MethodToolsCall || h.Get(HeaderName) != "get_order" || h.Get(HeaderProtocolVersion) != MCPStateless {
 		t.Errorf("headers = %v", h)
 	}
 }

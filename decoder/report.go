@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -108,14 +109,14 @@ func Decode(in DecodeInput) (DecodeReport, error) {
 	v := VerifyInput{Token: token, Secrets: in.Secrets, InstanceID: in.InstanceID, Now: in.Now, CallUnknown: true}
 	if len(in.Call) > 0 {
 		call, inBatch, err := readCall(in.Call)
-		if errors.Is(err, ErrMetaNotObject) {
-			v.MetaProblem, err = err.Error(), nil // the verdict says it: 400/-32602
-		}
 		if err != nil {
 			return DecodeReport{}, &CallError{err}
 		}
+		if call.Call.Problem != "" {
+			return DecodeReport{}, &CallError{errors.New(call.Call.Problem)}
+		}
 		v.CallUnknown = false
-		v.ToolName, v.Meta, v.InBatch = call.Name, call.Meta, inBatch
+		v.ToolName, v.Meta, v.InBatch, v.MetaProblem = call.Call.Name, call.Meta.AgentArea, inBatch, call.Meta.Problem
 	}
 	ctx, ws := Verify(v)
 	return DecodeReport{
@@ -126,25 +127,25 @@ func Decode(in DecodeInput) (DecodeReport, error) {
 }
 
 // readCall reads a tools/call request body (a JSON-RPC request, a batch
-// holding one, or a bare params object) into its params.
-func readCall(body []byte) (CallParams, bool, error) {
-	msgs, batch, err := ParseMessages(body)
-	if err != nil {
-		return CallParams{}, false, err
+// holding one, or a bare params object).
+func readCall(body []byte) (jsonrpc.Message, bool, error) {
+	b := jsonrpc.Read(body)
+	if b.Err != nil {
+		return jsonrpc.Message{}, false, b.Err
 	}
-	for _, m := range msgs {
-		if m.Kind == KindRequest && m.Method == MethodToolsCall {
-			cp, err := ParseCallParams(m.Params)
-			return cp, batch, err
+	for _, m := range b.Messages {
+		if m.IsCall() {
+			return m, b.Batch, nil
 		}
 	}
-	if !batch && msgs[0].Kind == KindInvalid {
+	if !b.Batch && b.Messages[0].Kind == jsonrpc.KindInvalid {
 		// Not JSON-RPC: maybe the params object alone.
-		if cp, err := ParseCallParams(body); err == nil {
-			return cp, false, nil
+		wrapped := jsonrpc.Read([]byte(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":` + string(body) + `}`))
+		if wrapped.Err == nil && wrapped.Messages[0].IsCall() && wrapped.Messages[0].Call.Problem == "" {
+			return wrapped.Messages[0], false, nil
 		}
 	}
-	return CallParams{}, batch, errors.New("no tools/call request in the body")
+	return jsonrpc.Message{}, b.Batch, errors.New("no tools/call request in the body")
 }
 
 // ClaimText is a claim's value as decode shows it: whole, a string

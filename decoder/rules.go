@@ -1,20 +1,24 @@
 package decoder
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
 // CallRulesInput is what the contract's per-call rules read of one
 // tools/call (beyond what Verify checks).
 type CallRulesInput struct {
-	ToolName     string
-	Meta         map[string]any // params._meta, nil when absent
-	TokenPresent bool           // the client sent a context token
-	Claims       map[string]any // the token's claims, nil when unreadable or absent
-	SessionID    string         // the Mcp-Session-Id header
+	ToolName      string
+	Meta          map[string]any // the agentarea/* keys of params._meta
+	ProgressToken bool           // _meta has a progressToken
+	TokenPresent  bool           // the client sent a context token
+	Claims        map[string]any // the token's claims, nil when unreadable or absent
+	SessionID     string         // the Mcp-Session-Id header
 }
 
 // requiredContextKeys are the context keys AgentArea always sends, in _meta
@@ -46,14 +50,14 @@ func CallRuleWarnings(in CallRulesInput) []Warning {
 	}
 	var missing []string
 	for _, k := range requiredContextKeys {
-		if _, ok := in.Meta[AgentAreaPrefix+k]; !ok {
-			missing = append(missing, AgentAreaPrefix+k)
+		if _, ok := in.Meta[jsonrpc.AgentAreaPrefix+k]; !ok {
+			missing = append(missing, jsonrpc.AgentAreaPrefix+k)
 		}
 	}
 	if len(missing) > 0 {
 		ws = append(ws, Warning{Code: model.WarnMetaKeyMissing, Message: "_meta lacks " + strings.Join(missing, ", ") + ", which AgentArea always sends"})
 	}
-	if _, ok := in.Meta[MetaProgressToken]; !ok {
+	if !in.ProgressToken {
 		ws = append(ws, Warning{Code: model.WarnProgressTokenMissing, Message: "_meta has no progressToken; AgentArea sets one on every call"})
 	}
 	if in.Claims != nil {
@@ -74,7 +78,7 @@ func CallRuleWarnings(in CallRulesInput) []Warning {
 // AgentArea context ("" when it does not): the platform sends context only
 // on tools/call.
 func ContextOnOtherMethod(method string, tokenPresent bool, meta map[string]any) string {
-	if method == MethodToolsCall {
+	if method == jsonrpc.MethodToolsCall {
 		return ""
 	}
 	if method == "" {
@@ -87,4 +91,29 @@ func ContextOnOtherMethod(method string, tokenPresent bool, meta map[string]any)
 		return fmt.Sprintf("%s carries agentarea/* _meta keys; AgentArea sends context only on tools/call", clip(method))
 	}
 	return ""
+}
+
+// BatchRejection says how a server must answer a batch: one holding a
+// tools/call is answered 400 with -32600 (AgentArea never batches tools/call,
+// and batching left MCP in 2025-06-18). reject is false otherwise.
+func BatchRejection(msgs []jsonrpc.Message) (httpStatus, rpcCode int, reason string, reject bool) {
+	for _, m := range msgs {
+		if m.Kind == jsonrpc.KindRequest && m.Method == jsonrpc.MethodToolsCall {
+			return http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
+				"tools/call inside a JSON-RPC batch", true
+		}
+	}
+	return 0, 0, "", false
+}
+
+// BatchCallID is the id of the first tools/call request in a batch (nil
+// when there is none): a batch rejection answers with it, as every error
+// answer carries the request id.
+func BatchCallID(msgs []jsonrpc.Message) json.RawMessage {
+	for _, m := range msgs {
+		if m.Kind == jsonrpc.KindRequest && m.Method == jsonrpc.MethodToolsCall {
+			return m.ID
+		}
+	}
+	return nil
 }

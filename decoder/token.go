@@ -1,13 +1,11 @@
 package decoder
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
-
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -65,13 +63,7 @@ type VerifyInput struct {
 	ParamsProblem, MetaProblem string
 }
 
-// registeredClaims are the JWT claims that are not part of the call context.
-var registeredClaims = map[string]bool{
-	"iss": true, "sub": true, "aud": true, "exp": true, "nbf": true, "iat": true, "jti": true, "tool": true,
-}
-
-// isRegisteredClaim is registeredClaims[k], as a switch (no hashing: it runs
-// for every claim of every call).
+// isRegisteredClaim: the JWT claims that are not part of the call context.
 func isRegisteredClaim(k string) bool {
 	switch k {
 	case "iss", "sub", "aud", "exp", "nbf", "iat", "jti", "tool":
@@ -114,37 +106,26 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 	}
 	v := verification{in: in, ctx: model.Context{Present: in.Token != "", CredentialPresent: in.CredentialPresent}}
 	v.preconditions()
-	var keysBuf [maxFastFields]string
-	var metaBuf [maxFastFields]any
-	metaKeys, metaVals := appendAgentAreaMembers(keysBuf[:0], metaBuf[:0], in.Meta)
+	metaKeys := agentAreaKeys(in.Meta)
 	if in.Token == "" {
 		return v.noToken(metaKeys)
 	}
-	var claimKeys [maxFastFields]string
-	var claimValues [maxFastFields]any
-	var tc tokenClaims // filled as the claims are decoded
-	tok, members, known, perr := decodeTokenMembers(in.Token, memberList{claimKeys[:0], claimValues[:0], &tc})
+	tok, err := decodeToken(in.Token)
 	v.ctx.Header, v.ctx.Claims = tok.header, tok.claims
-	v.details.buf = tok.spare
-	if perr != nil {
-		return v.stop("unreadable token: "+perr.Error(), "unreadable token")
+	if err != nil {
+		return v.stop("unreadable token: "+err.Error(), "unreadable token")
 	}
 	if typ, ok := tok.header["typ"].(string); !ok || !strings.EqualFold(typ, "JWT") {
 		v.warn(model.WarnTokenTyp, "token header typ is %s, the contract says JWT", describe(tok.header["typ"]))
 	}
 	// Step 1.
-	var summaryBuf [160]byte
-	if !known {
-		tc = claimsOf(tok.claims) // encoding/json decoded them
-	}
-	claimProblems, claimSummary := checkRegisteredClaims(tc.registeredValues, in, summaryBuf[:0])
+	claimProblems, claimSummary := checkRegisteredClaims(tok.claims, in)
 	if in.InstanceID == "" {
-		v.warn(model.WarnAudUnchecked, "no instance id given: aud %s was not compared", describe(tc.aud))
+		v.warn(model.WarnAudUnchecked, "no instance id given: aud %s was not compared", describe(tok.claims["aud"]))
 	}
-	v.signatureStep(&tok, &tc.registeredValues, claimProblems, claimSummary)
+	v.signatureStep(&tok, claimProblems, claimSummary)
 	// Steps 2 and 3.
-	names, values := contextClaimsOf(tok.claims, known, members)
-	v.callSteps(tok.claims, &tc, metaKeys, metaVals, names, values)
+	v.callSteps(tok.claims, metaKeys)
 	if len(in.Secrets) == 0 {
 		return v.unverified(claimProblems)
 	}
@@ -158,8 +139,6 @@ type verification struct {
 	ctx   model.Context
 	ws    []Warning
 	first *failure
-	// details holds the steps' computed details.
-	details detailArena
 }
 
 func (v *verification) warn(code model.WarningCode, format string, args ...any) {
@@ -176,7 +155,7 @@ func (v *verification) step(name string, f *failure, passDetail string) {
 			v.first = f
 		}
 	}
-	addStep(&v.ctx, s, &v.in)
+	v.ctx.Steps = append(v.ctx.Steps, s)
 }
 
 // done adds the run step and the verdict.
@@ -193,11 +172,11 @@ func (v *verification) preconditions() {
 		if v.in.CredentialPresent {
 			v.step(StepCredential, nil, "static credential header present")
 		} else {
-			v.step(StepCredential, fail(StatusUnauthorized, CodeUnauthorized, "static credential header missing"), "")
+			v.step(StepCredential, fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, "static credential header missing"), "")
 		}
 	}
 	if v.in.InBatch {
-		v.step(StepBatch, fail(StatusBadRequest, CodeInvalidRequest, "tools/call inside a JSON-RPC batch"), "")
+		v.step(StepBatch, fail(StatusBadRequest, jsonrpc.CodeInvalidRequest, "tools/call inside a JSON-RPC batch"), "")
 	}
 }
 
@@ -216,88 +195,80 @@ func (v *verification) noToken(metaKeys []string) (model.Context, []Warning) {
 
 // stop fails step 1 with why and leaves steps 2 and 3 unchecked.
 func (v *verification) stop(why, unchecked string) (model.Context, []Warning) {
-	v.step(StepSignature, fail(StatusUnauthorized, CodeUnauthorized, why), "")
-	v.step(StepTool, fail(StatusUnauthorized, CodeUnauthorized, "not checked: "+unchecked), "")
-	v.step(StepMeta, fail(StatusUnauthorized, CodeUnauthorized, "not checked: "+unchecked), "")
+	v.step(StepSignature, fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, why), "")
+	v.step(StepTool, fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, "not checked: "+unchecked), "")
+	v.step(StepMeta, fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, "not checked: "+unchecked), "")
 	return v.done()
 }
 
 // signatureStep is step 1: the algorithm, crit, the HMAC with each secret
 // and the registered claims (shown, not judged, without a secret).
-func (v *verification) signatureStep(tok *decodedToken, registered *registeredValues, claimProblems []string, claimSummary []byte) {
+func (v *verification) signatureStep(tok *decodedToken, claimProblems []string, claimSummary string) {
 	in, header := v.in, tok.header
 	var sigFail *failure
 	switch {
 	case header["alg"] != TokenAlg:
-		sigFail = fail(StatusUnauthorized, CodeUnauthorized, fmt.Sprintf("alg %s is not allowed: HS256 only", describe(header["alg"])))
+		sigFail = fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, fmt.Sprintf("alg %s is not allowed: HS256 only", describe(header["alg"])))
 	case header["crit"] != nil:
 		// RFC 7515 4.1.11: a recipient must reject a token whose crit names
 		// an extension it does not understand, and it understands none.
-		sigFail = fail(StatusUnauthorized, CodeUnauthorized, fmt.Sprintf("crit header %s names extensions this verifier does not understand (RFC 7515 4.1.11)", describe(header["crit"])))
+		sigFail = fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, fmt.Sprintf("crit header %s names extensions this verifier does not understand (RFC 7515 4.1.11)", describe(header["crit"])))
 	case len(in.Secrets) == 0:
-		// Decode only; the claim checks are still shown.
+		detail := "not checked: no secret; " + claimSummary
+		if len(claimProblems) > 0 {
+			detail = "not checked: no secret; claims: " + strings.Join(claimProblems, "; ")
+		}
+		v.ctx.Steps = append(v.ctx.Steps, model.Step{Name: StepSignature, Passed: false, Detail: detail})
+		return
 	default:
-		// The library's claim validator can only change a verdict on claims
-		// that pass the checks here and that it reads differently.
-		needValidator := len(claimProblems) == 0 && !plainRegisteredClaims(*registered)
-		which, err := verifySignature(tok, in, needValidator)
+		which, err := verifySignature(tok, in)
 		switch {
 		case which < 0:
-			sigFail = fail(StatusUnauthorized, CodeUnauthorized, "bad signature: "+signatureProblem(err, len(in.Secrets)))
+			sigFail = fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, "bad signature: "+signatureProblem(len(in.Secrets)))
 		case len(claimProblems) > 0:
-			sigFail = fail(StatusUnauthorized, CodeUnauthorized, strings.Join(claimProblems, "; ")+" (the HS256 signature itself is valid)")
+			sigFail = fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, strings.Join(claimProblems, "; ")+" (the HS256 signature itself is valid)")
 		case err != nil:
 			// golang-jwt refused what the checks here passed: report it rather than guess.
-			sigFail = fail(StatusUnauthorized, CodeUnauthorized, "rejected by the JWT library: "+err.Error())
+			sigFail = fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, "rejected by the JWT library: "+err.Error())
 		default:
-			var buf [256]byte
-			detail := append(buf[:0], "HS256 signature valid"...)
+			detail := "HS256 signature valid"
 			if len(in.Secrets) > 1 {
-				detail = fmt.Appendf(detail, " (secret %d of %d)", which+1, len(in.Secrets))
+				detail += fmt.Sprintf(" (secret %d of %d)", which+1, len(in.Secrets))
 			}
-			v.step(StepSignature, nil, v.details.keep(append(append(detail, "; "...), claimSummary...)))
+			v.step(StepSignature, nil, detail+"; "+claimSummary)
+			return
 		}
 	}
-	if sigFail != nil {
-		v.step(StepSignature, sigFail, "")
-	} else if len(in.Secrets) == 0 {
-		detail := "not checked: no secret"
-		if len(claimProblems) > 0 {
-			detail += "; claims: " + strings.Join(claimProblems, "; ")
-		} else {
-			detail += "; " + string(claimSummary)
-		}
-		addStep(&v.ctx, model.Step{Name: StepSignature, Passed: false, Detail: detail}, &v.in)
-	}
+	v.step(StepSignature, sigFail, "")
 }
 
 // callSteps are steps 2 (tool) and 3 (_meta against the claims), and the
 // contract's warnings; without a call only the token's own claims.
-func (v *verification) callSteps(claims map[string]any, tc *tokenClaims, metaKeys []string, metaVals []any, names []string, values []any) {
-	in := v.in
+func (v *verification) callSteps(claims map[string]any, metaKeys []string) {
+	in, names := v.in, contextClaimNames(claims)
 	if in.CallUnknown {
 		v.step(StepTool, nil, "not checked: no call given")
 		// The token's own context claims are still checked (types, protocol).
-		metaFail, _ := checkMetaClaims(nil, nil, nil, claims, tc, names, values, v.warn, &v.details)
+		metaFail, _ := checkMetaClaims(nil, claims, nil, names, v.warn)
 		metaDetail := "no call given; the token's context claims are well-formed"
-		if p, ok := tc.protocol.(string); ok {
+		if p, ok := claims["protocol"].(string); ok {
 			metaDetail += fmt.Sprintf(", protocol %q is known", p)
 		}
 		v.step(StepMeta, metaFail, metaDetail)
-		contractWarnings(claims, stripPrefixInverse(claims), names, v.warn)
+		contractWarnings(claims, claimsAsMeta(claims), names, v.warn)
 		return
 	}
-	toolFail, toolDetail := checkToolClaim(tc, in.ToolName, &v.details)
+	toolFail, toolDetail := checkToolClaim(claims, in.ToolName)
 	if in.ParamsProblem != "" {
-		toolFail = fail(StatusBadRequest, CodeInvalidParams, "malformed params: "+in.ParamsProblem)
+		toolFail = fail(StatusBadRequest, jsonrpc.CodeInvalidParams, "malformed params: "+in.ParamsProblem)
 	}
 	v.step(StepTool, toolFail, toolDetail)
-	metaFail, metaDetail := checkMetaClaims(in.Meta, metaKeys, metaVals, claims, tc, names, values, v.warn, &v.details)
+	metaFail, metaDetail := checkMetaClaims(in.Meta, claims, metaKeys, names, v.warn)
 	if in.MetaProblem != "" {
-		metaFail = fail(StatusBadRequest, CodeInvalidParams, "malformed context value: "+in.MetaProblem)
+		metaFail = fail(StatusBadRequest, jsonrpc.CodeInvalidParams, "malformed context value: "+in.MetaProblem)
 	}
 	v.step(StepMeta, metaFail, metaDetail)
-	contractWarningsKeyed(claims, tc, in.Meta, metaKeys, names, v.warn)
+	contractWarnings(claims, in.Meta, names, v.warn)
 }
 
 // unverified ends a run without a secret: certain failures still decide,
@@ -308,36 +279,17 @@ func (v *verification) unverified(claimProblems []string) (model.Context, []Warn
 		// A credential, batch or alg failure needs no secret to be certain.
 		return v.done()
 	}
-	addStep(&v.ctx, model.Step{Name: StepRun, Passed: false, Detail: "unverified: no secret to check the signature with"}, &v.in)
+	v.ctx.Steps = append(v.ctx.Steps, model.Step{Name: StepRun, Passed: false, Detail: "unverified: no secret to check the signature with"})
 	v.ctx.Verdict = model.VerdictUnverified
 	v.ctx.Reason = "signature not checked (no secret)"
 	if len(claimProblems) > 0 {
 		v.ctx.Reason += fmt.Sprintf("; the claims already fail step 1, a server answers %d/%d: %s",
-			StatusUnauthorized, CodeUnauthorized, strings.Join(claimProblems, "; "))
+			StatusUnauthorized, jsonrpc.CodeUnauthorized, strings.Join(claimProblems, "; "))
 	} else if first != nil {
 		v.ctx.Reason += fmt.Sprintf("; even with a valid signature a server answers %d/%d: %s", first.status, first.code, first.detail)
 	}
 	v.ctx.Warnings = warningStrings(v.ws)
 	return v.ctx, v.ws
-}
-
-// contractSteps is how many steps a verification reports after the
-// credential and batch steps, when those apply: the contract's four.
-const contractSteps = 4
-
-// addStep records a step; the first one sizes the list for all of them.
-func addStep(ctx *model.Context, s model.Step, in *VerifyInput) {
-	if ctx.Steps == nil {
-		n := contractSteps
-		if in.RequireCredential {
-			n++
-		}
-		if in.InBatch {
-			n++
-		}
-		ctx.Steps = make([]model.Step, 0, n)
-	}
-	ctx.Steps = append(ctx.Steps, s)
 }
 
 func runStep(ctx *model.Context, first *failure, step func(string, *failure, string)) {
@@ -369,19 +321,6 @@ func warningStrings(ws []Warning) []string {
 		out[i] = w.String()
 	}
 	return out
-}
-
-// signatureProblem says why no secret verified the signature, without ever
-// naming a secret.
-func signatureProblem(err error, n int) string {
-	switch {
-	case errors.Is(err, jwt.ErrTokenMalformed):
-		return "the token is malformed"
-	case n == 1:
-		return "it does not verify with the secret"
-	default:
-		return fmt.Sprintf("it verifies with none of the %d secrets", n)
-	}
 }
 
 func fail(status, code int, detail string) *failure {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 	"toolscope/model/modeltest"
 )
@@ -90,7 +91,7 @@ func TestVerifyContextRules(t *testing.T) {
 			in.ToolName, in.ParamsProblem = "", "tools/call name is not a string"
 		}, verdict: model.VerdictRejected, status: 400, code: -32602, failed: StepTool},
 		{rule: "_meta not an object is a malformed context value", input: func(in *VerifyInput) {
-			in.Meta, in.MetaProblem = nil, ErrMetaNotObject.Error()
+			in.Meta, in.MetaProblem = nil, "tools/call _meta is not an object"
 		}, verdict: model.VerdictRejected, status: 400, code: -32602, failed: StepMeta},
 		{rule: "wrong key is rejected", token: func(t *testing.T, c jwt.MapClaims) string {
 			return sign(t, jwt.SigningMethodHS256, c, []byte(otherSecret))
@@ -100,7 +101,7 @@ func TestVerifyContextRules(t *testing.T) {
 			c["end_user_id"] = "admin"
 			forged := sign(t, jwt.SigningMethodHS256, c, []byte(otherSecret))
 			return strings.Join([]string{strings.Split(forged, ".")[0], strings.Split(forged, ".")[1], strings.Split(good, ".")[2]}, ".")
-		}, meta: func(m map[string]any) { m[MetaEndUserID] = "admin" }, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
+		}, meta: func(m map[string]any) { m[jsonrpc.MetaEndUserID] = "admin" }, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
 		{rule: "wrong key with several secrets is rejected", token: func(t *testing.T, c jwt.MapClaims) string {
 			return sign(t, jwt.SigningMethodHS256, c, []byte(strings.Repeat("q", 40)))
 		}, input: func(in *VerifyInput) { in.Secrets = [][]byte{[]byte(testSecret), []byte(otherSecret)} },
@@ -162,17 +163,17 @@ func TestVerifyContextRules(t *testing.T) {
 			verdict: model.VerdictRejected, status: 403, code: -32003, failed: StepTool},
 		{rule: "absent tool claim is not checked", claims: func(c jwt.MapClaims) { delete(c, "tool") },
 			verdict: model.VerdictValid},
-		{rule: "meta mismatch is rejected", meta: func(m map[string]any) { m[MetaTaskID] = "other-task" },
+		{rule: "meta mismatch is rejected", meta: func(m map[string]any) { m[jsonrpc.MetaTaskID] = "other-task" },
 			verdict: model.VerdictRejected, status: 403, code: -32003, failed: StepMeta, warning: "meta_claim_mismatch"},
 		{rule: "meta object mismatch is rejected", meta: func(m map[string]any) {
-			m[MetaMetadata] = map[string]any{"chatId": "c-10", "nested": map[string]any{"a": 1.0, "b": []any{1.0, 2.0}}}
+			m[jsonrpc.MetaMetadata] = map[string]any{"chatId": "c-10", "nested": map[string]any{"a": 1.0, "b": []any{1.0, 2.0}}}
 		}, verdict: model.VerdictRejected, status: 403, code: -32003, failed: StepMeta, warning: "meta_claim_mismatch"},
 		{rule: "meta key without a claim is rejected", meta: func(m map[string]any) { m["agentarea/extra"] = "x" },
 			verdict: model.VerdictRejected, status: 403, code: -32003, failed: StepMeta},
 		{rule: "meta with reordered object keys passes", meta: func(m map[string]any) {
 			var md map[string]any
 			must(json.Unmarshal([]byte(`{"nested":{"b":[1,2],"a":1},"chatId":"c-9"}`), &md))
-			m[MetaMetadata] = md
+			m[jsonrpc.MetaMetadata] = md
 		}, verdict: model.VerdictValid},
 		{rule: "protocol 2 is rejected", claims: func(c jwt.MapClaims) { c["protocol"] = "2" },
 			verdict: model.VerdictRejected, status: 403, code: -32003, failed: StepMeta},
@@ -181,16 +182,16 @@ func TestVerifyContextRules(t *testing.T) {
 		{rule: "protocol 1.7 passes", claims: func(c jwt.MapClaims) { c["protocol"] = "1.7" }, verdict: model.VerdictValid},
 		{rule: "malformed protocol is 400", claims: func(c jwt.MapClaims) { c["protocol"] = "v1" },
 			verdict: model.VerdictRejected, status: 400, code: -32602, failed: StepMeta},
-		{rule: "malformed metadata is 400", meta: func(m map[string]any) { m[MetaMetadata] = "chatId=c-9" },
+		{rule: "malformed metadata is 400", meta: func(m map[string]any) { m[jsonrpc.MetaMetadata] = "chatId=c-9" },
 			verdict: model.VerdictRejected, status: 400, code: -32602, failed: StepMeta},
-		{rule: "malformed task_id is 400", meta: func(m map[string]any) { m[MetaTaskID] = 17.0 },
+		{rule: "malformed task_id is 400", meta: func(m map[string]any) { m[jsonrpc.MetaTaskID] = 17.0 },
 			verdict: model.VerdictRejected, status: 400, code: -32602, failed: StepMeta},
 		{rule: "malformed metadata claim is 400", claims: func(c jwt.MapClaims) { c["metadata"] = []any{"x"} },
 			verdict: model.VerdictRejected, status: 400, code: -32602, failed: StepMeta},
 		{rule: "no secret gives unverified", input: func(in *VerifyInput) { in.Secrets = nil }, verdict: model.VerdictUnverified},
 		{rule: "no secret with a mismatching call stays unverified", input: func(in *VerifyInput) { in.Secrets = nil },
-			meta: func(m map[string]any) { m[MetaTaskID] = "other" }, verdict: model.VerdictUnverified, warning: "meta_claim_mismatch"},
-		{rule: "warning: context claim missing from _meta", meta: func(m map[string]any) { delete(m, MetaAgentID) },
+			meta: func(m map[string]any) { m[jsonrpc.MetaTaskID] = "other" }, verdict: model.VerdictUnverified, warning: "meta_claim_mismatch"},
+		{rule: "warning: context claim missing from _meta", meta: func(m map[string]any) { delete(m, jsonrpc.MetaAgentID) },
 			verdict: model.VerdictValid, warning: "claim_missing_from_meta"},
 		{rule: "warning: exp is not iat + 300", claims: func(c jwt.MapClaims) { c["exp"] = c["iat"].(int64) + 200 },
 			verdict: model.VerdictValid, warning: "token_lifetime"},
@@ -319,7 +320,7 @@ func TestVerifyUnverifiedReasons(t *testing.T) {
 		reason string
 	}{
 		{"expired claims name the 401 a server gives", func(c jwt.MapClaims) { c["exp"] = testNow.Add(-time.Hour).Unix() }, nil, "401/-32001"},
-		{"a mismatching call names the 403 a server gives", nil, func(m map[string]any) { m[MetaTaskID] = "x" }, "403/-32003"},
+		{"a mismatching call names the 403 a server gives", nil, func(m map[string]any) { m[jsonrpc.MetaTaskID] = "x" }, "403/-32003"},
 		{"a matching call only says the signature was not checked", nil, nil, "signature not checked (no secret)"},
 	}
 	for _, c := range cases {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"toolscope/decoder/jsonrpc"
 )
 
 // TestVectors verifies tokens made by another JWT implementation (Python's
@@ -42,11 +44,12 @@ func TestVectors(t *testing.T) {
 	now := time.Unix(file.Now, 0)
 	for _, v := range file.Vectors {
 		t.Run(v.Name, func(t *testing.T) {
-			call, err := ParseCallParams(v.Call)
-			if err != nil {
-				t.Fatal(err)
+			b := jsonrpc.Read([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + string(v.Call) + `}`))
+			if b.Err != nil || b.Messages[0].Call.Problem != "" {
+				t.Fatal(b.Err, b.Messages)
 			}
-			in := VerifyInput{Token: v.Token, InstanceID: v.InstanceID, ToolName: call.Name, Meta: call.Meta, Now: now}
+			m := b.Messages[0]
+			in := VerifyInput{Token: v.Token, InstanceID: v.InstanceID, ToolName: m.Call.Name, Meta: m.Meta.AgentArea, Now: now}
 			for _, s := range v.Secrets {
 				in.Secrets = append(in.Secrets, []byte(s))
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 )
 
 // Platform rules of the simulation.
@@ -170,7 +171,7 @@ func (p *platform) attempt(ctx context.Context, t *task, c toolCall, callID stri
 		p.cancelCall(ctx, id, p.timeoutMessage())
 		closeStream()
 	})
-	out, err := p.rpc.call(reqCtx, rpcRequest{URL: p.inst.URL, ID: id, Method: decoder.MethodToolsCall,
+	out, err := p.rpc.call(reqCtx, rpcRequest{URL: p.inst.URL, ID: id, Method: jsonrpc.MethodToolsCall,
 		Name: c.Tool, Header: hdr,
 		Params: map[string]any{"name": c.Tool, "arguments": c.Args, "_meta": meta}}, relay.onProgress)
 	if !timer.Stop() {
@@ -233,7 +234,7 @@ type progressRelay struct {
 // onProgress applies the platform's rule, at most one per 0.5 s and the
 // completion always, on the scenario clock: the time the notification was
 // planned at, else (a notification the demo did not plan) when it came.
-func (r *progressRelay) onProgress(pr decoder.Progress) {
+func (r *progressRelay) onProgress(pr jsonrpc.Progress) {
 	now, ok := r.planned.get(string(pr.Token), pr.Progress)
 	if !ok {
 		now = r.clk.scenario(time.Now())

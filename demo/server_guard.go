@@ -2,6 +2,7 @@ package demo
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 )
 
 // maxRequestBody bounds what the guard reads of one POST.
@@ -38,12 +40,13 @@ func (s *demoServer) guard(next http.Handler) http.Handler {
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
 		if err != nil {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, decoder.CodeInvalidRequest, "request body too large")
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest, "request body too large")
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		msgs, batch, err := decoder.ParseMessages(body)
-		if err != nil || len(msgs) == 0 {
+		read := jsonrpc.Read(body)
+		msgs, batch := read.Messages, read.Batch
+		if read.Err != nil || len(msgs) == 0 {
 			next.ServeHTTP(w, r) // the SDK answers malformed JSON-RPC itself
 			return
 		}
@@ -57,19 +60,18 @@ func (s *demoServer) guard(next http.Handler) http.Handler {
 		}
 		m := msgs[0]
 		if !s.credentialOK(r.Header) {
-			writeRPCError(w, http.StatusUnauthorized, m.ID, decoder.CodeUnauthorized, "missing or invalid credential")
+			writeRPCError(w, http.StatusUnauthorized, m.ID, jsonrpc.CodeUnauthorized, "missing or invalid credential")
 			return
 		}
-		if m.Kind != decoder.KindRequest || m.Method != decoder.MethodToolsCall {
+		if m.Kind != jsonrpc.KindRequest || m.Method != jsonrpc.MethodToolsCall {
 			next.ServeHTTP(w, r)
 			return
 		}
-		cp, err := decoder.ParseCallParams(m.Params)
-		if err != nil {
-			writeRPCError(w, http.StatusBadRequest, m.ID, decoder.CodeInvalidParams, err.Error())
+		if problem := cmp.Or(m.Call.Problem, m.Meta.Problem); problem != "" {
+			writeRPCError(w, http.StatusBadRequest, m.ID, jsonrpc.CodeInvalidParams, problem)
 			return
 		}
-		v := s.verify(r.Header.Get(decoder.ContextHeader), cp, time.Now())
+		v := s.verify(r.Header.Get(decoder.ContextHeader), &m, time.Now())
 		if !v.ok {
 			writeRPCError(w, v.status, m.ID, v.code, v.reason)
 			return
@@ -87,5 +89,5 @@ func (s *demoServer) credentialOK(h http.Header) bool {
 func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(decoder.ErrorResponse(id, code, message))
+	_, _ = w.Write(jsonrpc.ErrorResponse(id, code, message))
 }

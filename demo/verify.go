@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -21,13 +22,13 @@ type verdict struct {
 // demo server and the tap judge a token by one implementation: signature
 // (HS256 only), exp/iat, aud, iss; then the tool claim; then every
 // agentarea/* _meta key against its claim.
-func (s *demoServer) verify(token string, cp decoder.CallParams, now time.Time) verdict {
+func (s *demoServer) verify(token string, m *jsonrpc.Message, now time.Time) verdict {
 	c := decoder.VerifyContext(decoder.VerifyInput{
 		Token:             token,
 		Secrets:           s.secrets,
 		InstanceID:        s.instanceID,
-		ToolName:          cp.Name,
-		Meta:              cp.Meta,
+		ToolName:          m.Call.Name,
+		Meta:              m.Meta.AgentArea,
 		CredentialPresent: true, // the guard checked the credential first
 		Now:               now,
 	})
@@ -36,7 +37,7 @@ func (s *demoServer) verify(token string, cp decoder.CallParams, now time.Time) 
 	}
 	v := verdict{status: c.HTTPStatus, code: c.RPCCode, reason: c.Reason}
 	if v.status == 0 || v.code == 0 {
-		v.status, v.code = http.StatusUnauthorized, decoder.CodeUnauthorized
+		v.status, v.code = http.StatusUnauthorized, jsonrpc.CodeUnauthorized
 	}
 	if v.reason == "" {
 		v.reason = "context token rejected"

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // TextLine renders an event as one readable, sanitized line (no newline).
@@ -45,7 +44,7 @@ func (r Redactor) TextLine(e Event) string {
 		if len(e.SoatContext) > 0 {
 			add("soat_keys", strconv.Itoa(len(e.SoatContext)))
 		}
-		add("args", truncate(string(e.Arguments), 80))
+		add("args", Clip(string(e.Arguments), 80))
 	case KindToolProgress:
 		total := "?"
 		if e.Total != nil {
@@ -73,7 +72,7 @@ func (r Redactor) TextLine(e Event) string {
 		add("msg", strconv.Quote(e.Message))
 	case KindEvent:
 		add("event", e.EventType)
-		add("data", truncate(string(e.Data), 100))
+		add("data", Clip(string(e.Data), 100))
 	}
 	return b.String()
 }
@@ -121,42 +120,15 @@ func addResultFields(add func(k, v string), e *Event) {
 	if e.DurationMS > 0 {
 		add("duration_ms", strconv.FormatInt(e.DurationMS, 10))
 	}
-	add("error", truncate(e.Error, 120))
+	add("error", Clip(e.Error, 120))
 }
 
 func callLabel(e *Event) string {
 	switch {
 	case e.ToolCallID != "":
-		return shortID(e.TaskID) + "/" + e.ToolCallID
+		return ShortID(e.TaskID) + "/" + e.ToolCallID
 	case e.Exchange != "":
 		return "#" + e.Exchange
 	}
 	return ""
-}
-
-// shortID keeps the first 8 characters of a long id, as the screen shows it.
-func shortID(id string) string {
-	if cut := runeCut(id, 8); cut < len(id) {
-		return id[:cut]
-	}
-	return id
-}
-
-// truncate keeps about n bytes, never splitting a character.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:runeCut(s, n)] + "…"
-}
-
-// runeCut is the largest byte index <= n that starts a character.
-func runeCut(s string, n int) int {
-	if n >= len(s) {
-		return len(s)
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
 }

@@ -52,22 +52,6 @@ token_seeds += [
 ]
 write("FuzzVerifyContext", token_seeds)
 
-
-def unb64(seg):
-    return base64.urlsafe_b64decode(seg + "=" * (-len(seg) % 4))
-
-
-claim_seeds = []
-for v in vectors:
-    parts = v["token"].split(".")
-    try:
-        header, claims = unb64(parts[0]), unb64(parts[1])
-    except Exception:
-        continue
-    call = v["call"]
-    claim_seeds.append([S(header), S(claims), S(json.dumps(call["_meta"])), S(call["name"])])
-write("FuzzVerifyClaims", claim_seeds)
-
 png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 40).decode()
 results = [
     {"content": [{"type": "text", "text": "Order A-17: shipped"}]},
@@ -102,7 +86,7 @@ write("FuzzQualifiedName", [
     [S("Объём Ґрунт"), S("x" * 80)],
 ])
 
-write("FuzzParseMessages", [[B(b)] for b in [
+write("../../jsonrpc/testdata/fuzz/FuzzStrictReading", [[B(b)] for b in [
     '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_order","arguments":{"orderId":"A-17"},"_meta":{"progressToken":3,"agentarea/task_id":"t"}}}',
     '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":3,"progress":5,"total":23,"message":"Reading"}}',
     '{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"ok"}]}}',

@@ -12,6 +12,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 )
 
 // call is one tools/call as the platform sends it (decoder.PlatformMeta,
@@ -67,7 +68,7 @@ func (c *call) body() ([]byte, error) {
 	if c.metaValue != nil {
 		meta = c.metaValue
 	}
-	msg := map[string]any{"jsonrpc": "2.0", "id": c.id, "method": decoder.MethodToolsCall,
+	msg := map[string]any{"jsonrpc": "2.0", "id": c.id, "method": jsonrpc.MethodToolsCall,
 		"params": map[string]any{"name": c.tool, "arguments": c.args, "_meta": meta}}
 	if c.batch {
 		return json.Marshal([]any{msg})
@@ -97,7 +98,7 @@ func (c *call) token() (string, error) {
 
 // header is what the platform sends with the body.
 func (c *call) header(cred Credential) (http.Header, error) {
-	h := decoder.PlatformHeaders(decoder.MethodToolsCall, c.tool)
+	h := decoder.PlatformHeaders(jsonrpc.MethodToolsCall, c.tool)
 	if cred.Name != "" && !c.noCredential {
 		h.Set(cred.Name, cred.Value)
 	}

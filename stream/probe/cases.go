@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 )
 
 // Level says whether a case's failure fails the probe.
@@ -45,10 +46,10 @@ func (a Answer) String() string {
 // The contract's answers.
 var (
 	ran          = Answer{HTTPStatus: 200}
-	unauthorized = Answer{decoder.StatusUnauthorized, decoder.CodeUnauthorized}
-	forbidden    = Answer{decoder.StatusForbidden, decoder.CodeForbidden}
-	malformed    = Answer{decoder.StatusBadRequest, decoder.CodeInvalidParams}
-	batched      = Answer{decoder.StatusBadRequest, decoder.CodeInvalidRequest}
+	unauthorized = Answer{decoder.StatusUnauthorized, jsonrpc.CodeUnauthorized}
+	forbidden    = Answer{decoder.StatusForbidden, jsonrpc.CodeForbidden}
+	malformed    = Answer{decoder.StatusBadRequest, jsonrpc.CodeInvalidParams}
+	batched      = Answer{decoder.StatusBadRequest, jsonrpc.CodeInvalidRequest}
 )
 
 // Case is one probe: a call as the platform sends it with one thing wrong
@@ -109,11 +110,11 @@ func Cases() []Case {
 		{ID: "tool_mismatch", Title: "tool claim names another tool than params.name", Expect: forbidden,
 			change: func(c *call, _ time.Time) { c.claims["tool"] = c.tool + "_other" }},
 		{ID: "meta_mismatch", Title: "_meta agentarea/workspace_id differs from its claim", Expect: forbidden,
-			change: func(c *call, _ time.Time) { c.meta[decoder.MetaWorkspaceID] = decoder.NewUUID() }},
+			change: func(c *call, _ time.Time) { c.meta[jsonrpc.MetaWorkspaceID] = decoder.NewUUID() }},
 		{ID: "protocol_unknown_major", Title: `protocol "2", an unknown major, in _meta and token`, Expect: forbidden,
 			change: func(c *call, _ time.Time) { setBoth(c, "protocol", "2") }},
 		{ID: "key_order", Title: "agentarea/metadata with its keys in another order than the claim", Expect: ran,
-			change: func(c *call, _ time.Time) { c.meta[decoder.MetaMetadata] = reordered(c.cc.Metadata) }},
+			change: func(c *call, _ time.Time) { c.meta[jsonrpc.MetaMetadata] = reordered(c.cc.Metadata) }},
 		{ID: "protocol_minor", Title: `protocol "1.7", a newer minor, in _meta and token`, Expect: ran,
 			change: func(c *call, _ time.Time) { setBoth(c, "protocol", "1.7") }},
 		{ID: "meta_not_object", Title: "_meta is not an object", Expect: malformed,
@@ -143,7 +144,7 @@ func setTimes(c *call, iat time.Time, lifetime time.Duration) {
 
 // setBoth sets a context value in _meta and in the token alike.
 func setBoth(c *call, name string, v any) {
-	c.meta[decoder.AgentAreaPrefix+name] = v
+	c.meta[jsonrpc.AgentAreaPrefix+name] = v
 	c.claims[name] = v
 }
 

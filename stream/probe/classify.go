@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -38,7 +38,7 @@ func judge(cs Case, r reply) verdict {
 	return judgeRejected(cs, v, m, r)
 }
 
-func judgeAccepted(v verdict, m *decoder.Message, r reply) verdict {
+func judgeAccepted(v verdict, m *jsonrpc.Message, r reply) verdict {
 	switch {
 	case m == nil:
 		v.message = fmt.Sprintf("HTTP %d with no JSON-RPC response%s: the tool must run", r.status, readProblem(r))
@@ -58,7 +58,7 @@ func judgeAccepted(v verdict, m *decoder.Message, r reply) verdict {
 	return v
 }
 
-func judgeRejected(cs Case, v verdict, m *decoder.Message, r reply) verdict {
+func judgeRejected(cs Case, v verdict, m *jsonrpc.Message, r reply) verdict {
 	want := cs.Expect.String()
 	if cs.Also != nil {
 		want += " or " + cs.Also.String()

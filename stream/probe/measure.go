@@ -13,7 +13,7 @@ import (
 // most 8 images of 5 MB, and the tool's agent-facing name within 64.
 func measureLimits(p *prober, r reply) (bool, string) {
 	m, _ := r.response()
-	s, ws := decoder.SummarizeResult(m.Result)
+	s, ws := decoder.SummarizeResult(m.Summary)
 	pass := !s.Offloaded && !s.StructuredContentDropped && len(s.Images) <= decoder.MaxImages
 	parts := []string{
 		fmt.Sprintf("text %d chars (offloaded over %d)", s.TextChars, decoder.MaxTextChars),

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -76,13 +77,13 @@ func (s *contractServer) config() Config {
 // idempotency key is known.
 func (s *contractServer) echo(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	meta := req.Params.Meta
-	callID, _ := meta[decoder.MetaToolCallID].(string)
-	key, _ := meta[decoder.MetaIdempotencyKey].(string)
+	callID, _ := meta[jsonrpc.MetaToolCallID].(string)
+	key, _ := meta[jsonrpc.MetaIdempotencyKey].(string)
 	s.mu.Lock()
 	if stored, ok := s.idem[key]; ok && key != "" && !s.lax.noIdempotency {
 		s.mu.Unlock()
 		c := *stored
-		c.Meta = mcp.Meta{decoder.MetaReplayed: true}
+		c.Meta = mcp.Meta{jsonrpc.MetaReplayed: true}
 		return &c, nil
 	}
 	parts := strings.Split(callID, ".")
@@ -128,8 +129,9 @@ func (s *contractServer) guard(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		msgs, batch, err := decoder.ParseMessages(body)
-		if err != nil || len(msgs) == 0 {
+		read := jsonrpc.Read(body)
+		msgs, batch := read.Messages, read.Batch
+		if read.Err != nil || len(msgs) == 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -143,16 +145,15 @@ func (s *contractServer) guard(next http.Handler) http.Handler {
 		}
 		m := msgs[0]
 		if r.Header.Get("Authorization") != "Bearer "+s.credential {
-			s.reject(w, http.StatusUnauthorized, m.ID, decoder.CodeUnauthorized, "missing credential")
+			s.reject(w, http.StatusUnauthorized, m.ID, jsonrpc.CodeUnauthorized, "missing credential")
 			return
 		}
-		if m.Kind != decoder.KindRequest || m.Method != decoder.MethodToolsCall {
+		if m.Kind != jsonrpc.KindRequest || m.Method != jsonrpc.MethodToolsCall {
 			next.ServeHTTP(w, r)
 			return
 		}
-		cp, err := decoder.ParseCallParams(m.Params)
-		if err != nil {
-			s.reject(w, http.StatusBadRequest, m.ID, decoder.CodeInvalidParams, err.Error())
+		if problem := m.Call.Problem + m.Meta.Problem; problem != "" {
+			s.reject(w, http.StatusBadRequest, m.ID, jsonrpc.CodeInvalidParams, problem)
 			return
 		}
 		instance := s.instanceID
@@ -160,14 +161,14 @@ func (s *contractServer) guard(next http.Handler) http.Handler {
 			instance = ""
 		}
 		c := decoder.VerifyContext(decoder.VerifyInput{Token: r.Header.Get(decoder.ContextHeader), Secrets: [][]byte{s.secret},
-			InstanceID: instance, ToolName: cp.Name, Meta: cp.Meta, CredentialPresent: true, Now: time.Now()})
+			InstanceID: instance, ToolName: m.Call.Name, Meta: m.Meta.AgentArea, CredentialPresent: true, Now: time.Now()})
 		if c.Verdict == model.VerdictValid || s.excused(c) {
 			next.ServeHTTP(w, r)
 			return
 		}
 		status, code := c.HTTPStatus, c.RPCCode
 		if status == 0 {
-			status, code = http.StatusUnauthorized, decoder.CodeUnauthorized
+			status, code = http.StatusUnauthorized, jsonrpc.CodeUnauthorized
 		}
 		s.reject(w, status, m.ID, code, c.Reason)
 	})
@@ -178,7 +179,7 @@ func (s *contractServer) excused(c model.Context) bool {
 	if s.lax.acceptAlgNone && c.Header["alg"] == "none" {
 		return true
 	}
-	return s.lax.runOnMismatch && c.RPCCode == decoder.CodeForbidden && strings.HasPrefix(c.Reason, "token does not match the call")
+	return s.lax.runOnMismatch && c.RPCCode == jsonrpc.CodeForbidden && strings.HasPrefix(c.Reason, "token does not match the call")
 }
 
 func (s *contractServer) reject(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
@@ -190,5 +191,5 @@ func (s *contractServer) reject(w http.ResponseWriter, status int, id json.RawMe
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(decoder.ErrorResponse(id, code, msg))
+	_, _ = w.Write(jsonrpc.ErrorResponse(id, code, msg))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -47,13 +48,10 @@ type call struct {
 }
 
 // callMeta is what a call keeps of its _meta beyond its identity: the
-// agentarea/* keys and progress token as decoded, and the protocol version
-// checkHeaders compares with the header (not the whole decoder.MetaInfo,
-// whose ids the call holds already: a call's struct stays within 1 KB).
+// agentarea/* keys and progress token as read.
 type callMeta struct {
-	agentArea       map[string]any
-	progressToken   json.RawMessage
-	protocolVersion string
+	agentArea     map[string]any
+	progressToken json.RawMessage
 }
 
 // cancelGrace is how long a call whose stream the client closed stays
@@ -119,7 +117,7 @@ func (c *call) finishLocked() {
 	c.t.calls.remove(c)
 }
 
-func (c *call) onProgress(at time.Time, p decoder.Progress) {
+func (c *call) onProgress(at time.Time, p jsonrpc.Progress) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ev := c.event(model.KindToolProgress, at)
@@ -146,7 +144,7 @@ func (c *call) resultEvent(at time.Time, status int) model.Event {
 }
 
 // onResult reports the JSON-RPC response to the call.
-func (c *call) onResult(at time.Time, m decoder.Message, status int) {
+func (c *call) onResult(at time.Time, m *jsonrpc.Message, status int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ev := c.resultEvent(at, status)
@@ -154,7 +152,9 @@ func (c *call) onResult(at time.Time, m decoder.Message, status int) {
 	if m.Error != nil {
 		decoder.ErrorSummary(m.Error).ApplyTo(&ev)
 	} else {
-		ws = decoder.ApplyResult(&ev, m.Result)
+		var s decoder.ResultSummary
+		s, ws = decoder.SummarizeResult(m.Summary)
+		s.ApplyTo(&ev)
 	}
 	if c.ended {
 		c.warn(at, model.WarnResultAfterEnd, "a result arrived after the call was cancelled or failed")

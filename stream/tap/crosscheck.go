@@ -9,7 +9,10 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -26,14 +29,7 @@ type crossIndex struct {
 	args     boundedMap // idempotency key -> sha256 of the canonical arguments, exchange
 	jtis     boundedMap // jti -> exchange
 	endUsers boundedMap // task id -> end_user_id, exchange
-	// canon is argumentsDigest's buffer, kept between calls (under mu): a
-	// buffer of its own would be on the heap each time, as the canonical
-	// writer is recursive.
-	canon []byte
 }
-
-// maxKeptCanon bounds the canonical buffer kept between calls.
-const maxKeptCanon = 64 << 10
 
 // boundedMap is a map that forgets its oldest key past maxCrossEntries.
 // Its keys in the order they came are a ring: once full, the next slot is
@@ -145,7 +141,7 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 		}
 	}
 	if c.taskID != "" {
-		eu, has := c.meta[decoder.MetaEndUserID].(string)
+		eu, has := c.meta[jsonrpc.MetaEndUserID].(string)
 		if !has {
 			eu, has = c.claims["end_user_id"].(string)
 		}
@@ -176,46 +172,13 @@ func describeEndUser(v string) string {
 // argumentsDigest identifies arguments by value: key order, spacing and
 // the form of a number (1, 1.0, 1e0) do not count; digits past float64 do.
 func (x *crossIndex) argumentsDigest(raw json.RawMessage) string {
-	canon, ok := decoder.AppendCanonicalJSON(x.canon[:0], raw)
-	if cap(canon) <= maxKeptCanon {
-		x.canon = canon
-	}
-	if !ok {
-		canon = canonicalArgumentsJSON(raw)
+	canon := jsontext.Value(bytes.Clone(raw))
+	// Integers keep every digit; other numbers are compared as float64s.
+	if canon.Canonicalize(jsontext.CanonicalizeRawInts(false), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) != nil {
+		canon = jsontext.Value(raw)
 	}
 	sum := sha256.Sum256(canon)
 	return string(sum[:])
-}
-
-// canonicalArgumentsJSON is what AppendCanonicalJSON writes, by
-// encoding/json, for any arguments; raw itself when they do not decode.
-func canonicalArgumentsJSON(raw json.RawMessage) []byte {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) == nil {
-		if b, err := json.Marshal(canonicalNumbers(v)); err == nil {
-			return b
-		}
-	}
-	return raw
-}
-
-// canonicalNumbers writes every json.Number of v in one form per value.
-func canonicalNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		return decoder.IDKey(json.RawMessage(x))
-	case map[string]any:
-		for k, e := range x {
-			x[k] = canonicalNumbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = canonicalNumbers(e)
-		}
-	}
-	return v
 }
 
 // clip cuts untrusted text for a message.

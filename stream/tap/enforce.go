@@ -2,11 +2,11 @@ package tap
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -19,7 +19,7 @@ type answer struct {
 }
 
 func newAnswer(status, code int, id json.RawMessage, reason string) *answer {
-	return &answer{status: status, code: code, reason: reason, body: decoder.ErrorResponse(id, code, reason)}
+	return &answer{status: status, code: code, reason: reason, body: jsonrpc.ErrorResponse(id, code, reason)}
 }
 
 // enforceAnswer says how a server following the contract must answer this
@@ -37,8 +37,8 @@ func (t *Tap) enforceAnswer(ex *exchange) *answer {
 		return nil
 	}
 	id := json.RawMessage(pr.calls[0].requestID)
-	if pr.batch {
-		if status, code, reason, reject := decoder.BatchRejection(pr.msgs); reject {
+	if pr.body.Batch {
+		if status, code, reason, reject := decoder.BatchRejection(pr.body.Messages); reject {
 			return newAnswer(status, code, id, reason)
 		}
 	}
@@ -67,34 +67,21 @@ func (t *Tap) strictAnswer(ex *exchange) *answer {
 	}
 	if !ex.bodyWhole && pr.strict == nil {
 		if len(ex.body) == 0 { // no body at all (net/http gives none to read)
-			return newAnswer(http.StatusBadRequest, decoder.CodeInvalidRequest, nil, "the body is empty")
+			return newAnswer(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, nil, "the body is empty")
 		}
-		return newAnswer(http.StatusRequestEntityTooLarge, decoder.CodeInvalidRequest, nil,
+		return newAnswer(http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, nil,
 			"the request body is over "+strconv.FormatInt(t.cfg.MaxParseBytes, 10)+" bytes (--max-parse-bytes): --enforce cannot verify it")
 	}
 	if a := pr.strict; a != nil {
 		return newAnswer(http.StatusBadRequest, a.RPCCode, a.ID, a.Reason)
 	}
-	if len(pr.msgs) == 0 {
-		return newAnswer(http.StatusBadRequest, decoder.CodeInvalidRequest, nil, "the body holds no JSON-RPC message")
+	if len(pr.body.Messages) == 0 {
+		return newAnswer(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, nil, "the body holds no JSON-RPC message")
 	}
-	for _, m := range pr.msgs {
-		if m.Kind == decoder.KindInvalid {
-			return newAnswer(http.StatusBadRequest, decoder.CodeInvalidRequest, m.ID, "invalid JSON-RPC message: "+m.Problem)
+	for _, m := range pr.body.Messages {
+		if m.Kind == jsonrpc.KindInvalid {
+			return newAnswer(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, m.ID, "invalid JSON-RPC message: "+m.Problem)
 		}
 	}
 	return nil
-}
-
-// splitParamsError sorts ParseCallParams's error into a params (name)
-// problem and a _meta problem, for verification.
-func splitParamsError(err error) (params, meta string) {
-	switch {
-	case err == nil:
-	case errors.Is(err, decoder.ErrMetaNotObject):
-		meta = err.Error()
-	default:
-		params = err.Error()
-	}
-	return params, meta
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -77,7 +78,7 @@ func verifiedAs(pr *parsedRequest, r ranCall, token string) bool {
 		if canonicalJSON(contextKeys(c.meta.agentArea)) != canonicalJSON(contextKeys(r.meta)) {
 			continue
 		}
-		if canonicalJSON(r.meta[decoder.MetaProgressToken]) != canonicalRaw(c.meta.progressToken) {
+		if canonicalJSON(r.meta[jsonrpc.MetaProgressToken]) != canonicalRaw(c.meta.progressToken) {
 			continue
 		}
 		return r.token == token
@@ -88,7 +89,7 @@ func verifiedAs(pr *parsedRequest, r ranCall, token string) bool {
 func contextKeys(meta map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range meta {
-		if strings.HasPrefix(k, decoder.AgentAreaPrefix) {
+		if strings.HasPrefix(k, jsonrpc.AgentAreaPrefix) {
 			out[k] = v
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -23,7 +23,7 @@ func (t *Tap) refuseRebinding(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	msg := "Host " + quoteClip(r.Host) + " is not a loopback name on a loopback listener (DNS rebinding): refused by the tap"
-	writeRPCError(w, http.StatusForbidden, decoder.ErrorResponse(nil, decoder.CodeInvalidRequest, "Forbidden: invalid Host header"))
+	writeRPCError(w, http.StatusForbidden, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "Forbidden: invalid Host header"))
 	t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnHostRejected), Message: msg})
 	return true
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -122,7 +123,7 @@ func TestContextHeadersObserved(t *testing.T) {
 	var n hits
 	upstream := contractUpstream(t, &n)
 	h := startTap(t, Config{Upstream: upstream.URL})
-	post(t, h.url, callBody(t, 1, "lookup", map[string]any{}, map[string]any{decoder.MetaProtocolVersion: decoder.MCPStateless}), map[string]string{
+	post(t, h.url, callBody(t, 1, "lookup", map[string]any{}, map[string]any{jsonrpc.MetaProtocolVersion: decoder.MCPStateless}), map[string]string{
 		"MCP-Protocol-Version":             decoder.MCPStateless,
 		"Mcp-Method":                       "tools/call",
 		"Mcp-Name":                         "not_lookup",

@@ -1,7 +1,7 @@
 package tap
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/textproto"
@@ -9,21 +9,18 @@ import (
 	"strings"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
 // parsedRequest is what the tap read of one request body.
 type parsedRequest struct {
-	msgs     []decoder.Message
-	batch    bool
+	body     jsonrpc.Body // the body, read once
 	calls    []*call
 	plain    []*plainMsg
 	cancels  []cancelMsg
 	warnings []decoder.Warning  // about the exchange, not a call
-	strict   *decoder.Ambiguity // why servers could read it differently (see readStrictly)
-	// read: ParseMessages read the body as it came (no lenient cut), so
-	// its syntax is checked and the strict check need not check it again.
-	read bool
+	strict   *jsonrpc.Ambiguity // why servers could read it differently (see readStrictly)
 	// one holds the calls of a request with one (nearly all of them), so
 	// pr.calls is not a slice of its own.
 	one [1]*call
@@ -60,7 +57,7 @@ func (pr *parsedRequest) callByToken(key string) *call {
 
 func (pr *parsedRequest) plainByID(key string) *plainMsg {
 	for _, p := range pr.plain {
-		if p.kind == decoder.KindRequest && decoder.IDKey(p.id) == key {
+		if p.kind == jsonrpc.KindRequest && jsonrpc.IDKey(p.id) == key {
 			return p
 		}
 	}
@@ -94,20 +91,18 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
 		return pr
 	}
-	msgs, batch, err := decoder.ParseMessages(ex.body)
-	if pr.read = err == nil; !pr.read {
-		msgs, batch, err = parseLeniently(ex.body, err)
-	}
-	if err != nil {
+	pr.body = jsonrpc.Read(ex.body)
+	if err := pr.body.Err; err != nil {
 		pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnMalformedRequest, Message: "request body is not JSON-RPC (" + err.Error() + "): forwarded unchanged"})
 		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
 		return pr
 	}
-	pr.msgs, pr.batch = msgs, batch
+	msgs, batch := pr.body.Messages, pr.body.Batch
 	var headers map[string]string // recorded on tool.call events only
-	for _, m := range msgs {
+	for i := range msgs {
+		m := &msgs[i]
 		switch {
-		case m.Kind == decoder.KindRequest && m.Method == decoder.MethodToolsCall:
+		case m.IsCall():
 			if headers == nil {
 				headers = t.headerMap(ex.header)
 			}
@@ -115,13 +110,13 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 				pr.calls = pr.one[:0]
 			}
 			pr.calls = append(pr.calls, t.newCall(ex, m, batch, len(pr.calls), headers))
-		case m.Kind == decoder.KindInvalid:
+		case m.Kind == jsonrpc.KindInvalid:
 			pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnMalformedRequest, Message: "invalid JSON-RPC message: " + m.Problem})
 		default:
 			p := newPlainMsg(m)
 			pr.plain = append(pr.plain, p)
-			if m.Kind == decoder.KindNotification && m.Method == "notifications/cancelled" {
-				pr.cancels = append(pr.cancels, parseCancel(p, m.Params))
+			if m.Kind == jsonrpc.KindNotification && m.Method == jsonrpc.MethodCancelled {
+				pr.cancels = append(pr.cancels, cancelMsg{plain: p, requestID: m.Cancel.RequestID, reason: m.Cancel.Reason})
 			}
 		}
 	}
@@ -142,23 +137,11 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 // checkHeaders compares the MCP headers with the body and reads the SOAT
 // context bag; findings go to the first call, or to the exchange.
 func (t *Tap) checkHeaders(ex *exchange, pr *parsedRequest) {
-	if len(pr.msgs) == 0 || pr.batch {
+	if len(pr.body.Messages) == 0 || pr.body.Batch {
 		return
 	}
-	m := pr.msgs[0]
-	var tool string
-	var meta decoder.MetaInfo
-	if len(pr.calls) > 0 {
-		tool, meta = pr.calls[0].tool, decoder.MetaInfo{ProtocolVersion: pr.calls[0].meta.protocolVersion}
-	} else if len(m.Params) > 0 {
-		var p struct {
-			Meta map[string]any `json:"_meta"`
-		}
-		if json.Unmarshal(m.Params, &p) == nil {
-			meta = decoder.ExtractMeta(p.Meta)
-		}
-	}
-	ws := decoder.CheckMCPHeaders(ex.header, m.Method, tool, meta)
+	m := &pr.body.Messages[0]
+	ws := decoder.CheckMCPHeaders(ex.header, m.Method, m.Call.Name, m.Meta.ProtocolVersion)
 	if len(pr.calls) == 0 {
 		pr.warnings = append(pr.warnings, ws...)
 		return
@@ -188,28 +171,27 @@ func (t *Tap) checkHeaders(ex *exchange, pr *parsedRequest) {
 
 // newCall prepares the tool.call event of one tools/call, with its context
 // token decoded and, given a secret, verified.
-func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, headers map[string]string) *call {
-	cp, perr := decoder.ParseCallParams(m.Params)
-	meta := decoder.ExtractMeta(cp.Meta)
+func (t *Tap) newCall(ex *exchange, m *jsonrpc.Message, batch bool, n int, headers map[string]string) *call {
+	cp, meta := m.Call, m.Meta
 	c := &call{
 		t:          t,
 		exchangeID: ex.id,
 		requestID:  string(m.ID),
-		idKey:      decoder.IDKey(m.ID),
-		tokenKey:   decoder.IDKey(meta.ProgressToken),
+		idKey:      jsonrpc.IDKey(m.ID),
+		tokenKey:   jsonrpc.IDKey(meta.ProgressToken),
 		tool:       cp.Name,
-		taskID:     meta.TaskID,
-		toolCallID: meta.ToolCallID,
-		idemKey:    meta.IdempotencyKey,
+		taskID:     meta.TaskID(),
+		toolCallID: meta.ToolCallID(),
+		idemKey:    meta.IdempotencyKey(),
 		scope:      ex.scope,
 		start:      ex.start,
-		meta:       callMeta{agentArea: meta.AgentArea, progressToken: meta.ProgressToken, protocolVersion: meta.ProtocolVersion},
+		meta:       callMeta{agentArea: meta.AgentArea, progressToken: meta.ProgressToken},
 	}
 	if n > 0 {
 		c.exchangeID = ex.id + "." + strconv.Itoa(n+1)
 	}
-	if perr != nil {
-		c.pending = append(c.pending, decoder.Warning{Code: model.WarnMalformedCall, Message: "tools/call params: " + perr.Error()})
+	if problem := cmp.Or(cp.Problem, meta.Problem); problem != "" {
+		c.pending = append(c.pending, decoder.Warning{Code: model.WarnMalformedCall, Message: "tools/call params: " + problem})
 	}
 	credential := t.cfg.credentialHeader()
 	// The token and credential are judged as the server receives them: the
@@ -225,32 +207,31 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 		c.pending = append(c.pending, decoder.Warning{Code: model.WarnCredentialHeaderStripped, Message: "the client lists " +
 			credential + " in Connection, so the proxy removes it as hop-by-hop: the server never receives the static credential"})
 	}
-	paramsProblem, metaProblem := splitParamsError(perr)
 	vctx, vws := decoder.Verify(decoder.VerifyInput{
 		Token:             token,
 		Secrets:           t.cfg.Secrets,
 		InstanceID:        t.cfg.InstanceID,
 		ToolName:          cp.Name,
-		Meta:              cp.Meta,
+		Meta:              meta.AgentArea,
 		CredentialPresent: credentialPresent,
 		RequireCredential: t.cfg.CredentialHeader != "",
 		InBatch:           batch,
 		Now:               ex.start,
-		ParamsProblem:     paramsProblem,
-		MetaProblem:       metaProblem,
+		ParamsProblem:     cp.Problem,
+		MetaProblem:       meta.Problem,
 	})
 	c.pending = append(c.pending, vws...)
-	c.pending = append(c.pending, decoder.CallRuleWarnings(decoder.CallRulesInput{ToolName: cp.Name, Meta: cp.Meta,
+	c.pending = append(c.pending, decoder.CallRuleWarnings(decoder.CallRulesInput{ToolName: cp.Name, Meta: meta.AgentArea, ProgressToken: meta.ProgressToken != nil,
 		TokenPresent: contextToken(ex.header) != "", Claims: vctx.Claims, SessionID: ex.header.Get("Mcp-Session-Id")})...)
-	c.pending = append(c.pending, t.cross.check(crossCall{exchange: c.exchangeID, idemKey: meta.IdempotencyKey,
-		arguments: cp.Arguments, claims: vctx.Claims, meta: cp.Meta, taskID: meta.TaskID})...)
+	c.pending = append(c.pending, t.cross.check(crossCall{exchange: c.exchangeID, idemKey: c.idemKey,
+		arguments: cp.Arguments, claims: vctx.Claims, meta: meta.AgentArea, taskID: c.taskID})...)
 	ev := c.event(model.KindToolCall, ex.start)
 	ev.Arguments = cp.Arguments
 	if len(meta.AgentArea) > 0 {
 		ev.Meta = meta.AgentArea
 	}
 	ev.Context = &vctx
-	ev.TraceParent, ev.TraceState = meta.Trace["traceparent"], meta.Trace["tracestate"]
+	ev.TraceParent, ev.TraceState = meta.TraceParent, meta.TraceState
 	if t.cfg.InstanceName != "" && cp.Name != "" {
 		ev.AgentName = t.names.name(t.cfg.InstanceName, cp.Name)
 	}
@@ -258,15 +239,6 @@ func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, header
 	ev.Headers = headers
 	c.callEv = ev
 	return c
-}
-
-func parseCancel(p *plainMsg, params json.RawMessage) cancelMsg {
-	var v struct {
-		RequestID json.RawMessage `json:"requestId"`
-		Reason    string          `json:"reason"`
-	}
-	json.Unmarshal(params, &v)
-	return cancelMsg{plain: p, requestID: v.RequestID, reason: v.Reason}
 }
 
 // announce emits what the request said: calls (now in flight), warnings,
@@ -292,7 +264,7 @@ func (ex *exchange) announce() {
 		if reason == "" {
 			reason = "notifications/cancelled"
 		}
-		key := decoder.IDKey(cm.requestID)
+		key := jsonrpc.IDKey(cm.requestID)
 		target, others := ex.t.calls.byIDIn(key, ex.scope)
 		if target == nil {
 			target = onlyGone(others) // its client closed its stream just before
@@ -398,22 +370,13 @@ func hopByHop(h http.Header, name string) bool {
 
 // contextOnOtherMethods warns of AgentArea context (the token, or
 // agentarea/* keys in _meta) on a request that holds no tools/call.
-func contextOnOtherMethods(ex *exchange, msgs []decoder.Message) []decoder.Warning {
+func contextOnOtherMethods(ex *exchange, msgs []jsonrpc.Message) []decoder.Warning {
 	token := contextToken(ex.header) != ""
 	for _, m := range msgs {
-		if m.Kind != decoder.KindRequest && m.Kind != decoder.KindNotification {
+		if m.Kind != jsonrpc.KindRequest && m.Kind != jsonrpc.KindNotification {
 			continue
 		}
-		var meta map[string]any
-		if bytes.Contains(m.Params, []byte(decoder.AgentAreaPrefix)) {
-			var p struct {
-				Meta map[string]any `json:"_meta"`
-			}
-			if json.Unmarshal(m.Params, &p) == nil {
-				meta = p.Meta
-			}
-		}
-		if why := decoder.ContextOnOtherMethod(m.Method, token, meta); why != "" {
+		if why := decoder.ContextOnOtherMethod(m.Method, token, m.Meta.AgentArea); why != "" {
 			return []decoder.Warning{{Code: model.WarnContextOnOtherMethod, Message: why}}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -160,8 +161,8 @@ func looksJSON(b []byte) bool {
 
 // dispatch reports the messages of one response body or SSE event.
 func (ex *exchange) dispatch(at time.Time, data []byte, status int) {
-	msgs, _, err := decoder.ParseMessages(data)
-	if err != nil {
+	body := jsonrpc.Read(data)
+	if err := body.Err; err != nil {
 		if len(bytes.TrimSpace(data)) > 0 {
 			ex.malformedResponse("not JSON-RPC: " + err.Error())
 		}
@@ -169,28 +170,28 @@ func (ex *exchange) dispatch(at time.Time, data []byte, status int) {
 	}
 	pr := ex.req
 	ex.t.cancels.settle() // a cancellation that came first is applied first
-	for _, m := range msgs {
+	for i := range body.Messages {
+		m := &body.Messages[i]
 		switch m.Kind {
-		case decoder.KindResponse:
-			key := decoder.IDKey(m.ID)
+		case jsonrpc.KindResponse:
+			key := jsonrpc.IDKey(m.ID)
 			if c := pr.callByID(key); c != nil {
 				c.onResult(at, m, status)
 			} else if p := pr.plainByID(key); p != nil {
-				msg := m
-				p.reply = &msg
+				p.reply = m
 			} else if c, _ := ex.t.calls.byIDIn(key, ex.scope); c != nil {
 				c.onResult(at, m, status) // a result on a resumed (GET) stream
 			} else {
 				ex.t.emit(model.Event{Time: at.UTC(), Kind: model.KindEvent, EventType: "mcp.response", RequestID: string(m.ID),
 					Data: marshalData(map[string]any{"exchange": ex.id, "matched": false})})
 			}
-		case decoder.KindNotification:
-			if m.Method == decoder.MethodProgress {
+		case jsonrpc.KindNotification:
+			if m.Method == jsonrpc.MethodProgress {
 				ex.progress(at, m)
 				continue
 			}
 			ex.serverMessage(at, m)
-		case decoder.KindRequest:
+		case jsonrpc.KindRequest:
 			ex.serverMessage(at, m)
 		default:
 			ex.malformedResponse("invalid JSON-RPC message: " + m.Problem)
@@ -207,13 +208,13 @@ func (ex *exchange) malformedResponse(why string) {
 	}
 }
 
-func (ex *exchange) progress(at time.Time, m decoder.Message) {
-	p, err := decoder.ParseProgress(m.Params)
+func (ex *exchange) progress(at time.Time, m *jsonrpc.Message) {
+	p, err := m.Progress, m.ProgressErr
 	if err != nil {
 		ex.warn(model.WarnMalformedProgress, err.Error())
 		return
 	}
-	key := decoder.IDKey(p.Token)
+	key := jsonrpc.IDKey(p.Token)
 	c := ex.req.callByToken(key)
 	if c == nil {
 		c = ex.t.calls.byTokenIn(key, ex.scope)
@@ -227,7 +228,7 @@ func (ex *exchange) progress(at time.Time, m decoder.Message) {
 
 // serverMessage reports a server-to-client request or notification (logging,
 // elicitation, list changes...), on the call's timeline when there is one.
-func (ex *exchange) serverMessage(at time.Time, m decoder.Message) {
+func (ex *exchange) serverMessage(at time.Time, m *jsonrpc.Message) {
 	ev := model.Event{Time: at.UTC(), Kind: model.KindEvent, EventType: "mcp." + m.Method, RequestID: string(m.ID),
 		Data: marshalData(map[string]any{"exchange": ex.id, "from": "server"})}
 	if len(ex.req.calls) == 1 {

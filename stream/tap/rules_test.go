@@ -246,3 +246,9 @@ func TestCrossIndexLongValues(t *testing.T) {
 		t.Fatalf("another long end_user_id: %v", ws)
 	}
 }
+
+// put is set for a key not looked up first (the tests' way in).
+func (b *boundedMap) put(k string, v [2]string) {
+	_, present := b.get(k)
+	b.set(k, v, present)
+}

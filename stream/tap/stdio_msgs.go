@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
 // Over stdio there are no headers: a client that sends a context token
 // puts it in the call's _meta under the header's name (AgentArea sends none
-// to managed, command, instances). It is verified as the header would be.
-const stdioContextMetaKey = decoder.ContextHeader
+// to managed, command, instances): jsonrpc.MetaContextToken. It is verified
+// as the header would be.
 
 // maxPendingPlain bounds the client requests (other than tools/call)
 // awaiting their answer; past it the oldest is reported unanswered.
@@ -76,26 +77,25 @@ func (s *stdioSession) onLine(dir direction, at time.Time, e lineEnd) {
 // fromClient reports one message line the client sent.
 func (s *stdioSession) fromClient(at time.Time, line []byte) {
 	id := strconv.FormatUint(s.t.seq.Add(1), 10)
-	msgs, batch, err := decoder.ParseMessages(line)
-	if err != nil {
-		msgs, batch, err = parseLeniently(line, err)
-	}
-	if err != nil {
+	body := jsonrpc.Read(line)
+	msgs, batch := body.Messages, body.Batch
+	if err := body.Err; err != nil {
 		s.warn(model.WarnMalformedRequest, "message "+id+" from the client is not JSON-RPC ("+err.Error()+"): forwarded unchanged")
 		return
 	}
 	ex := &exchange{t: s.t, id: id, start: at, method: http.MethodPost, header: http.Header{}, scope: stdioScope}
 	var calls []*call
-	for _, m := range msgs {
+	for i := range msgs {
+		m := &msgs[i]
 		switch {
-		case m.Kind == decoder.KindRequest && m.Method == decoder.MethodToolsCall:
-			ex.header = stdioHeader(m.Params)
+		case m.IsCall():
+			ex.header = stdioHeader(m.Meta.ContextToken)
 			calls = append(calls, s.t.newCall(ex, m, batch, len(calls), nil))
-		case m.Kind == decoder.KindInvalid:
+		case m.Kind == jsonrpc.KindInvalid:
 			s.warn(model.WarnMalformedRequest, "message "+id+": invalid JSON-RPC message: "+m.Problem)
-		case m.Kind == decoder.KindNotification && m.Method == "notifications/cancelled":
+		case m.Kind == jsonrpc.KindNotification && m.Method == jsonrpc.MethodCancelled:
 			s.cancel(id, at, m)
-		case m.Kind == decoder.KindRequest:
+		case m.Kind == jsonrpc.KindRequest:
 			s.await(&stdioPlain{p: newPlainMsg(m), exchange: id, start: at})
 		default:
 			s.report(&stdioPlain{p: newPlainMsg(m), exchange: id, start: at}, at)
@@ -123,30 +123,23 @@ func (s *stdioSession) fromClient(at time.Time, line []byte) {
 }
 
 // stdioHeader carries a token found in _meta where the verifier reads it.
-func stdioHeader(params json.RawMessage) http.Header {
+func stdioHeader(token string) http.Header {
 	h := http.Header{}
-	if !bytes.Contains(params, []byte(stdioContextMetaKey)) {
-		return h
-	}
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	var token string
-	if json.Unmarshal(params, &p) == nil && json.Unmarshal(p.Meta[stdioContextMetaKey], &token) == nil && token != "" {
+	if token != "" {
 		h.Set(decoder.ContextHeader, token)
 	}
 	return h
 }
 
 // cancel applies a notifications/cancelled to the call it names.
-func (s *stdioSession) cancel(exID string, at time.Time, m decoder.Message) {
+func (s *stdioSession) cancel(exID string, at time.Time, m *jsonrpc.Message) {
 	p := newPlainMsg(m)
-	cm := parseCancel(p, m.Params)
+	cm := cancelMsg{plain: p, requestID: m.Cancel.RequestID, reason: m.Cancel.Reason}
 	reason := cm.reason
 	if reason == "" {
 		reason = "notifications/cancelled"
 	}
-	if target, _ := s.t.calls.byIDIn(decoder.IDKey(cm.requestID), stdioScope); target != nil {
+	if target, _ := s.t.calls.byIDIn(jsonrpc.IDKey(cm.requestID), stdioScope); target != nil {
 		target.onCancel(at, reason) // the call's tool.cancelled says it all
 		return
 	}
@@ -156,22 +149,23 @@ func (s *stdioSession) cancel(exID string, at time.Time, m decoder.Message) {
 
 // fromServer reports one message line the server sent.
 func (s *stdioSession) fromServer(at time.Time, line []byte) {
-	msgs, _, err := decoder.ParseMessages(line)
-	if err != nil {
+	body := jsonrpc.Read(line)
+	if err := body.Err; err != nil {
 		s.warn(model.WarnMalformedResponse, "a message from the server is not JSON-RPC ("+err.Error()+"): forwarded unchanged")
 		return
 	}
-	for _, m := range msgs {
+	for i := range body.Messages {
+		m := &body.Messages[i]
 		switch m.Kind {
-		case decoder.KindResponse:
+		case jsonrpc.KindResponse:
 			s.response(at, m)
-		case decoder.KindNotification:
-			if m.Method == decoder.MethodProgress {
+		case jsonrpc.KindNotification:
+			if m.Method == jsonrpc.MethodProgress {
 				s.progress(at, m)
 				continue
 			}
 			s.serverMessage(at, m)
-		case decoder.KindRequest:
+		case jsonrpc.KindRequest:
 			s.serverMessage(at, m)
 		default:
 			s.warn(model.WarnMalformedResponse, "invalid JSON-RPC message from the server: "+m.Problem)
@@ -179,15 +173,14 @@ func (s *stdioSession) fromServer(at time.Time, line []byte) {
 	}
 }
 
-func (s *stdioSession) response(at time.Time, m decoder.Message) {
-	key := decoder.IDKey(m.ID)
+func (s *stdioSession) response(at time.Time, m *jsonrpc.Message) {
+	key := jsonrpc.IDKey(m.ID)
 	if c, _ := s.t.calls.byIDIn(key, stdioScope); c != nil {
 		c.onResult(at, m, 0)
 		return
 	}
 	if sp := s.take(key); sp != nil {
-		msg := m
-		sp.p.reply = &msg
+		sp.p.reply = m
 		s.report(sp, at)
 		return
 	}
@@ -195,13 +188,13 @@ func (s *stdioSession) response(at time.Time, m decoder.Message) {
 		Data: marshalData(map[string]any{"from": "server", "matched": false})})
 }
 
-func (s *stdioSession) progress(at time.Time, m decoder.Message) {
-	p, err := decoder.ParseProgress(m.Params)
+func (s *stdioSession) progress(at time.Time, m *jsonrpc.Message) {
+	p, err := m.Progress, m.ProgressErr
 	if err != nil {
 		s.warn(model.WarnMalformedProgress, err.Error())
 		return
 	}
-	c := s.t.calls.byTokenIn(decoder.IDKey(p.Token), stdioScope)
+	c := s.t.calls.byTokenIn(jsonrpc.IDKey(p.Token), stdioScope)
 	if c == nil {
 		s.warn(model.WarnProgressUnmatched, "notifications/progress for token "+clipText(string(p.Token), 200)+" matches no call in flight")
 		return
@@ -210,14 +203,14 @@ func (s *stdioSession) progress(at time.Time, m decoder.Message) {
 }
 
 // serverMessage reports a server-to-client request or notification.
-func (s *stdioSession) serverMessage(at time.Time, m decoder.Message) {
+func (s *stdioSession) serverMessage(at time.Time, m *jsonrpc.Message) {
 	s.t.emit(model.Event{Time: at.UTC(), Kind: model.KindEvent, EventType: "mcp." + m.Method, RequestID: string(m.ID),
 		Data: marshalData(map[string]any{"from": "server"})})
 }
 
 // await keeps a client request until its answer comes.
 func (s *stdioSession) await(sp *stdioPlain) {
-	key := decoder.IDKey(sp.p.id)
+	key := jsonrpc.IDKey(sp.p.id)
 	if old := s.pending[key]; old != nil {
 		s.report(old, sp.start) // the client reused an id: the first gets no answer now
 	}
@@ -293,7 +286,7 @@ func (s *stdioSession) oversized(dir direction, at time.Time, e lineEnd) {
 	if dir != fromServer || !h.response || h.id == nil {
 		return
 	}
-	key := decoder.IDKey(h.id)
+	key := jsonrpc.IDKey(h.id)
 	if c, _ := s.t.calls.byIDIn(key, stdioScope); c != nil {
 		c.onFailure(at, 0, 0, "") // not parsed: the time is what is known
 	} else if sp := s.take(key); sp != nil {

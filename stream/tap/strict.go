@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -20,7 +21,7 @@ import (
 // (deferred) at the end of parseRequest, once the calls exist.
 func (t *Tap) readStrictly(ex *exchange, pr *parsedRequest) {
 	pr.strict = strictProblem(ex, pr)
-	if pr.strict == nil || pr.strict.RPCCode == decoder.CodeParseError {
+	if pr.strict == nil || pr.strict.RPCCode == jsonrpc.CodeParseError {
 		return // a body that is not JSON already has its malformed_request
 	}
 	msg := "servers can read this request differently: " + pr.strict.Reason
@@ -41,44 +42,35 @@ func (t *Tap) readStrictly(ex *exchange, pr *parsedRequest) {
 
 // strictProblem is the first reason the request is not read the same by
 // every server, or nil.
-func strictProblem(ex *exchange, pr *parsedRequest) *decoder.Ambiguity {
+func strictProblem(ex *exchange, pr *parsedRequest) *jsonrpc.Ambiguity {
 	if ex.method != http.MethodPost {
 		if len(ex.body) == 0 {
 			return nil
 		}
 		// MCP sends calls only by POST and the tap reads only POST bodies;
 		// a server that reads any method's body would run what it did not see.
-		return &decoder.Ambiguity{RPCCode: decoder.CodeInvalidRequest,
+		return &jsonrpc.Ambiguity{RPCCode: jsonrpc.CodeInvalidRequest,
 			Reason: "a " + strconv.Quote(clipText(ex.method, 20)) + " request with a body, which the tap reads only on POST"}
 	}
 	if a := headerProblem(ex.header); a != nil {
-		if len(pr.msgs) > 0 && pr.msgs[0].Kind == decoder.KindRequest && pr.checkStrict(ex.body) == nil {
-			a.ID = pr.msgs[0].ID // the body itself is clear
+		if msgs := pr.body.Messages; len(msgs) > 0 && msgs[0].Kind == jsonrpc.KindRequest && pr.body.Strict == nil {
+			a.ID = msgs[0].ID // the body itself is clear
 		}
 		return a
 	}
 	if !ex.bodyWhole {
 		return nil // too large to read: --enforce answers that apart
 	}
-	return pr.checkStrict(ex.body)
-}
-
-// checkStrict is decoder.CheckStrict, told when ParseMessages has already
-// checked the body's syntax.
-func (pr *parsedRequest) checkStrict(body []byte) *decoder.Ambiguity {
-	if pr.read {
-		return decoder.CheckStrictRead(body)
-	}
-	return decoder.CheckStrict(body)
+	return pr.body.Strict
 }
 
 // headerProblem is a request header that makes the body mean different
 // things to different servers, or nil.
-func headerProblem(h http.Header) *decoder.Ambiguity {
+func headerProblem(h http.Header) *jsonrpc.Ambiguity {
 	for _, v := range h.Values("Content-Encoding") {
 		for _, coding := range strings.Split(v, ",") {
 			if c := strings.TrimSpace(coding); c != "" && !strings.EqualFold(c, "identity") {
-				return &decoder.Ambiguity{RPCCode: decoder.CodeInvalidRequest,
+				return &jsonrpc.Ambiguity{RPCCode: jsonrpc.CodeInvalidRequest,
 					Reason: "the request body has Content-Encoding " + strconv.Quote(clipText(c, 40)) + ", which the tap does not decode and a server may"}
 			}
 		}
@@ -88,12 +80,12 @@ func headerProblem(h http.Header) *decoder.Ambiguity {
 	if ct := h.Get("Content-Type"); strings.IndexByte(ct, ';') >= 0 {
 		cs := contentCharset(ct)
 		if cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
-			return &decoder.Ambiguity{RPCCode: decoder.CodeInvalidRequest,
+			return &jsonrpc.Ambiguity{RPCCode: jsonrpc.CodeInvalidRequest,
 				Reason: "the request body is declared charset " + strconv.Quote(clipText(cs, 40)) + ": the tap reads UTF-8, a server may decode it"}
 		}
 	}
 	if n := len(h[canonicalContextHeader]); n > 1 {
-		return &decoder.Ambiguity{RPCCode: decoder.CodeInvalidRequest,
+		return &jsonrpc.Ambiguity{RPCCode: jsonrpc.CodeInvalidRequest,
 			Reason: "the request has " + decoder.ContextHeader + " " + strconv.Itoa(n) + " times; servers take the first, the last or all of them"}
 	}
 	return nil
@@ -107,15 +99,4 @@ func contentCharset(contentType string) string {
 		return ""
 	}
 	return params["charset"]
-}
-
-// parseLeniently reads a body ParseMessages could not (err) as a lenient
-// server would, without its BOM or what follows its first value, so the
-// tap shows the call such a server runs; readStrictly flags it.
-func parseLeniently(body []byte, err error) ([]decoder.Message, bool, error) {
-	lenient := decoder.LenientBody(body)
-	if lenient == nil {
-		return nil, false, err
-	}
-	return decoder.ParseMessages(lenient)
 }

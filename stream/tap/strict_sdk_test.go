@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -98,15 +99,15 @@ func bypassBodies(t testing.TB) []struct {
 		id         string
 		shownAs    string
 	}{
-		{name: "Method ping after the real method", code: decoder.CodeInvalidRequest, id: "1",
+		{name: "Method ping after the real method", code: jsonrpc.CodeInvalidRequest, id: "1",
 			body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all","arguments":{}},"Method":"ping"}`},
-		{name: "JSONRPC 1.0", code: decoder.CodeInvalidRequest, id: "1",
+		{name: "JSONRPC 1.0", code: jsonrpc.CodeInvalidRequest, id: "1",
 			body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all","arguments":{}},"JSONRPC":"1.0"}`},
-		{name: "extra closing brace", code: decoder.CodeInvalidRequest, id: "1", shownAs: "delete_all",
+		{name: "extra closing brace", code: jsonrpc.CodeInvalidRequest, id: "1", shownAs: "delete_all",
 			body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all","arguments":{}}}}`},
-		{name: "name and Name with a token for get_order", token: valid, code: decoder.CodeInvalidParams, id: "1", shownAs: "get_order",
+		{name: "name and Name with a token for get_order", token: valid, code: jsonrpc.CodeInvalidParams, id: "1", shownAs: "get_order",
 			body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all","Name":"get_order","arguments":{},"_meta":` + string(metaJSON) + `}}`},
-		{name: "byte-order mark", code: decoder.CodeInvalidRequest, id: "1", shownAs: "delete_all",
+		{name: "byte-order mark", code: jsonrpc.CodeInvalidRequest, id: "1", shownAs: "delete_all",
 			body: "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all","arguments":{}}}`},
 	}
 }
@@ -180,16 +181,16 @@ func TestEnforceRefusesWhatItCannotRead(t *testing.T) {
 		code    int
 		id      string
 	}{
-		{name: "PUT with a call", method: http.MethodPut, body: call, code: decoder.CodeInvalidRequest, id: "null"},
-		{name: "lower-case post", method: "post", body: call, code: decoder.CodeInvalidRequest, id: "null"},
-		{name: "gzip", body: call, headers: [][2]string{{"Content-Encoding", "gzip"}}, code: decoder.CodeInvalidRequest, id: "41"},
-		{name: "identity then br", body: call, headers: [][2]string{{"Content-Encoding", "identity, br"}}, code: decoder.CodeInvalidRequest, id: "41"},
-		{name: "utf-16 charset", body: call, headers: [][2]string{{"Content-Type", "application/json; charset=utf-16"}}, code: decoder.CodeInvalidRequest, id: "41"},
-		{name: "two tokens", body: call, headers: [][2]string{{decoder.ContextHeader, valid}, {decoder.ContextHeader, "other"}}, code: decoder.CodeInvalidRequest, id: "41"},
-		{name: "not JSON", body: `{"jsonrpc":"2.0","id":41,`, code: decoder.CodeParseError, id: "null"},
-		{name: "method with a result", body: `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"delete_all"},"result":{}}`, code: decoder.CodeInvalidRequest, id: "41"},
-		{name: "no body", body: "", code: decoder.CodeInvalidRequest, id: "null"},
-		{name: "empty batch", body: `[]`, code: decoder.CodeInvalidRequest, id: "null"},
+		{name: "PUT with a call", method: http.MethodPut, body: call, code: jsonrpc.CodeInvalidRequest, id: "null"},
+		{name: "lower-case post", method: "post", body: call, code: jsonrpc.CodeInvalidRequest, id: "null"},
+		{name: "gzip", body: call, headers: [][2]string{{"Content-Encoding", "gzip"}}, code: jsonrpc.CodeInvalidRequest, id: "41"},
+		{name: "identity then br", body: call, headers: [][2]string{{"Content-Encoding", "identity, br"}}, code: jsonrpc.CodeInvalidRequest, id: "41"},
+		{name: "utf-16 charset", body: call, headers: [][2]string{{"Content-Type", "application/json; charset=utf-16"}}, code: jsonrpc.CodeInvalidRequest, id: "41"},
+		{name: "two tokens", body: call, headers: [][2]string{{decoder.ContextHeader, valid}, {decoder.ContextHeader, "other"}}, code: jsonrpc.CodeInvalidRequest, id: "41"},
+		{name: "not JSON", body: `{"jsonrpc":"2.0","id":41,`, code: jsonrpc.CodeParseError, id: "null"},
+		{name: "method with a result", body: `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"delete_all"},"result":{}}`, code: jsonrpc.CodeInvalidRequest, id: "41"},
+		{name: "no body", body: "", code: jsonrpc.CodeInvalidRequest, id: "null"},
+		{name: "empty batch", body: `[]`, code: jsonrpc.CodeInvalidRequest, id: "null"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
