@@ -88,19 +88,21 @@ func (f *probeFlags) register(fs *flag.FlagSet) {
 // probeCommand is `toolscope probe`: a server checked against the
 // contract, case by case.
 type probeCommand struct {
-	fs *flag.FlagSet
+	fs *flagSet
 	f  probeFlags
 }
 
 func newProbeCommand() *probeCommand {
-	c := &probeCommand{fs: flag.NewFlagSet("probe", flag.ContinueOnError)}
-	c.f.register(c.fs)
+	c := &probeCommand{fs: newFlagSet("probe")}
+	c.f.register(c.fs.FlagSet)
 	return c
 }
 
+func (c *probeCommand) flags() *flagSet { return c.fs }
+
 // Run probes the server; 0 when every required case passed, 1 otherwise.
 func (c *probeCommand) Run(args []string) int {
-	pos, code, ok := parseFlags(c.fs, probeUsage, args)
+	pos, code, ok := c.fs.parse(probeUsage, args)
 	if !ok {
 		return code
 	}
