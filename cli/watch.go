@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"toolscope/model"
 	"toolscope/stream/feed"
 )
 
@@ -61,5 +62,5 @@ func (c *watchCommand) Run(args []string) int {
 		return usageError("watch", "name at least one FEED_URL or --task")
 	}
 	return runLive(liveRun{cmd: "watch", fs: c.fs, out: &c.out, live: &c.live,
-		title: "watch " + plural(len(c.live.feeds), "feed")})
+		title: "watch " + model.Plural(len(c.live.feeds), "feed")})
 }
