@@ -46,9 +46,15 @@ func (s *flagSet) group(title string, register func(*flag.FlagSet)) {
 		s.Var(f.Value, f.Name, f.Usage)
 		s.groupOf[f.Name] = title
 	})
-	if !slices.Contains(s.titles, title) {
+	if hasFlags(g) && !slices.Contains(s.titles, title) {
 		s.titles = append(s.titles, title)
 	}
+}
+
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
 }
 
 // names are every flag the command takes.
