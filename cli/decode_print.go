@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"slices"
 	"time"
 
@@ -22,8 +23,9 @@ const (
 
 // DecodeArgs are the already-parsed inputs of `toolscope decode`.
 type DecodeArgs struct {
-	Token      string // the token ("-" already read from stdin by the caller)
-	Call       []byte // optional: the tools/call request body (or just its params)
+	Token      string      // the token ("-" already read from stdin by the caller)
+	Call       []byte      // optional: the tools/call request body (or just its params)
+	Header     http.Header // with Call: the request's other headers
 	InstanceID string
 	Secrets    [][]byte // from decoder.SecretEnv and --secret-file, never argv
 	Output     string   // "text" (default) or "json"
@@ -46,7 +48,7 @@ func RunDecode(args DecodeArgs, stdout io.Writer) (exitCode int) {
 		fmt.Fprintf(errOut, "toolscope decode: --output must be text or json, not %q\n", model.Sanitize(args.Output))
 		return ExitUsage
 	}
-	rep, err := decoder.Decode(decoder.DecodeInput{Token: args.Token, Call: args.Call,
+	rep, err := decoder.Decode(decoder.DecodeInput{Token: args.Token, Call: args.Call, Header: args.Header,
 		InstanceID: args.InstanceID, Secrets: args.Secrets, Now: args.Now})
 	var callErr *decoder.CallError
 	switch {

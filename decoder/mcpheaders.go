@@ -21,14 +21,6 @@ const (
 // keys it, worked out once: Get would build it for every call.
 var canonicalProtocolVersionHeader = textproto.CanonicalMIMEHeaderKey(HeaderProtocolVersion)
 
-// headerValue is h.Get of a name already canonical.
-func headerValue(h http.Header, canonical string) string {
-	if vs := h[canonical]; len(vs) > 0 {
-		return vs[0]
-	}
-	return ""
-}
-
 // MCP revisions toolscope knows; 2026-07-28 is the stateless one whose
 // requests carry Mcp-Method and Mcp-Name.
 const (
@@ -45,14 +37,14 @@ var knownMCPVersions = map[string]bool{
 // It also warns of a protocol version toolscope does not know
 // (mcp_protocol_version_unknown) and of a 2026-07-28 request without the
 // headers that revision requires (mcp_header_missing).
-func CheckMCPHeaders(h http.Header, method, toolName, metaProtocolVersion string) []Warning {
-	var ws []Warning
+func CheckMCPHeaders(h http.Header, method, toolName, metaProtocolVersion string) []model.Warning {
+	var ws []model.Warning
 	check := func(header, got, want, what string) {
 		if got == "" || want == "" || got == want {
 			return
 		}
-		ws = append(ws, Warning{Code: model.WarnMCPHeaderMismatch, Message: fmt.Sprintf(
-			"%s header %q differs from the body's %s %q", header, clip(got), what, clip(want))})
+		ws = append(ws, model.Warning{Code: model.WarnMCPHeaderMismatch, Message: fmt.Sprintf(
+			"%s header %q differs from the body's %s %q", header, model.Clip(got, 80), what, model.Clip(want, 80))})
 	}
 	version := strings.TrimSpace(headerValue(h, canonicalProtocolVersionHeader))
 	gotMethod := strings.TrimSpace(h.Get(HeaderMethod))
@@ -63,8 +55,8 @@ func CheckMCPHeaders(h http.Header, method, toolName, metaProtocolVersion string
 		check(HeaderName, gotName, toolName, "tool name")
 	}
 	if version != "" && !knownMCPVersions[version] {
-		ws = append(ws, Warning{Code: model.WarnMCPProtocolVersionUnknown, Message: fmt.Sprintf(
-			"MCP-Protocol-Version %q is not a revision toolscope knows", clip(version))})
+		ws = append(ws, model.Warning{Code: model.WarnMCPProtocolVersionUnknown, Message: fmt.Sprintf(
+			"MCP-Protocol-Version %q is not a revision toolscope knows", model.Clip(version, 80))})
 	}
 	if version == MCPStateless || metaProtocolVersion == MCPStateless {
 		var missing []string
@@ -78,7 +70,7 @@ func CheckMCPHeaders(h http.Header, method, toolName, metaProtocolVersion string
 			missing = append(missing, HeaderProtocolVersion)
 		}
 		if len(missing) > 0 {
-			ws = append(ws, Warning{Code: model.WarnMCPHeaderMissing, Message: fmt.Sprintf(
+			ws = append(ws, model.Warning{Code: model.WarnMCPHeaderMissing, Message: fmt.Sprintf(
 				"a %s request must carry %s", MCPStateless, strings.Join(missing, " and "))})
 		}
 	}

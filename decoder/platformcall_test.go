@@ -25,7 +25,7 @@ func TestPlatformCallVerifies(t *testing.T) {
 	if c.Verdict != model.VerdictValid || len(ws) != 0 {
 		t.Fatalf("verdict %s (%s), warnings %v", c.Verdict, c.Reason, ws)
 	}
-	if got := CallRuleWarnings(CallRulesInput{ToolName: "get_order", Meta: meta, ProgressToken: true, TokenPresent: true, Claims: c.Claims}); len(got) != 0 {
+	if got := callRules(callRulesInput{ToolName: "get_order", Meta: meta, ProgressToken: true, TokenPresent: true, Claims: c.Claims}); len(got) != 0 {
 		t.Errorf("contract rule warnings on the platform's own call: %v", got)
 	}
 	if meta[jsonrpc.MetaIdempotencyKey] != "t-1:call_1" || meta[jsonrpc.MetaProgressToken] != int64(7) || meta[jsonrpc.MetaProtocolVersion] != MCPStateless {

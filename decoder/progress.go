@@ -42,11 +42,11 @@ type ProgressChecker struct {
 
 // Check returns a progress_not_increasing warning when p does not exceed the
 // previous progress of the call.
-func (c *ProgressChecker) Check(p jsonrpc.Progress) *Warning {
+func (c *ProgressChecker) Check(p jsonrpc.Progress) *model.Warning {
 	prev, seen := c.last, c.started
 	c.last, c.started = p.Progress, true
 	if seen && p.Progress <= prev {
-		return &Warning{Code: model.WarnProgressNotIncreasing, Message: fmt.Sprintf(
+		return &model.Warning{Code: model.WarnProgressNotIncreasing, Message: fmt.Sprintf(
 			"progress %s does not increase on the previous %s", fmtNum(p.Progress), fmtNum(prev))}
 	}
 	return nil

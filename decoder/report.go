@@ -3,6 +3,7 @@ package decoder
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"time"
 
@@ -12,8 +13,13 @@ import (
 
 // DecodeInput is one token to decode, and what to verify it against.
 type DecodeInput struct {
-	Token      string // the token, or a header line holding it
-	Call       []byte // optional: the tools/call request body (or just its params)
+	Token string // the token, or a header line holding it
+	// Call is the tools/call request body (or just its params) to judge the
+	// token with, as the tap judges it; nil for the token alone.
+	Call []byte
+	// Header holds the request's other headers (decode --header), for the
+	// rules on headers; the token is sent in ContextHeader.
+	Header     http.Header
 	InstanceID string
 	Secrets    [][]byte
 	Now        time.Time
@@ -30,17 +36,17 @@ func (e *CallError) Unwrap() error { return e.Err }
 
 // DecodeReport is what `decode --output json` prints.
 type DecodeReport struct {
-	Verdict    string         `json:"verdict"`
-	HTTPStatus int            `json:"http_status,omitempty"`
-	RPCCode    int            `json:"rpc_code,omitempty"`
-	Reason     string         `json:"reason,omitempty"`
-	Header     map[string]any `json:"header,omitempty"`
-	Claims     map[string]any `json:"claims,omitempty"`
-	Times      *TokenTimes    `json:"times,omitempty"`
-	Steps      []model.Step   `json:"steps"`
-	Warnings   []Warning      `json:"warnings,omitempty"`
-	Tool       string         `json:"tool,omitempty"`
-	Secrets    int            `json:"secrets"`
+	Verdict    string          `json:"verdict"`
+	HTTPStatus int             `json:"http_status,omitempty"`
+	RPCCode    int             `json:"rpc_code,omitempty"`
+	Reason     string          `json:"reason,omitempty"`
+	Header     map[string]any  `json:"header,omitempty"`
+	Claims     map[string]any  `json:"claims,omitempty"`
+	Times      *TokenTimes     `json:"times,omitempty"`
+	Steps      []model.Step    `json:"steps"`
+	Warnings   []model.Warning `json:"warnings,omitempty"`
+	Tool       string          `json:"tool,omitempty"`
+	Secrets    int             `json:"secrets"`
 }
 
 // TokenTimes are iat and exp as times and relative to now.
@@ -48,14 +54,6 @@ type TokenTimes struct {
 	IssuedAt  *time.Time `json:"iat,omitempty"`
 	ExpiresAt *time.Time `json:"exp,omitempty"`
 	Age       string     `json:"age,omitempty"` // "issued 12 s ago, expires in 4 m 48 s"
-}
-
-// MarshalJSON gives Warning lower-case field names on the JSON interface.
-func (w Warning) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	}{string(w.Code), w.Message})
 }
 
 // tokenTimes reads iat and exp from claims and says, relative to now, when the
@@ -90,62 +88,71 @@ func tokenTimes(claims map[string]any, now time.Time) *TokenTimes {
 	return t
 }
 
-// Decode reads one token and verifies it (against the call when given):
-// the header, the claims, each step, the verdict and the answer a server
-// must give. An error is the input's (ErrNoToken, a *CallError), never the
-// token's: a bad token is a rejected verdict.
+// Decode reads one token and verifies it; with a call, it judges the call
+// as a tap judges the same body, token and headers (the one Judge): the
+// header, the claims, each step, the verdict, the answer a server must
+// give and the warnings. An error is the input's (ErrNoToken, a
+// *CallError: a body holding no tools/call), never the token's or the
+// call's: a bad token or a malformed call is a rejected verdict.
 func Decode(in DecodeInput) (DecodeReport, error) {
 	if in.Now.IsZero() {
 		in.Now = time.Now()
 	}
 	token := strings.TrimSpace(in.Token)
 	// A header line pasted whole ("X-AgentArea-Context: eyJ...") is accepted.
-	if len(token) > len(ContextHeader) && asciiEqualFold(token[:len(ContextHeader)], ContextHeader) && token[len(ContextHeader)] == ':' {
+	if len(token) > len(ContextHeader) && strings.EqualFold(token[:len(ContextHeader)], ContextHeader) && token[len(ContextHeader)] == ':' {
 		token = strings.TrimSpace(token[len(ContextHeader)+1:])
 	}
 	if token == "" {
 		return DecodeReport{}, ErrNoToken
 	}
-	v := VerifyInput{Token: token, Secrets: in.Secrets, InstanceID: in.InstanceID, Now: in.Now, CallUnknown: true}
-	if len(in.Call) > 0 {
-		call, inBatch, err := readCall(in.Call)
+	var ctx model.Context
+	var ws []model.Warning
+	var tool string
+	if in.Call == nil {
+		ctx, ws = Verify(VerifyInput{Token: token, Secrets: in.Secrets, InstanceID: in.InstanceID, Now: in.Now, CallUnknown: true})
+	} else {
+		body, err := readCall(in.Call)
 		if err != nil {
 			return DecodeReport{}, &CallError{err}
 		}
-		if call.Call.Problem != "" {
-			return DecodeReport{}, &CallError{errors.New(call.Call.Problem)}
+		header := in.Header.Clone()
+		if header == nil {
+			header = http.Header{}
 		}
-		v.CallUnknown = false
-		v.ToolName, v.Meta, v.InBatch, v.MetaProblem = call.Call.Name, call.Meta.AgentArea, inBatch, call.Meta.Problem
+		header.Set(ContextHeader, token)
+		judge := Judge{Secrets: in.Secrets, InstanceID: in.InstanceID}
+		judged := judge.Request(Request{Body: body, Header: header, Method: http.MethodPost, Now: in.Now})
+		call := judged.Calls[0]
+		ctx, ws, tool = call.Context, call.Warnings, call.Message.Call.Name
 	}
-	ctx, ws := Verify(v)
 	return DecodeReport{
 		Verdict: ctx.Verdict, HTTPStatus: ctx.HTTPStatus, RPCCode: ctx.RPCCode, Reason: ctx.Reason,
 		Header: ctx.Header, Claims: ctx.Claims, Times: tokenTimes(ctx.Claims, in.Now),
-		Steps: ctx.Steps, Warnings: ws, Tool: v.ToolName, Secrets: len(in.Secrets),
+		Steps: ctx.Steps, Warnings: ws, Tool: tool, Secrets: len(in.Secrets),
 	}, nil
 }
 
-// readCall reads a tools/call request body (a JSON-RPC request, a batch
-// holding one, or a bare params object).
-func readCall(body []byte) (jsonrpc.Message, bool, error) {
-	b := jsonrpc.Read(body)
-	if b.Err != nil {
-		return jsonrpc.Message{}, false, b.Err
+// readCall reads a body holding a tools/call request (alone or in a batch),
+// or a bare params object with a name, as a request.
+func readCall(text []byte) (jsonrpc.Body, error) {
+	body := jsonrpc.Read(text)
+	if body.Err != nil {
+		return body, body.Err
 	}
-	for _, m := range b.Messages {
+	for _, m := range body.Messages {
 		if m.IsCall() {
-			return m, b.Batch, nil
+			return body, nil
 		}
 	}
-	if !b.Batch && b.Messages[0].Kind == jsonrpc.KindInvalid {
+	if !body.Batch && body.Messages[0].Kind == jsonrpc.KindInvalid {
 		// Not JSON-RPC: maybe the params object alone.
-		wrapped := jsonrpc.Read([]byte(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":` + string(body) + `}`))
+		wrapped := jsonrpc.Read([]byte(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":` + string(text) + `}`))
 		if wrapped.Err == nil && wrapped.Messages[0].IsCall() && wrapped.Messages[0].Call.Problem == "" {
-			return wrapped.Messages[0], false, nil
+			return wrapped, nil
 		}
 	}
-	return jsonrpc.Message{}, b.Batch, errors.New("no tools/call request in the body")
+	return body, errors.New("no tools/call request in the body")
 }
 
 // ClaimText is a claim's value as decode shows it: whole, a string

@@ -82,11 +82,11 @@ type ResultSummary struct {
 // out past 16000 characters). nil is a result that is not an object.
 // Malformed parts are result_malformed warnings; the summary holds what
 // could be read.
-func SummarizeResult(r *jsonrpc.Result) (ResultSummary, []Warning) {
+func SummarizeResult(r *jsonrpc.Result) (ResultSummary, []model.Warning) {
 	s := ResultSummary{ResultType: resultComplete}
-	var ws []Warning
+	var ws []model.Warning
 	warn := func(code model.WarningCode, format string, args ...any) {
-		ws = append(ws, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
+		ws = append(ws, model.Warning{Code: code, Message: fmt.Sprintf(format, args...)})
 	}
 	if r == nil {
 		warn(model.WarnResultMalformed, "tools/call result is not a JSON object")

@@ -41,7 +41,7 @@ func resultJSON(content []map[string]any, extra map[string]any) json.RawMessage 
 	return mustJSON(r)
 }
 
-func codesOf(ws []Warning) string {
+func codesOf(ws []model.Warning) string {
 	var c []string
 	for _, w := range ws {
 		c = append(c, string(w.Code))

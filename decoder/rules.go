@@ -1,18 +1,16 @@
 package decoder
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
-// CallRulesInput is what the contract's per-call rules read of one
+// callRulesInput is what the contract's per-call rules read of one
 // tools/call (beyond what Verify checks).
-type CallRulesInput struct {
+type callRulesInput struct {
 	ToolName      string
 	Meta          map[string]any // the agentarea/* keys of params._meta
 	ProgressToken bool           // _meta has a progressToken
@@ -29,23 +27,23 @@ var requiredContextKeys = []string{"task_id", "tool_call_id", "workspace_id", "i
 // aud, iat and exp (which Verify checks).
 var requiredClaims = append(requiredContextKeys[:len(requiredContextKeys):len(requiredContextKeys)], "jti")
 
-// CallRuleWarnings checks a tools/call against the contract's rules that
+// callRules checks a tools/call against the contract's rules that
 // concern one call: the keys and claims AgentArea always sends (and
 // progressToken), no MCP session on a platform call (AgentArea opens a new
 // connection per call), and the server's own tool name in params.name. The
 // context rules apply only to a call that carries AgentArea context (a token
 // or agentarea/* keys); a plain MCP call owes none of them.
-func CallRuleWarnings(in CallRulesInput) []Warning {
-	var ws []Warning
+func callRules(in callRulesInput) []model.Warning {
+	var ws []model.Warning
 	if _, _, ok := model.SplitAgentName(in.ToolName); ok {
-		ws = append(ws, Warning{Code: model.WarnToolNameQualified, Message: fmt.Sprintf(
-			"params.name %q looks like the agent-facing mcp__<server>__<tool> name; a server receives its own raw tool name", clip(in.ToolName))})
+		ws = append(ws, model.Warning{Code: model.WarnToolNameQualified, Message: fmt.Sprintf(
+			"params.name %q looks like the agent-facing mcp__<server>__<tool> name; a server receives its own raw tool name", model.Clip(in.ToolName, 80))})
 	}
 	if !in.TokenPresent && len(agentAreaKeys(in.Meta)) == 0 {
 		return ws
 	}
 	if in.SessionID != "" {
-		ws = append(ws, Warning{Code: model.WarnSessionOnContextCall, Message: "a tools/call with AgentArea context carries Mcp-Session-Id; " +
+		ws = append(ws, model.Warning{Code: model.WarnSessionOnContextCall, Message: "a tools/call with AgentArea context carries Mcp-Session-Id; " +
 			"the platform opens a new connection per call and reuses no MCP session"})
 	}
 	var missing []string
@@ -55,10 +53,10 @@ func CallRuleWarnings(in CallRulesInput) []Warning {
 		}
 	}
 	if len(missing) > 0 {
-		ws = append(ws, Warning{Code: model.WarnMetaKeyMissing, Message: "_meta lacks " + strings.Join(missing, ", ") + ", which AgentArea always sends"})
+		ws = append(ws, model.Warning{Code: model.WarnMetaKeyMissing, Message: "_meta lacks " + strings.Join(missing, ", ") + ", which AgentArea always sends"})
 	}
 	if !in.ProgressToken {
-		ws = append(ws, Warning{Code: model.WarnProgressTokenMissing, Message: "_meta has no progressToken; AgentArea sets one on every call"})
+		ws = append(ws, model.Warning{Code: model.WarnProgressTokenMissing, Message: "_meta has no progressToken; AgentArea sets one on every call"})
 	}
 	if in.Claims != nil {
 		missing = missing[:0]
@@ -68,7 +66,7 @@ func CallRuleWarnings(in CallRulesInput) []Warning {
 			}
 		}
 		if len(missing) > 0 {
-			ws = append(ws, Warning{Code: model.WarnClaimMissing, Message: "the token lacks the claim " + strings.Join(missing, ", ") + ", which AgentArea always sets"})
+			ws = append(ws, model.Warning{Code: model.WarnClaimMissing, Message: "the token lacks the claim " + strings.Join(missing, ", ") + ", which AgentArea always sets"})
 		}
 	}
 	return ws
@@ -86,34 +84,9 @@ func ContextOnOtherMethod(method string, tokenPresent bool, meta map[string]any)
 	}
 	switch {
 	case tokenPresent:
-		return fmt.Sprintf("%s carries an %s token; AgentArea sends context only on tools/call", clip(method), ContextHeader)
+		return fmt.Sprintf("%s carries an %s token; AgentArea sends context only on tools/call", model.Clip(method, 80), ContextHeader)
 	case len(agentAreaKeys(meta)) > 0:
-		return fmt.Sprintf("%s carries agentarea/* _meta keys; AgentArea sends context only on tools/call", clip(method))
+		return fmt.Sprintf("%s carries agentarea/* _meta keys; AgentArea sends context only on tools/call", model.Clip(method, 80))
 	}
 	return ""
-}
-
-// BatchRejection says how a server must answer a batch: one holding a
-// tools/call is answered 400 with -32600 (AgentArea never batches tools/call,
-// and batching left MCP in 2025-06-18). reject is false otherwise.
-func BatchRejection(msgs []jsonrpc.Message) (httpStatus, rpcCode int, reason string, reject bool) {
-	for _, m := range msgs {
-		if m.Kind == jsonrpc.KindRequest && m.Method == jsonrpc.MethodToolsCall {
-			return http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
-				"tools/call inside a JSON-RPC batch", true
-		}
-	}
-	return 0, 0, "", false
-}
-
-// BatchCallID is the id of the first tools/call request in a batch (nil
-// when there is none): a batch rejection answers with it, as every error
-// answer carries the request id.
-func BatchCallID(msgs []jsonrpc.Message) json.RawMessage {
-	for _, m := range msgs {
-		if m.Kind == jsonrpc.KindRequest && m.Method == jsonrpc.MethodToolsCall {
-			return m.ID
-		}
-	}
-	return nil
 }

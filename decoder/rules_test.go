@@ -34,11 +34,11 @@ func TestMetadataBytesAsSent(t *testing.T) {
 // TestCallRuleWarningsPlainCall: a plain MCP call (no token, no agentarea
 // keys) owes none of the platform's context rules.
 func TestCallRuleWarningsPlainCall(t *testing.T) {
-	ws := CallRuleWarnings(CallRulesInput{ToolName: "get_order", SessionID: "s-1"})
+	ws := callRules(callRulesInput{ToolName: "get_order", SessionID: "s-1"})
 	if len(ws) != 0 {
 		t.Fatalf("plain call: %v", ws)
 	}
-	ws = CallRuleWarnings(CallRulesInput{ToolName: "get_order", TokenPresent: true, Meta: map[string]any{}})
+	ws = callRules(callRulesInput{ToolName: "get_order", TokenPresent: true, Meta: map[string]any{}})
 	codes := map[string]bool{}
 	for _, w := range ws {
 		codes[string(w.Code)] = true

@@ -114,7 +114,7 @@ func looksLikePII(v string) string {
 // Warnings: several values for one key (or two spellings that HTTP folds
 // into one), a key with characters no header name may hold, and
 // pii_in_context when actor_external_id looks like an e-mail or phone number.
-func SoatContext(h http.Header, prefix string) (SoatBag, []Warning) {
+func SoatContext(h http.Header, prefix string) (SoatBag, []model.Warning) {
 	names := make([]string, 0, len(h))
 	for name := range h {
 		names = append(names, name)
@@ -126,12 +126,12 @@ func SoatContext(h http.Header, prefix string) (SoatBag, []Warning) {
 // SoatContextOrdered is SoatContext over a header whose names are as they
 // arrived, listed in order in names: of two spellings HTTP folds into one
 // field, the first to arrive is kept.
-func SoatContextOrdered(h http.Header, names []string, prefix string) (SoatBag, []Warning) {
+func SoatContextOrdered(h http.Header, names []string, prefix string) (SoatBag, []model.Warning) {
 	if prefix == "" {
 		prefix = DefaultSoatPrefix
 	}
 	var bag SoatBag
-	var ws []Warning
+	var ws []model.Warning
 	folded := map[string]string{}
 	for _, name := range names {
 		if len(name) <= len(prefix) || !asciiEqualFold(name[:len(prefix)], prefix) {
@@ -147,16 +147,16 @@ func SoatContextOrdered(h http.Header, names []string, prefix string) (SoatBag, 
 			bag.Identity = make(map[string]bool)
 		}
 		if i := invalidTokenChar(key); i >= 0 {
-			ws = append(ws, Warning{Code: model.WarnInvalidContextKey, Message: fmt.Sprintf(
+			ws = append(ws, model.Warning{Code: model.WarnInvalidContextKey, Message: fmt.Sprintf(
 				"context header %q holds a character no header name may hold", name)})
 		}
 		if len(vals) > 1 {
-			ws = append(ws, Warning{Code: model.WarnDuplicateContextKey, Message: fmt.Sprintf(
+			ws = append(ws, model.Warning{Code: model.WarnDuplicateContextKey, Message: fmt.Sprintf(
 				"context key %q arrived with %d values; the first is kept", key, len(vals))})
 		}
 		lower := strings.ToLower(key)
 		if prev, ok := folded[lower]; ok {
-			ws = append(ws, Warning{Code: model.WarnDuplicateContextKey, Message: fmt.Sprintf(
+			ws = append(ws, model.Warning{Code: model.WarnDuplicateContextKey, Message: fmt.Sprintf(
 				"context keys %q and %q name one header field; %q is kept", prev, key, prev)})
 			continue
 		}
@@ -166,7 +166,7 @@ func SoatContextOrdered(h http.Header, names []string, prefix string) (SoatBag, 
 			bag.Identity[key] = true
 			if id == "actor_external_id" {
 				if what := looksLikePII(vals[0]); what != "" {
-					ws = append(ws, Warning{Code: model.WarnPIIInContext, Message: fmt.Sprintf(
+					ws = append(ws, model.Warning{Code: model.WarnPIIInContext, Message: fmt.Sprintf(
 						"%s looks like %s; it reaches every tool endpoint the agent calls", key, what)})
 				}
 			}

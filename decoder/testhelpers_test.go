@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"toolscope/decoder/jsonrpc"
+	"toolscope/model"
 )
 
 func b64url(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
@@ -19,7 +20,7 @@ func mustJSON(v any) []byte {
 
 // summarize reads raw as the result of a response, as the tap reads it,
 // and judges it.
-func summarize(raw []byte) (ResultSummary, []Warning) {
+func summarize(raw []byte) (ResultSummary, []model.Warning) {
 	b := jsonrpc.Read([]byte(`{"jsonrpc":"2.0","id":1,"result":` + string(raw) + `}`))
 	if b.Err != nil || b.Messages[0].Kind != jsonrpc.KindResponse {
 		return SummarizeResult(nil)

@@ -100,7 +100,7 @@ func VerifyContext(in VerifyInput) model.Context {
 
 // Verify is VerifyContext that also returns the warnings as Warning values
 // (the Context holds them as "code: message" strings).
-func Verify(in VerifyInput) (model.Context, []Warning) {
+func Verify(in VerifyInput) (model.Context, []model.Warning) {
 	if in.Now.IsZero() {
 		in.Now = time.Now()
 	}
@@ -137,12 +137,12 @@ func Verify(in VerifyInput) (model.Context, []Warning) {
 type verification struct {
 	in    VerifyInput
 	ctx   model.Context
-	ws    []Warning
+	ws    []model.Warning
 	first *failure
 }
 
 func (v *verification) warn(code model.WarningCode, format string, args ...any) {
-	v.ws = append(v.ws, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
+	v.ws = append(v.ws, model.Warning{Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
 // step records a step, passed when f is nil; the first failure is the answer.
@@ -159,7 +159,7 @@ func (v *verification) step(name string, f *failure, passDetail string) {
 }
 
 // done adds the run step and the verdict.
-func (v *verification) done() (model.Context, []Warning) {
+func (v *verification) done() (model.Context, []model.Warning) {
 	runStep(&v.ctx, v.first, v.step)
 	finish(&v.ctx, v.first, v.ws)
 	return v.ctx, v.ws
@@ -181,7 +181,7 @@ func (v *verification) preconditions() {
 }
 
 // noToken: without a token a call is absent (no secret) or rejected.
-func (v *verification) noToken(metaKeys []string) (model.Context, []Warning) {
+func (v *verification) noToken(metaKeys []string) (model.Context, []model.Warning) {
 	if len(metaKeys) > 0 {
 		v.warn(model.WarnMetaWithoutToken, "_meta carries %d agentarea/* keys but no %s token; AgentArea never sends one without the other", len(metaKeys), ContextHeader)
 	}
@@ -194,7 +194,7 @@ func (v *verification) noToken(metaKeys []string) (model.Context, []Warning) {
 }
 
 // stop fails step 1 with why and leaves steps 2 and 3 unchecked.
-func (v *verification) stop(why, unchecked string) (model.Context, []Warning) {
+func (v *verification) stop(why, unchecked string) (model.Context, []model.Warning) {
 	v.step(StepSignature, fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, why), "")
 	v.step(StepTool, fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, "not checked: "+unchecked), "")
 	v.step(StepMeta, fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, "not checked: "+unchecked), "")
@@ -273,7 +273,7 @@ func (v *verification) callSteps(claims map[string]any, metaKeys []string) {
 
 // unverified ends a run without a secret: certain failures still decide,
 // otherwise the verdict is unverified with what a server would answer.
-func (v *verification) unverified(claimProblems []string) (model.Context, []Warning) {
+func (v *verification) unverified(claimProblems []string) (model.Context, []model.Warning) {
 	first := v.first
 	if first != nil && first.step != StepTool && first.step != StepMeta {
 		// A credential, batch or alg failure needs no secret to be certain.
@@ -300,7 +300,7 @@ func runStep(ctx *model.Context, first *failure, step func(string, *failure, str
 	step(StepRun, fail(first.status, first.code, fmt.Sprintf("the server must not run the tool: answer HTTP %d with JSON-RPC %d", first.status, first.code)), "")
 }
 
-func finish(ctx *model.Context, first *failure, ws []Warning) {
+func finish(ctx *model.Context, first *failure, ws []model.Warning) {
 	ctx.Warnings = warningStrings(ws)
 	if first == nil {
 		if ctx.Verdict == "" {
@@ -312,7 +312,7 @@ func finish(ctx *model.Context, first *failure, ws []Warning) {
 	ctx.HTTPStatus, ctx.RPCCode, ctx.Reason = first.status, first.code, first.detail
 }
 
-func warningStrings(ws []Warning) []string {
+func warningStrings(ws []model.Warning) []string {
 	if len(ws) == 0 {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"toolscope/decoder/jsonrpc"
+	"toolscope/model"
 )
 
 // checkRegisteredClaims applies step 1's claim rules: it returns the
@@ -24,7 +25,7 @@ func checkRegisteredClaims(claims map[string]any, in VerifyInput) (problems []st
 		if audMatches(aud, in.InstanceID) {
 			ok("aud is the instance id")
 		} else {
-			problems = append(problems, fmt.Sprintf("wrong aud %s (instance id is %s)", describe(aud), clip(in.InstanceID)))
+			problems = append(problems, fmt.Sprintf("wrong aud %s (instance id is %s)", describe(aud), model.Clip(in.InstanceID, 80)))
 		}
 	}
 	exp, expOK := numericDate(expV)

@@ -109,7 +109,7 @@ func malformedContextValue(name string, v any) string {
 			return "must be a string, is " + jsonType(v)
 		}
 		if name == "protocol" && !validProtocol(s) {
-			return fmt.Sprintf("%q is not \"<major>\" or \"<major>.<minor>\"", clip(s))
+			return fmt.Sprintf("%q is not \"<major>\" or \"<major>.<minor>\"", model.Clip(s, 80))
 		}
 	}
 	return ""
@@ -142,6 +142,11 @@ func contractWarnings(claims, meta map[string]any, names []string, warn func(mod
 			warn(model.WarnClaimMissingFromMeta, "the token's context claim %s has no agentarea/%s key in _meta", name, name)
 		}
 	}
+	if jti, present := claims["jti"]; present {
+		if s, ok := jti.(string); !ok || !isUUID(s) {
+			warn(model.WarnJTINotUUID, "jti %s is not a UUID; the platform mints a random UUID per token", describe(jti))
+		}
+	}
 	exp, expOK := numericDate(claims["exp"])
 	iat, iatOK := numericDate(claims["iat"])
 	if expOK && iatOK && exp.Sub(iat) != TokenLifetime {
@@ -168,6 +173,26 @@ func contractWarnings(claims, meta map[string]any, names []string, warn func(mod
 			warn(model.WarnEndUserIDLength, "end_user_id is %d characters; the platform accepts 1 to %d", n, maxEndUserIDChars)
 		}
 	}
+}
+
+// isUUID says whether s is a UUID in its canonical text form,
+// 8-4-4-4-12 hex digits (any case), as the platform writes a jti.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'):
+			return false
+		}
+	}
+	return true
 }
 
 func stripPrefix(meta map[string]any) map[string]any {

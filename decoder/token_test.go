@@ -237,7 +237,7 @@ func TestVerifyContextRules(t *testing.T) {
 	}
 }
 
-func checkContext(t *testing.T, c tokenCase, ctx model.Context, ws []Warning, token string) {
+func checkContext(t *testing.T, c tokenCase, ctx model.Context, ws []model.Warning, token string) {
 	t.Helper()
 	if ctx.Verdict != c.verdict || ctx.HTTPStatus != c.status || ctx.RPCCode != c.code {
 		t.Fatalf("got %s %d/%d (%s), want %s %d/%d\nsteps: %+v", ctx.Verdict, ctx.HTTPStatus, ctx.RPCCode, ctx.Reason,

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"toolscope/model"
 )
 
 // jsonEqual compares two JSON values as JSON: objects regardless of key
@@ -118,13 +120,13 @@ func describe(v any) string {
 		return "(absent)"
 	}
 	if s, ok := v.(string); ok {
-		return fmt.Sprintf("%q", clip(s))
+		return fmt.Sprintf("%q", model.Clip(s, 80))
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return jsonType(v)
 	}
-	return clip(string(b))
+	return model.Clip(string(b), 80)
 }
 
 // appendQuote is strconv.AppendQuote, which spends a rune decode and an
@@ -137,15 +139,6 @@ func appendQuote(b []byte, s string) []byte {
 		}
 	}
 	return append(append(append(b, '"'), s...), '"')
-}
-
-// clip shortens s to 80 characters.
-func clip(s string) string {
-	const max = 80
-	if len(s) <= max {
-		return s
-	}
-	return truncateRunes(s, max) + "…"
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -2,7 +2,6 @@ package demo
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -12,6 +11,7 @@ import (
 
 	"toolscope/decoder"
 	"toolscope/decoder/jsonrpc"
+	"toolscope/model"
 )
 
 // maxRequestBody bounds what the guard reads of one POST.
@@ -28,11 +28,14 @@ func claimsFrom(ctx context.Context) map[string]any {
 }
 
 // guard answers, before the SDK sees a request, what the contract says a
-// server answers: a batch holding tools/call is 400/-32600, a missing static
-// credential 401/-32001, and a tools/call whose token fails verification gets
-// the HTTP status and JSON-RPC code of the failed step, with the request id.
-// A verified call goes on with its claims in the request context.
+// server answers: a missing static credential is 401/-32001, and a
+// tools/call the judgment rejects (a batch holding it, a token that fails
+// verification, malformed params) gets the HTTP status and JSON-RPC code of
+// the failed step, with the request id: the server judges as toolscope's
+// tap does, with the one Judge. A verified call goes on with its claims in
+// the request context.
 func (s *demoServer) guard(next http.Handler) http.Handler {
+	judge := &decoder.Judge{Secrets: s.secrets, InstanceID: s.instanceID}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
@@ -45,38 +48,29 @@ func (s *demoServer) guard(next http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		read := jsonrpc.Read(body)
-		msgs, batch := read.Messages, read.Batch
-		if read.Err != nil || len(msgs) == 0 {
+		if read.Err != nil || len(read.Messages) == 0 {
 			next.ServeHTTP(w, r) // the SDK answers malformed JSON-RPC itself
 			return
 		}
-		if batch {
-			if status, code, reason, reject := decoder.BatchRejection(msgs); reject {
-				writeRPCError(w, status, decoder.BatchCallID(msgs), code, reason)
-				return
-			}
-			next.ServeHTTP(w, r)
-			return
-		}
-		m := msgs[0]
 		if !s.credentialOK(r.Header) {
-			writeRPCError(w, http.StatusUnauthorized, m.ID, jsonrpc.CodeUnauthorized, "missing or invalid credential")
+			writeRPCError(w, http.StatusUnauthorized, read.Messages[0].ID, jsonrpc.CodeUnauthorized, "missing or invalid credential")
 			return
 		}
-		if m.Kind != jsonrpc.KindRequest || m.Method != jsonrpc.MethodToolsCall {
+		judged := judge.Request(decoder.Request{Body: read, Header: r.Header, Method: r.Method, Now: time.Now()})
+		if len(judged.Calls) == 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if problem := cmp.Or(m.Call.Problem, m.Meta.Problem); problem != "" {
-			writeRPCError(w, http.StatusBadRequest, m.ID, jsonrpc.CodeInvalidParams, problem)
+		c := judged.Calls[0]
+		if v := c.Context; v.Verdict != model.VerdictValid {
+			status, code, reason := v.HTTPStatus, v.RPCCode, v.Reason
+			if status == 0 || code == 0 {
+				status, code, reason = http.StatusUnauthorized, jsonrpc.CodeUnauthorized, "context token rejected"
+			}
+			writeRPCError(w, status, c.Message.ID, code, reason)
 			return
 		}
-		v := s.verify(r.Header.Get(decoder.ContextHeader), &m, time.Now())
-		if !v.ok {
-			writeRPCError(w, v.status, m.ID, v.code, v.reason)
-			return
-		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), claimsKey{}, v.claims)))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), claimsKey{}, c.Context.Claims)))
 	})
 }
 

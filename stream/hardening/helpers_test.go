@@ -24,6 +24,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/muesli/termenv"
 
+	"toolscope/decoder"
 	"toolscope/model"
 	"toolscope/model/modeltest"
 	"toolscope/stream/feed"
@@ -79,7 +80,7 @@ func (c callSpec) body() []byte {
 // token signs the context token the platform would send with the call.
 func (c callSpec) token(t testing.TB) string {
 	return modeltest.MintToken(t, testSecret, testInstanceID, c.Tool, c.meta(), func(claims jwt.MapClaims) {
-		claims["jti"] = "jti-" + c.ToolCallID
+		claims["jti"] = decoder.NewUUID() // a random UUID per token, as the platform mints it
 	})
 }
 

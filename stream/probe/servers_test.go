@@ -119,9 +119,14 @@ func (s *contractServer) ranCases() map[string]int {
 }
 
 // guard checks what the contract has a server check before the SDK sees
-// the request: a batch with a tools/call, the static credential, then the
-// context token of a tools/call.
+// the request: the static credential, then the judgment of a tools/call (a
+// batch holding it, its context token), with toolscope's one Judge.
 func (s *contractServer) guard(next http.Handler) http.Handler {
+	instance := s.instanceID
+	if s.lax.ignoreAud {
+		instance = ""
+	}
+	judge := &decoder.Judge{Secrets: [][]byte{s.secret}, InstanceID: instance}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 		if err != nil {
@@ -130,38 +135,21 @@ func (s *contractServer) guard(next http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		read := jsonrpc.Read(body)
-		msgs, batch := read.Messages, read.Batch
-		if read.Err != nil || len(msgs) == 0 {
+		if read.Err != nil || len(read.Messages) == 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if batch {
-			if status, code, reason, reject := decoder.BatchRejection(msgs); reject {
-				s.reject(w, status, decoder.BatchCallID(msgs), code, reason)
-				return
-			}
+		if !read.Batch && r.Header.Get("Authorization") != "Bearer "+s.credential {
+			s.reject(w, http.StatusUnauthorized, read.Messages[0].ID, jsonrpc.CodeUnauthorized, "missing credential")
+			return
+		}
+		judged := judge.Request(decoder.Request{Body: read, Header: r.Header, Method: r.Method, Now: time.Now()})
+		if len(judged.Calls) == 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
-		m := msgs[0]
-		if r.Header.Get("Authorization") != "Bearer "+s.credential {
-			s.reject(w, http.StatusUnauthorized, m.ID, jsonrpc.CodeUnauthorized, "missing credential")
-			return
-		}
-		if m.Kind != jsonrpc.KindRequest || m.Method != jsonrpc.MethodToolsCall {
-			next.ServeHTTP(w, r)
-			return
-		}
-		if problem := m.Call.Problem + m.Meta.Problem; problem != "" {
-			s.reject(w, http.StatusBadRequest, m.ID, jsonrpc.CodeInvalidParams, problem)
-			return
-		}
-		instance := s.instanceID
-		if s.lax.ignoreAud {
-			instance = ""
-		}
-		c := decoder.VerifyContext(decoder.VerifyInput{Token: r.Header.Get(decoder.ContextHeader), Secrets: [][]byte{s.secret},
-			InstanceID: instance, ToolName: m.Call.Name, Meta: m.Meta.AgentArea, CredentialPresent: true, Now: time.Now()})
+		call := judged.Calls[0]
+		c := call.Context
 		if c.Verdict == model.VerdictValid || s.excused(c) {
 			next.ServeHTTP(w, r)
 			return
@@ -170,7 +158,7 @@ func (s *contractServer) guard(next http.Handler) http.Handler {
 		if status == 0 {
 			status, code = http.StatusUnauthorized, jsonrpc.CodeUnauthorized
 		}
-		s.reject(w, status, m.ID, code, c.Reason)
+		s.reject(w, status, call.Message.ID, code, c.Reason)
 	})
 }
 

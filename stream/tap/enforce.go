@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"toolscope/decoder"
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
@@ -36,11 +35,9 @@ func (t *Tap) enforceAnswer(ex *exchange) *answer {
 	if len(pr.calls) == 0 {
 		return nil
 	}
-	id := json.RawMessage(pr.calls[0].requestID)
 	if pr.body.Batch {
-		if status, code, reason, reject := decoder.BatchRejection(pr.body.Messages); reject {
-			return newAnswer(status, code, id, reason)
-		}
+		// AgentArea never batches tools/call, and batching left MCP in 2025-06-18.
+		return newAnswer(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, json.RawMessage(pr.calls[0].requestID), "tools/call inside a JSON-RPC batch")
 	}
 	for _, c := range pr.calls {
 		ctx := c.callEv.Context

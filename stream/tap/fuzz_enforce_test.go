@@ -75,10 +75,10 @@ func verifiedAs(pr *parsedRequest, r ranCall, token string) bool {
 		if ctx == nil || ctx.Verdict != model.VerdictValid || c.tool != r.name {
 			continue
 		}
-		if canonicalJSON(contextKeys(c.meta.agentArea)) != canonicalJSON(contextKeys(r.meta)) {
+		if canonicalJSON(contextKeys(c.msg.Meta.AgentArea)) != canonicalJSON(contextKeys(r.meta)) {
 			continue
 		}
-		if canonicalJSON(r.meta[jsonrpc.MetaProgressToken]) != canonicalRaw(c.meta.progressToken) {
+		if canonicalJSON(r.meta[jsonrpc.MetaProgressToken]) != canonicalRaw(c.msg.Meta.ProgressToken) {
 			continue
 		}
 		return r.token == token

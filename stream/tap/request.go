@@ -1,10 +1,8 @@
 package tap
 
 import (
-	"cmp"
 	"encoding/json"
 	"net/http"
-	"net/textproto"
 	"strconv"
 	"strings"
 
@@ -19,7 +17,7 @@ type parsedRequest struct {
 	calls    []*call
 	plain    []*plainMsg
 	cancels  []cancelMsg
-	warnings []decoder.Warning  // about the exchange, not a call
+	warnings []model.Warning    // about the exchange, not a call
 	strict   *jsonrpc.Ambiguity // why servers could read it differently (see readStrictly)
 	// one holds the calls of a request with one (nearly all of them), so
 	// pr.calls is not a slice of its own.
@@ -64,54 +62,75 @@ func (pr *parsedRequest) plainByID(key string) *plainMsg {
 	return nil
 }
 
-// parseRequest reads the request body and prepares, without emitting, the
-// events it causes. With --enforce it runs before the request is forwarded.
+// newJudge is the judge of a tap's requests, configured as the tap is.
+func newJudge(cfg Config) *decoder.Judge {
+	return &decoder.Judge{Secrets: cfg.Secrets, InstanceID: cfg.InstanceID, CredentialHeader: cfg.CredentialHeader,
+		SoatPrefix: cfg.SoatPrefix, Enforce: cfg.Enforce}
+}
+
+// parseRequest reads the request body once, has the tap's judge judge it,
+// and prepares, without emitting, the events it causes. With --enforce it
+// runs before the request is forwarded.
 func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
-	pr := &parsedRequest{}
-	defer t.readStrictly(ex, pr)
-	if ex.method != http.MethodPost {
+	req := decoder.Request{Header: ex.header, Method: ex.method, Exchange: ex.id, Now: ex.start}
+	switch {
+	case ex.method != http.MethodPost:
+		pr := t.sortRequest(ex, req, nil)
 		pr.plain = append(pr.plain, &plainMsg{eventType: httpEventType(ex.method)})
-		if why := decoder.ContextOnOtherMethod(ex.method, contextToken(ex.header) != "", nil); why != "" {
-			pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnContextOnOtherMethod, Message: why})
+		if len(ex.body) > 0 {
+			// MCP sends calls only by POST and the tap reads only POST bodies;
+			// a server that reads any method's body would run what it did not see.
+			pr.strict = &jsonrpc.Ambiguity{RPCCode: jsonrpc.CodeInvalidRequest,
+				Reason: "a " + strconv.Quote(model.Clip(ex.method, 20)) + " request with a body, which the tap reads only on POST"}
+			pr.warnings = append(pr.warnings, t.judge.Ambiguous(pr.strict))
 		}
 		return pr
-	}
-	if !ex.bodyWhole {
+	case !ex.bodyWhole:
+		pr := t.sortRequest(ex, req, nil)
 		why := ex.bodySkip
 		if why == "" {
 			why = "request body over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (or unreadable)"
 		}
-		pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnParseSkipped,
+		pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnParseSkipped,
 			Message: why + ": forwarded unchanged, not parsed"})
 		if t.cfg.Enforce {
 			// What the tap cannot read it cannot verify: strictAnswer refuses it.
-			pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnEnforceUnverifiedLargeBody,
+			pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnEnforceUnverifiedLargeBody,
 				Message: "--enforce cannot verify this request: its body is over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (--max-parse-bytes); answered 413, not forwarded"})
 		}
 		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
 		return pr
 	}
-	pr.body = jsonrpc.Read(ex.body)
-	if err := pr.body.Err; err != nil {
-		pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnMalformedRequest, Message: "request body is not JSON-RPC (" + err.Error() + "): forwarded unchanged"})
-		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
-		return pr
+	req.Body = jsonrpc.Read(ex.body)
+	if raw := ex.rawHeader; raw != nil { // SOAT keys are the header names verbatim
+		req.SoatHeader, req.SoatOrder = raw.soatHeader(t.judge.Prefix())
 	}
-	msgs, batch := pr.body.Messages, pr.body.Batch
 	var headers map[string]string // recorded on tool.call events only
-	for i := range msgs {
-		m := &msgs[i]
-		switch {
+	return t.sortRequest(ex, req, func() map[string]string {
+		if headers == nil {
+			headers = t.headerMap(ex.header)
+		}
+		return headers
+	})
+}
+
+// sortRequest judges a request read and sorts its messages: calls (their
+// tool.call events prepared), other messages, cancellations, warnings. The
+// HTTP and the stdio tap read a client's messages alike through it; headers
+// gives the headers a tool.call records (nil: none).
+func (t *Tap) sortRequest(ex *exchange, req decoder.Request, headers func() map[string]string) *parsedRequest {
+	pr := &parsedRequest{body: req.Body}
+	judged := t.judge.Request(req)
+	pr.strict = judged.Strict
+	if err := req.Body.Err; err != nil {
+		pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnMalformedRequest, Message: "request body is not JSON-RPC (" + err.Error() + "): forwarded unchanged"})
+		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
+	}
+	for i := range req.Body.Messages {
+		switch m := &req.Body.Messages[i]; {
 		case m.IsCall():
-			if headers == nil {
-				headers = t.headerMap(ex.header)
-			}
-			if pr.calls == nil {
-				pr.calls = pr.one[:0]
-			}
-			pr.calls = append(pr.calls, t.newCall(ex, m, batch, len(pr.calls), headers))
 		case m.Kind == jsonrpc.KindInvalid:
-			pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnMalformedRequest, Message: "invalid JSON-RPC message: " + m.Problem})
+			pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnMalformedRequest, Message: "invalid JSON-RPC message: " + m.Problem})
 		default:
 			p := newPlainMsg(m)
 			pr.plain = append(pr.plain, p)
@@ -120,120 +139,48 @@ func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
 			}
 		}
 	}
-	t.checkHeaders(ex, pr)
-	if len(pr.calls) == 0 {
-		pr.warnings = append(pr.warnings, contextOnOtherMethods(ex, msgs)...)
+	if len(judged.Calls) > 0 {
+		pr.calls = pr.one[:0]
 	}
-	if batch && len(pr.calls) > 0 {
-		if _, _, reason, reject := decoder.BatchRejection(msgs); reject {
-			for _, c := range pr.calls {
-				c.pending = append(c.pending, decoder.Warning{Code: model.WarnToolsCallInBatch, Message: reason})
-			}
+	for i := range judged.Calls {
+		var h map[string]string
+		if headers != nil {
+			h = headers()
 		}
+		pr.calls = append(pr.calls, t.newCall(ex, &judged.Calls[i], h))
 	}
+	pr.warnings = append(pr.warnings, judged.Warnings...)
 	return pr
 }
 
-// checkHeaders compares the MCP headers with the body and reads the SOAT
-// context bag; findings go to the first call, or to the exchange.
-func (t *Tap) checkHeaders(ex *exchange, pr *parsedRequest) {
-	if len(pr.body.Messages) == 0 || pr.body.Batch {
-		return
-	}
-	m := &pr.body.Messages[0]
-	ws := decoder.CheckMCPHeaders(ex.header, m.Method, m.Call.Name, m.Meta.ProtocolVersion)
-	if len(pr.calls) == 0 {
-		pr.warnings = append(pr.warnings, ws...)
-		return
-	}
-	c := pr.calls[0]
-	c.pending = append(c.pending, ws...)
-	var bag decoder.SoatBag
-	var soatWarnings []decoder.Warning
-	if raw := ex.rawHeader; raw != nil { // SOAT keys are the header names verbatim
-		prefix := t.cfg.SoatPrefix
-		if prefix == "" {
-			prefix = decoder.DefaultSoatPrefix
-		}
-		h, order := raw.soatHeader(prefix)
-		bag, soatWarnings = decoder.SoatContextOrdered(h, order, t.cfg.SoatPrefix)
-	} else {
-		bag, soatWarnings = decoder.SoatContext(ex.header, t.cfg.SoatPrefix)
-	}
-	c.pending = append(c.pending, soatWarnings...)
-	c.pending = append(c.pending, dropStrippedSoat(bag, ex.header, t.cfg.SoatPrefix)...)
-	if len(bag.Values) > 0 {
-		for _, o := range pr.calls {
-			o.callEv.SoatContext = bag.Values
-		}
-	}
-}
-
-// newCall prepares the tool.call event of one tools/call, with its context
-// token decoded and, given a secret, verified.
-func (t *Tap) newCall(ex *exchange, m *jsonrpc.Message, batch bool, n int, headers map[string]string) *call {
-	cp, meta := m.Call, m.Meta
+// newCall prepares the tool.call event of one tools/call, as judged.
+func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string]string) *call {
+	m := cj.Message
 	c := &call{
 		t:          t,
-		exchangeID: ex.id,
+		msg:        m,
+		exchangeID: cj.Exchange,
 		requestID:  string(m.ID),
 		idKey:      jsonrpc.IDKey(m.ID),
-		tokenKey:   jsonrpc.IDKey(meta.ProgressToken),
-		tool:       cp.Name,
-		taskID:     meta.TaskID(),
-		toolCallID: meta.ToolCallID(),
-		idemKey:    meta.IdempotencyKey(),
+		tokenKey:   jsonrpc.IDKey(m.Meta.ProgressToken),
+		tool:       m.Call.Name,
+		taskID:     m.Meta.TaskID(),
+		toolCallID: m.Meta.ToolCallID(),
+		idemKey:    m.Meta.IdempotencyKey(),
 		scope:      ex.scope,
 		start:      ex.start,
-		meta:       callMeta{agentArea: meta.AgentArea, progressToken: meta.ProgressToken},
+		pending:    cj.Warnings,
 	}
-	if n > 0 {
-		c.exchangeID = ex.id + "." + strconv.Itoa(n+1)
-	}
-	if problem := cmp.Or(cp.Problem, meta.Problem); problem != "" {
-		c.pending = append(c.pending, decoder.Warning{Code: model.WarnMalformedCall, Message: "tools/call params: " + problem})
-	}
-	credential := t.cfg.credentialHeader()
-	// The token and credential are judged as the server receives them: the
-	// proxy drops the headers a client names in Connection.
-	token, credentialPresent := contextToken(ex.header), ex.header.Get(credential) != ""
-	if token != "" && hopByHop(ex.header, canonicalContextHeader) {
-		token = ""
-		c.pending = append(c.pending, decoder.Warning{Code: model.WarnContextHeaderStripped, Message: "the client lists " +
-			decoder.ContextHeader + " in Connection, so the proxy removes it as hop-by-hop: the server never receives the token and the verdict is what it sees"})
-	}
-	if credentialPresent && hopByHop(ex.header, credential) {
-		credentialPresent = false
-		c.pending = append(c.pending, decoder.Warning{Code: model.WarnCredentialHeaderStripped, Message: "the client lists " +
-			credential + " in Connection, so the proxy removes it as hop-by-hop: the server never receives the static credential"})
-	}
-	vctx, vws := decoder.Verify(decoder.VerifyInput{
-		Token:             token,
-		Secrets:           t.cfg.Secrets,
-		InstanceID:        t.cfg.InstanceID,
-		ToolName:          cp.Name,
-		Meta:              meta.AgentArea,
-		CredentialPresent: credentialPresent,
-		RequireCredential: t.cfg.CredentialHeader != "",
-		InBatch:           batch,
-		Now:               ex.start,
-		ParamsProblem:     cp.Problem,
-		MetaProblem:       meta.Problem,
-	})
-	c.pending = append(c.pending, vws...)
-	c.pending = append(c.pending, decoder.CallRuleWarnings(decoder.CallRulesInput{ToolName: cp.Name, Meta: meta.AgentArea, ProgressToken: meta.ProgressToken != nil,
-		TokenPresent: contextToken(ex.header) != "", Claims: vctx.Claims, SessionID: ex.header.Get("Mcp-Session-Id")})...)
-	c.pending = append(c.pending, t.cross.check(crossCall{exchange: c.exchangeID, idemKey: c.idemKey,
-		arguments: cp.Arguments, claims: vctx.Claims, meta: meta.AgentArea, taskID: c.taskID})...)
 	ev := c.event(model.KindToolCall, ex.start)
-	ev.Arguments = cp.Arguments
-	if len(meta.AgentArea) > 0 {
-		ev.Meta = meta.AgentArea
+	ev.Arguments = m.Call.Arguments
+	if len(m.Meta.AgentArea) > 0 {
+		ev.Meta = m.Meta.AgentArea
 	}
-	ev.Context = &vctx
-	ev.TraceParent, ev.TraceState = meta.TraceParent, meta.TraceState
-	if t.cfg.InstanceName != "" && cp.Name != "" {
-		ev.AgentName = t.names.name(t.cfg.InstanceName, cp.Name)
+	ev.Context = &cj.Context
+	ev.SoatContext = cj.Soat
+	ev.TraceParent, ev.TraceState = m.Meta.TraceParent, m.Meta.TraceState
+	if t.cfg.InstanceName != "" && m.Call.Name != "" {
+		ev.AgentName = t.names.name(t.cfg.InstanceName, m.Call.Name)
 	}
 	ev.TimeoutMS = t.cfg.Timeout.Milliseconds()
 	ev.Headers = headers
@@ -333,73 +280,4 @@ func (t *Tap) headerMap(h http.Header) map[string]string {
 		out[k] = t.redactor.Header(k, v)
 	}
 	return out
-}
-
-var canonicalContextHeader = textproto.CanonicalMIMEHeaderKey(decoder.ContextHeader)
-
-// contextToken is h.Get(decoder.ContextHeader) without canonicalising the
-// name on every call (X-AgentArea-Context is not canonical: each Get built
-// a new string).
-func contextToken(h http.Header) string {
-	if vs := h[canonicalContextHeader]; len(vs) > 0 {
-		return vs[0]
-	}
-	return ""
-}
-
-// hopByHop says whether the proxy removes the request header name
-// (canonical) before the upstream: a standard hop-by-hop header, or one the
-// Connection header names. It builds nothing: it runs for every call.
-func hopByHop(h http.Header, name string) bool {
-	switch name {
-	case "Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
-		"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade":
-		return true
-	}
-	for _, v := range h["Connection"] {
-		for v != "" {
-			var part string
-			part, v, _ = strings.Cut(v, ",")
-			if part = textproto.TrimString(part); part != "" && textproto.CanonicalMIMEHeaderKey(part) == name {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// contextOnOtherMethods warns of AgentArea context (the token, or
-// agentarea/* keys in _meta) on a request that holds no tools/call.
-func contextOnOtherMethods(ex *exchange, msgs []jsonrpc.Message) []decoder.Warning {
-	token := contextToken(ex.header) != ""
-	for _, m := range msgs {
-		if m.Kind != jsonrpc.KindRequest && m.Kind != jsonrpc.KindNotification {
-			continue
-		}
-		if why := decoder.ContextOnOtherMethod(m.Method, token, m.Meta.AgentArea); why != "" {
-			return []decoder.Warning{{Code: model.WarnContextOnOtherMethod, Message: why}}
-		}
-	}
-	return nil
-}
-
-// dropStrippedSoat removes from the bag the context headers the client
-// names in Connection: the proxy removes them, the server never sees them.
-func dropStrippedSoat(bag decoder.SoatBag, h http.Header, prefix string) []decoder.Warning {
-	if len(bag.Values) == 0 || len(h["Connection"]) == 0 {
-		return nil
-	}
-	if prefix == "" {
-		prefix = decoder.DefaultSoatPrefix
-	}
-	var ws []decoder.Warning
-	for key := range bag.Values {
-		if hopByHop(h, textproto.CanonicalMIMEHeaderKey(prefix+key)) {
-			delete(bag.Values, key)
-			delete(bag.Identity, key)
-			ws = append(ws, decoder.Warning{Code: model.WarnContextHeaderStripped, Message: "the client lists " + strconv.Quote(prefix+key) +
-				" in Connection, so the proxy removes it as hop-by-hop: the server never receives this SOAT key"})
-		}
-	}
-	return ws
 }

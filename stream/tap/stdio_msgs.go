@@ -74,67 +74,39 @@ func (s *stdioSession) onLine(dir direction, at time.Time, e lineEnd) {
 	}
 }
 
-// fromClient reports one message line the client sent.
+// fromClient reports one message line the client sent: read and judged
+// as the HTTP tap reads a request body (sortRequest), with no headers.
 func (s *stdioSession) fromClient(at time.Time, line []byte) {
 	id := strconv.FormatUint(s.t.seq.Add(1), 10)
-	body := jsonrpc.Read(line)
-	msgs, batch := body.Messages, body.Batch
-	if err := body.Err; err != nil {
-		s.warn(model.WarnMalformedRequest, "message "+id+" from the client is not JSON-RPC ("+err.Error()+"): forwarded unchanged")
-		return
+	ex := &exchange{t: s.t, id: id, start: at, method: http.MethodPost, scope: stdioScope}
+	pr := s.t.sortRequest(ex, decoder.Request{Body: jsonrpc.Read(line), Exchange: id, Now: at}, nil)
+	for _, w := range pr.warnings {
+		s.warn(w.Code, "message "+id+": "+w.Message)
 	}
-	ex := &exchange{t: s.t, id: id, start: at, method: http.MethodPost, header: http.Header{}, scope: stdioScope}
-	var calls []*call
-	for i := range msgs {
-		m := &msgs[i]
-		switch {
-		case m.IsCall():
-			ex.header = stdioHeader(m.Meta.ContextToken)
-			calls = append(calls, s.t.newCall(ex, m, batch, len(calls), nil))
-		case m.Kind == jsonrpc.KindInvalid:
-			s.warn(model.WarnMalformedRequest, "message "+id+": invalid JSON-RPC message: "+m.Problem)
-		case m.Kind == jsonrpc.KindNotification && m.Method == jsonrpc.MethodCancelled:
-			s.cancel(id, at, m)
-		case m.Kind == jsonrpc.KindRequest:
-			s.await(&stdioPlain{p: newPlainMsg(m), exchange: id, start: at})
-		default:
-			s.report(&stdioPlain{p: newPlainMsg(m), exchange: id, start: at}, at)
-		}
-	}
-	if batch && len(calls) > 0 {
-		if _, _, reason, reject := decoder.BatchRejection(msgs); reject {
-			for _, c := range calls {
-				c.pending = append(c.pending, decoder.Warning{Code: model.WarnToolsCallInBatch, Message: reason})
-			}
-		}
-	}
-	if len(calls) == 0 {
-		for _, w := range contextOnOtherMethods(ex, msgs) {
-			s.warn(w.Code, "message "+id+": "+w.Message)
-		}
-	}
-	for _, c := range calls {
+	for _, c := range pr.calls {
 		s.t.calls.add(c)
 		s.t.emit(c.callEv)
 		c.warnAll(c.start, c.pending)
 		c.pending = nil
 		c.startTimer()
 	}
-}
-
-// stdioHeader carries a token found in _meta where the verifier reads it.
-func stdioHeader(token string) http.Header {
-	h := http.Header{}
-	if token != "" {
-		h.Set(decoder.ContextHeader, token)
+	for _, cm := range pr.cancels {
+		s.cancel(id, at, cm)
 	}
-	return h
+	for _, p := range pr.plain {
+		switch {
+		case p.eventType == "mcp.unparsed" || p.method == jsonrpc.MethodCancelled && p.kind == jsonrpc.KindNotification:
+		case p.kind == jsonrpc.KindRequest:
+			s.await(&stdioPlain{p: p, exchange: id, start: at})
+		default:
+			s.report(&stdioPlain{p: p, exchange: id, start: at}, at)
+		}
+	}
 }
 
 // cancel applies a notifications/cancelled to the call it names.
-func (s *stdioSession) cancel(exID string, at time.Time, m *jsonrpc.Message) {
-	p := newPlainMsg(m)
-	cm := cancelMsg{plain: p, requestID: m.Cancel.RequestID, reason: m.Cancel.Reason}
+func (s *stdioSession) cancel(exID string, at time.Time, cm cancelMsg) {
+	p := cm.plain
 	reason := cm.reason
 	if reason == "" {
 		reason = "notifications/cancelled"

@@ -27,7 +27,7 @@ type Tap struct {
 	upstream *url.URL
 	proxy    *httputil.ReverseProxy
 	calls    *registry
-	cross    crossIndex // what earlier calls carried, for the rules across calls
+	judge    *decoder.Judge // judges each request; remembers what earlier calls carried
 	cancels  pendingCancels
 	budget   *byteBudget    // request-body bytes held (see reqbody.go)
 	redactor model.Redactor // knows the configured credential header too
@@ -55,7 +55,8 @@ func New(cfg Config, sink model.Sink) (*Tap, error) {
 		return nil, errors.New("tap: a sink is required")
 	}
 	t := &Tap{cfg: cfg, sink: sink, upstream: u, calls: newRegistry(), runners: newRunners(),
-		budget: &byteBudget{limit: cfg.MaxBufferedBytes}, redactor: model.NewRedactor(cfg.CredentialHeader)}
+		budget: &byteBudget{limit: cfg.MaxBufferedBytes}, redactor: model.NewRedactor(cfg.CredentialHeader),
+		judge: newJudge(cfg)}
 	t.proxy = t.newProxy()
 	return t, nil
 }
@@ -98,7 +99,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, whole, refusal := t.bufferRequest(w, ex, r)
 		if refusal != nil {
 			writeRPCError(w, refusal.status, refusal.body)
-			ex.req = &parsedRequest{warnings: []decoder.Warning{{Code: refusal.warning, Message: refusal.reason}}}
+			ex.req = &parsedRequest{warnings: []model.Warning{{Code: refusal.warning, Message: refusal.reason}}}
 			t.inflight.Add(1)
 			t.runners.start(ex)
 			ex.settle(outcome{kind: outcomeEnforced, status: refusal.status, rpcCode: refusal.code, message: "answered by the tap (--enforce), not forwarded: " + refusal.reason})

@@ -1,4 +1,4 @@
-package tap
+package decoder
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"toolscope/decoder"
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
@@ -117,10 +116,10 @@ type crossCall struct {
 }
 
 // check compares the call with the calls before it and remembers it.
-func (x *crossIndex) check(c crossCall) []decoder.Warning {
+func (x *crossIndex) check(c crossCall) []model.Warning {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	var ws []decoder.Warning
+	var ws []model.Warning
 	if c.idemKey != "" {
 		sum := x.argumentsDigest(c.arguments)
 		prev, seen := x.args.get(c.idemKey)
@@ -128,14 +127,14 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 		case !seen:
 			x.args.set(c.idemKey, [2]string{sum, c.exchange}, false)
 		case prev[0] != sum:
-			ws = append(ws, decoder.Warning{Code: model.WarnRetryArgumentsChanged, Message: fmt.Sprintf(
-				"idempotency key %q was sent by exchange %s with other arguments; a retry sends the same arguments", clip(c.idemKey), prev[1])})
+			ws = append(ws, model.Warning{Code: model.WarnRetryArgumentsChanged, Message: fmt.Sprintf(
+				"idempotency key %q was sent by exchange %s with other arguments; a retry sends the same arguments", model.Clip(c.idemKey, 80), prev[1])})
 		}
 	}
 	if jti, ok := c.claims["jti"].(string); ok && jti != "" {
 		if prev, ok := x.jtis.get(jti); ok {
-			ws = append(ws, decoder.Warning{Code: model.WarnTokenReused, Message: fmt.Sprintf(
-				"the token (jti %q) was already sent by exchange %s; the platform mints a new token per call, a retry included: this is a replay", clip(jti), prev[1])})
+			ws = append(ws, model.Warning{Code: model.WarnTokenReused, Message: fmt.Sprintf(
+				"the token (jti %q) was already sent by exchange %s; the platform mints a new token per call, a retry included: this is a replay", model.Clip(jti, 80), prev[1])})
 		} else {
 			x.jtis.set(jti, [2]string{jti, c.exchange}, false)
 		}
@@ -151,7 +150,7 @@ func (x *crossIndex) check(c crossCall) []decoder.Warning {
 		}
 		prev, seen := x.endUsers.get(c.taskID)
 		if seen && !sameShort(val, prev[0]) {
-			ws = append(ws, decoder.Warning{Code: model.WarnEndUserIDChanged, Message: fmt.Sprintf(
+			ws = append(ws, model.Warning{Code: model.WarnEndUserIDChanged, Message: fmt.Sprintf(
 				"end_user_id is %s but was %s on exchange %s of the same task; it is fixed when the task is created", describeEndUser(val), describeEndUser(prev[0]), prev[1])})
 		}
 		x.endUsers.set(c.taskID, [2]string{val, c.exchange}, seen)
@@ -166,7 +165,7 @@ func describeEndUser(v string) string {
 	case len(v) == len("sha256:")+sha256.Size && strings.HasPrefix(v, "sha256:"):
 		return "a long value"
 	}
-	return fmt.Sprintf("%q", clip(v))
+	return fmt.Sprintf("%q", model.Clip(v, 80))
 }
 
 // argumentsDigest identifies arguments by value: key order, spacing and
@@ -179,12 +178,4 @@ func (x *crossIndex) argumentsDigest(raw json.RawMessage) string {
 	}
 	sum := sha256.Sum256(canon)
 	return string(sum[:])
-}
-
-// clip cuts untrusted text for a message.
-func clip(s string) string {
-	if len(s) > 100 {
-		return s[:100] + "…"
-	}
-	return s
 }

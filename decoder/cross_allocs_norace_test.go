@@ -1,6 +1,6 @@
 //go:build !race
 
-package tap
+package decoder
 
 import (
 	"strings"
