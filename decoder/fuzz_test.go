@@ -121,7 +121,7 @@ func FuzzSoatContext(f *testing.F) {
 		for k, v := range bag.Values {
 			found := false
 			for name, vals := range h {
-				if asciiEqualFold(name, p+k) && len(name) == len(p)+len(k) && name[len(p):] == k && vals[0] == v {
+				if model.EqualFoldASCII(name, p+k) && len(name) == len(p)+len(k) && name[len(p):] == k && vals[0] == v {
 					found = true
 				}
 			}

@@ -134,7 +134,7 @@ func SoatContextOrdered(h http.Header, names []string, prefix string) (SoatBag, 
 	var ws []model.Warning
 	folded := map[string]string{}
 	for _, name := range names {
-		if len(name) <= len(prefix) || !asciiEqualFold(name[:len(prefix)], prefix) {
+		if len(name) <= len(prefix) || !model.EqualFoldASCII(name[:len(prefix)], prefix) {
 			continue
 		}
 		key := name[len(prefix):]
@@ -173,25 +173,4 @@ func SoatContextOrdered(h http.Header, names []string, prefix string) (SoatBag, 
 		}
 	}
 	return bag, ws
-}
-
-// asciiEqualFold compares header names case-insensitively, ASCII only (a
-// Unicode fold would let invalid bytes match each other).
-func asciiEqualFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"io"
 	"net/http"
 	"time"
@@ -43,7 +42,7 @@ func (s *demoServer) guard(next http.Handler) http.Handler {
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
 		if err != nil {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest, "request body too large")
+			jsonrpc.WriteError(w, http.StatusRequestEntityTooLarge, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "request body too large"))
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -53,7 +52,7 @@ func (s *demoServer) guard(next http.Handler) http.Handler {
 			return
 		}
 		if !s.credentialOK(r.Header) {
-			writeRPCError(w, http.StatusUnauthorized, read.Messages[0].ID, jsonrpc.CodeUnauthorized, "missing or invalid credential")
+			jsonrpc.WriteError(w, http.StatusUnauthorized, jsonrpc.ErrorResponse(read.Messages[0].ID, jsonrpc.CodeUnauthorized, "missing or invalid credential"))
 			return
 		}
 		judged := judge.Request(decoder.Request{Body: read, Header: r.Header, Method: r.Method, Now: time.Now()})
@@ -67,7 +66,7 @@ func (s *demoServer) guard(next http.Handler) http.Handler {
 			if status == 0 || code == 0 {
 				status, code, reason = http.StatusUnauthorized, jsonrpc.CodeUnauthorized, "context token rejected"
 			}
-			writeRPCError(w, status, c.Message.ID, code, reason)
+			jsonrpc.WriteError(w, status, jsonrpc.ErrorResponse(c.Message.ID, code, reason))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), claimsKey{}, c.Context.Claims)))
@@ -78,10 +77,4 @@ func (s *demoServer) credentialOK(h http.Header) bool {
 	want := "Bearer " + s.credential
 	got := h.Get("Authorization")
 	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
-}
-
-func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(jsonrpc.ErrorResponse(id, code, message))
 }

@@ -11,6 +11,7 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"strconv"
 )
 
@@ -207,4 +208,13 @@ func ErrorResponse(id json.RawMessage, code int, message string) []byte {
 	msg, _ := json.Marshal(message) // a string always marshals
 	b = append(b, msg...)
 	return append(b, "}}"...)
+}
+
+// WriteError answers an HTTP request with a JSON-RPC error body
+// (ErrorResponse's), as a server or --enforce does.
+func WriteError(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
 }

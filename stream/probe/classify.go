@@ -107,10 +107,4 @@ func isError(result json.RawMessage) bool {
 }
 
 // clip sanitises server text for a one-line message.
-func clip(s string) string {
-	s = model.Sanitize(s)
-	if r := []rune(s); len(r) > 200 {
-		return string(r[:200]) + "…"
-	}
-	return s
-}
+func clip(s string) string { return model.Clip(model.Sanitize(s), 200) }

@@ -186,7 +186,7 @@ func (t *Tap) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 	if ex.tee != nil {
 		ex.tee.drain(http.NewResponseController(w)) // the request id is in the body
 	}
-	writeRPCError(w, http.StatusBadGateway, jsonrpc.ErrorResponse(ex.firstRequestID(), jsonrpc.CodeInternalError, msg))
+	jsonrpc.WriteError(w, http.StatusBadGateway, jsonrpc.ErrorResponse(ex.firstRequestID(), jsonrpc.CodeInternalError, msg))
 	ex.settle(outcome{kind: outcomeUnreachable, status: http.StatusBadGateway, rpcCode: jsonrpc.CodeInternalError, message: msg})
 }
 

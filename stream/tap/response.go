@@ -9,39 +9,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"toolscope/decoder"
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
-// isEventStream says whether a Content-Type is text/event-stream, as
-// mime.ParseMediaType reads it. It runs several times per exchange, so a
-// plain ASCII type is compared in place: ParseMediaType makes a map and a
-// lowered copy every time.
+// isEventStream says whether a Content-Type is text/event-stream.
 func isEventStream(contentType string) bool {
-	const eventStream = "text/event-stream"
-	base, _, hasParams := strings.Cut(contentType, ";")
-	if isASCII(base) {
-		if !strings.EqualFold(strings.TrimSpace(base), eventStream) {
-			return false
-		}
-		if !hasParams {
-			return true
-		}
-	}
 	mt, _, _ := mime.ParseMediaType(contentType) // parameters, which may be invalid
-	return mt == eventStream
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
+	return mt == "text/event-stream"
 }
 
 // readResponse parses the copy of the response body as it arrives, then
@@ -220,7 +197,7 @@ func (ex *exchange) progress(at time.Time, m *jsonrpc.Message) {
 		c = ex.t.calls.byTokenIn(key, ex.scope)
 	}
 	if c == nil {
-		ex.warn(model.WarnProgressUnmatched, "notifications/progress for token "+clipText(string(p.Token), 200)+" matches no call in flight")
+		ex.warn(model.WarnProgressUnmatched, "notifications/progress for token "+model.Clip(string(p.Token), 200)+" matches no call in flight")
 		return
 	}
 	c.onProgress(at, p)
@@ -236,16 +213,4 @@ func (ex *exchange) serverMessage(at time.Time, m *jsonrpc.Message) {
 		ev.TaskID, ev.ToolCallID, ev.Tool = c.taskID, c.toolCallID, c.tool
 	}
 	ex.t.emit(ev)
-}
-
-// clipText cuts s to at most max bytes, on a character boundary.
-func clipText(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -168,7 +168,7 @@ func (s *stdioSession) progress(at time.Time, m *jsonrpc.Message) {
 	}
 	c := s.t.calls.byTokenIn(jsonrpc.IDKey(p.Token), stdioScope)
 	if c == nil {
-		s.warn(model.WarnProgressUnmatched, "notifications/progress for token "+clipText(string(p.Token), 200)+" matches no call in flight")
+		s.warn(model.WarnProgressUnmatched, "notifications/progress for token "+model.Clip(string(p.Token), 200)+" matches no call in flight")
 		return
 	}
 	c.onProgress(at, p)
@@ -249,9 +249,9 @@ func (s *stdioSession) oversized(dir direction, at time.Time, e lineEnd) {
 	what := ""
 	switch {
 	case h.method != "":
-		what = " (" + clipText(h.method, 100) + ")"
+		what = " (" + model.Clip(h.method, 100) + ")"
 	case h.response && h.id != nil:
-		what = " (the answer to id " + clipText(string(h.id), 100) + ")"
+		what = " (the answer to id " + model.Clip(string(h.id), 100) + ")"
 	}
 	s.warn(model.WarnParseSkipped, "a message of "+strconv.FormatInt(e.size, 10)+" bytes from the "+dirName(dir)+what+
 		" is over --max-parse-bytes ("+strconv.FormatInt(s.t.cfg.MaxParseBytes, 10)+"): forwarded unchanged, not parsed")

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"toolscope/decoder/jsonrpc"
 
 	"toolscope/decoder"
 	"toolscope/model"
@@ -98,7 +99,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if hasBody && t.cfg.Enforce {
 		body, whole, refusal := t.bufferRequest(w, ex, r)
 		if refusal != nil {
-			writeRPCError(w, refusal.status, refusal.body)
+			jsonrpc.WriteError(w, refusal.status, refusal.body)
 			ex.req = &parsedRequest{warnings: []model.Warning{{Code: refusal.warning, Message: refusal.reason}}}
 			t.inflight.Add(1)
 			t.runners.start(ex)
@@ -123,7 +124,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if t.cfg.Enforce {
 		ex.req = t.parseRequest(ex)
 		if ans := t.enforceAnswer(ex); ans != nil {
-			writeRPCError(w, ans.status, ans.body)
+			jsonrpc.WriteError(w, ans.status, ans.body)
 			t.inflight.Add(1)
 			t.runners.start(ex)
 			ex.settle(outcome{kind: outcomeEnforced, status: ans.status, rpcCode: ans.code, message: "answered by the tap (--enforce), not forwarded: " + ans.reason})
@@ -157,13 +158,6 @@ type replayBody struct {
 }
 
 func (b replayBody) Close() error { return b.orig.Close() }
-
-func writeRPCError(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", fmt.Sprint(len(body)))
-	w.WriteHeader(status)
-	w.Write(body)
-}
 
 // Start listens on cfg.Listen and serves in the background. An address that
 // is not loopback gets a listen_not_loopback warning: the tap forwards

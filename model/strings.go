@@ -26,3 +26,25 @@ func ShortID(id string) string {
 	}
 	return id[:n]
 }
+
+// EqualFoldASCII reports whether a and b are equal without ASCII case:
+// for header names, where a Unicode fold would let other letters (the
+// Kelvin sign is a K) or invalid bytes match.
+func EqualFoldASCII[A, B ~string | ~[]byte](a A, b B) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
