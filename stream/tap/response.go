@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"toolscope/decoder"
-	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -136,81 +135,9 @@ func looksJSON(b []byte) bool {
 	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
 }
 
-// dispatch reports the messages of one response body or SSE event.
+// dispatch reports the messages of one response body or SSE event (the
+// one dispatch, Tap.dispatch), a cancellation that came first applied first.
 func (ex *exchange) dispatch(at time.Time, data []byte, status int) {
-	body := jsonrpc.Read(data)
-	if err := body.Err; err != nil {
-		if len(bytes.TrimSpace(data)) > 0 {
-			ex.malformedResponse("not JSON-RPC: " + err.Error())
-		}
-		return
-	}
-	pr := ex.req
-	ex.t.cancels.settle() // a cancellation that came first is applied first
-	for i := range body.Messages {
-		m := &body.Messages[i]
-		switch m.Kind {
-		case jsonrpc.KindResponse:
-			key := jsonrpc.IDKey(m.ID)
-			if c := pr.callByID(key); c != nil {
-				c.onResult(at, m, status)
-			} else if p := pr.plainByID(key); p != nil {
-				p.reply = m
-			} else if c, _ := ex.t.calls.byIDIn(key, ex.scope); c != nil {
-				c.onResult(at, m, status) // a result on a resumed (GET) stream
-			} else {
-				ex.t.emit(model.Event{Time: at.UTC(), Kind: model.KindEvent, EventType: "mcp.response", RequestID: string(m.ID),
-					Data: marshalData(map[string]any{"exchange": ex.id, "matched": false})})
-			}
-		case jsonrpc.KindNotification:
-			if m.Method == jsonrpc.MethodProgress {
-				ex.progress(at, m)
-				continue
-			}
-			ex.serverMessage(at, m)
-		case jsonrpc.KindRequest:
-			ex.serverMessage(at, m)
-		default:
-			ex.malformedResponse("invalid JSON-RPC message: " + m.Problem)
-		}
-	}
-}
-
-// malformedResponse warns of a message the server sent that cannot be read,
-// and keeps the first such reason for the calls the stream leaves unanswered.
-func (ex *exchange) malformedResponse(why string) {
-	ex.warn(model.WarnMalformedResponse, why)
-	if ex.malformed == "" {
-		ex.malformed = why
-	}
-}
-
-func (ex *exchange) progress(at time.Time, m *jsonrpc.Message) {
-	p, err := m.Progress, m.ProgressErr
-	if err != nil {
-		ex.warn(model.WarnMalformedProgress, err.Error())
-		return
-	}
-	key := jsonrpc.IDKey(p.Token)
-	c := ex.req.callByToken(key)
-	if c == nil {
-		c = ex.t.calls.byTokenIn(key, ex.scope)
-	}
-	if c == nil {
-		ex.warn(model.WarnProgressUnmatched, "notifications/progress for token "+model.Clip(string(p.Token), 200)+" matches no call in flight")
-		return
-	}
-	c.onProgress(at, p)
-}
-
-// serverMessage reports a server-to-client request or notification (logging,
-// elicitation, list changes...), on the call's timeline when there is one.
-func (ex *exchange) serverMessage(at time.Time, m *jsonrpc.Message) {
-	ev := model.Event{Time: at.UTC(), Kind: model.KindEvent, EventType: "mcp." + m.Method, RequestID: string(m.ID),
-		Data: marshalData(map[string]any{"exchange": ex.id, "from": "server"})}
-	if len(ex.req.calls) == 1 {
-		c := ex.req.calls[0]
-		ev.TaskID, ev.ToolCallID, ev.Tool = c.taskID, c.toolCallID, c.tool
-	}
-	ex.t.emit(ev)
+	ex.t.cancels.settle()
+	ex.t.dispatch(ex, at, data, status)
 }

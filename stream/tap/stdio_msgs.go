@@ -70,7 +70,7 @@ func (s *stdioSession) onLine(dir direction, at time.Time, e lineEnd) {
 	case dir == fromClient:
 		s.fromClient(at, e.line)
 	default:
-		s.fromServer(at, e.line)
+		s.t.dispatch(s, at, e.line, 0)
 	}
 }
 
@@ -117,67 +117,6 @@ func (s *stdioSession) cancel(exID string, at time.Time, cm cancelMsg) {
 	}
 	p.note("matched", false)
 	s.report(&stdioPlain{p: p, exchange: exID, start: at}, at)
-}
-
-// fromServer reports one message line the server sent.
-func (s *stdioSession) fromServer(at time.Time, line []byte) {
-	body := jsonrpc.Read(line)
-	if err := body.Err; err != nil {
-		s.warn(model.WarnMalformedResponse, "a message from the server is not JSON-RPC ("+err.Error()+"): forwarded unchanged")
-		return
-	}
-	for i := range body.Messages {
-		m := &body.Messages[i]
-		switch m.Kind {
-		case jsonrpc.KindResponse:
-			s.response(at, m)
-		case jsonrpc.KindNotification:
-			if m.Method == jsonrpc.MethodProgress {
-				s.progress(at, m)
-				continue
-			}
-			s.serverMessage(at, m)
-		case jsonrpc.KindRequest:
-			s.serverMessage(at, m)
-		default:
-			s.warn(model.WarnMalformedResponse, "invalid JSON-RPC message from the server: "+m.Problem)
-		}
-	}
-}
-
-func (s *stdioSession) response(at time.Time, m *jsonrpc.Message) {
-	key := jsonrpc.IDKey(m.ID)
-	if c, _ := s.t.calls.byIDIn(key, stdioScope); c != nil {
-		c.onResult(at, m, 0)
-		return
-	}
-	if sp := s.take(key); sp != nil {
-		sp.p.reply = m
-		s.report(sp, at)
-		return
-	}
-	s.t.emit(model.Event{Time: at.UTC(), Kind: model.KindEvent, EventType: "mcp.response", RequestID: string(m.ID),
-		Data: marshalData(map[string]any{"from": "server", "matched": false})})
-}
-
-func (s *stdioSession) progress(at time.Time, m *jsonrpc.Message) {
-	p, err := m.Progress, m.ProgressErr
-	if err != nil {
-		s.warn(model.WarnMalformedProgress, err.Error())
-		return
-	}
-	c := s.t.calls.byTokenIn(jsonrpc.IDKey(p.Token), stdioScope)
-	if c == nil {
-		s.warn(model.WarnProgressUnmatched, "notifications/progress for token "+model.Clip(string(p.Token), 200)+" matches no call in flight")
-		return
-	}
-	c.onProgress(at, p)
-}
-
-// serverMessage reports a server-to-client request or notification.
-func (s *stdioSession) serverMessage(at time.Time, m *jsonrpc.Message) {
-	s.t.emit(model.Event{Time: at.UTC(), Kind: model.KindEvent, EventType: "mcp." + m.Method, RequestID: string(m.ID),
-		Data: marshalData(map[string]any{"from": "server"})})
 }
 
 // await keeps a client request until its answer comes.
