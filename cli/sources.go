@@ -188,7 +188,7 @@ func (s *sources) runFeeds(ctx context.Context, sink model.Sink) (failures []err
 // feed's own reason, one a line, so it is still said after the screen closes.
 func sourcesFailed(failures []error, of int) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %s failed", len(failures), plural(of, "feed"))
+	fmt.Fprintf(&b, "%d of %s failed", len(failures), model.Plural(of, "feed"))
 	for _, err := range failures {
 		b.WriteString("\n  " + model.Sanitize(err.Error()))
 	}

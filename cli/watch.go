@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 
+	"toolscope/model"
 	"toolscope/stream/feed"
 )
 
@@ -60,5 +61,5 @@ func (c *watchCommand) Run(args []string) int {
 		return usageError("watch", "name at least one FEED_URL or --task")
 	}
 	return runLive(liveRun{cmd: "watch", fs: c.fs, out: &c.out, live: &c.live,
-		title: "watch " + plural(len(c.live.feeds), "feed")})
+		title: "watch " + model.Plural(len(c.live.feeds), "feed")})
 }

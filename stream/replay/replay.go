@@ -5,6 +5,7 @@ package replay
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -49,7 +50,6 @@ func Run(ctx context.Context, path string, opts Options, sink model.Sink) error 
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
-	defer f.Close()
 	if opts.Name == "" {
 		opts.Name = filepath.Base(path)
 	}
@@ -57,8 +57,11 @@ func Run(ctx context.Context, path string, opts Options, sink model.Sink) error 
 		if opts.Poll <= 0 {
 			opts.Poll = DefaultPoll
 		}
-		return Play(ctx, &followReader{ctx: ctx, f: f, poll: opts.Poll}, opts, sink)
+		r := &followReader{ctx: ctx, path: path, f: f, poll: opts.Poll}
+		defer r.close()
+		return Play(ctx, r, opts, sink)
 	}
+	defer f.Close()
 	return Play(ctx, f, opts, sink)
 }
 
@@ -82,8 +85,20 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 		if err == io.EOF {
 			break
 		}
+		var rewritten *rewrittenError
+		if errors.As(err, &rewritten) {
+			// A new recording at the followed path: it is read from its
+			// start, and an unfinished last line of the old one is said.
+			detail := "reading it again from its start: " + rewritten.why
+			if size > 0 {
+				detail += "; the old file's unfinished last line (" + model.Plural(int(size), "byte") + ") is dropped"
+			}
+			status(model.StateConnected, detail)
+			lines, lineNo = newLineReader(r, MaxLineBytes), 0
+			continue
+		}
 		if err != nil && ctx.Err() != nil {
-			status(model.StateEnded, fmt.Sprintf("stopped after %d events, %d malformed lines", played, bad))
+			status(model.StateEnded, "stopped after "+tally(played, bad))
 			return ctx.Err()
 		}
 		if err != nil {
@@ -119,12 +134,17 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 	}
 	if played == 0 && bad > 0 {
 		// Not a recording at all (a log, the wrong file): say so, exit 1.
-		err := fmt.Errorf("no line is a toolscope event (%d malformed lines)", bad)
+		err := fmt.Errorf("no line is a toolscope event (%s)", model.Plural(bad, "malformed line"))
 		status(model.StateFailed, err.Error())
 		return fmt.Errorf("replay: %w", err)
 	}
-	status(model.StateEnded, fmt.Sprintf("%d events, %d malformed lines", played, bad))
+	status(model.StateEnded, tally(played, bad))
 	return nil
+}
+
+// tally is what a replay played, as its status says it.
+func tally(played, bad int) string {
+	return model.Plural(played, "event") + ", " + model.Plural(bad, "malformed line")
 }
 
 func wait(ctx context.Context, prev, next time.Time, speed float64) error {
