@@ -88,7 +88,7 @@ func (f *feed) run(ctx context.Context) error {
 	f.status(model.StateConnecting, fmt.Sprintf("%s (waiting up to %s for an answer)", f.t.display, connectTimeout))
 	if f.cfg.Backfill {
 		if err := f.backfill(ctx); err != nil && ctx.Err() == nil {
-			f.warn(model.WarnBackfillFailed, fmt.Sprintf("history not read: %v (going live)", err))
+			f.warn(model.WarnBackfillFailed, fmt.Sprintf("history not read: %v (going live)", outOfFiles(err)))
 		}
 		if f.ended {
 			f.status(model.StateEnded, "task ended: "+f.endType)
@@ -105,6 +105,7 @@ func (f *feed) run(ctx context.Context) error {
 			if errors.As(lastErr, &se) && se.RetryAfter > d {
 				d = min(se.RetryAfter, maxRetryAfter) // the server asked for a pause
 			}
+			detail := fmt.Sprintf("attempt %d in %s: %v", failures, d.Round(time.Millisecond), lastErr)
 			if limit := f.cfg.GiveUpAfter; limit > 0 {
 				left := limit - time.Since(failingSince)
 				if left <= 0 {
@@ -113,8 +114,15 @@ func (f *feed) run(ctx context.Context) error {
 					return err
 				}
 				d = min(d, left) // one last attempt at the limit
+				// A script waiting on a server that is not there is told
+				// how long it waits, and what sets it.
+				if failures == 1 {
+					detail += fmt.Sprintf("; gives up after %s of failing (--give-up-after)", limit)
+				} else {
+					detail += fmt.Sprintf("; gives up in %s", left.Round(time.Second))
+				}
 			}
-			f.status(model.StateReconnecting, fmt.Sprintf("attempt %d in %s: %v", failures, d.Round(time.Millisecond), lastErr))
+			f.status(model.StateReconnecting, detail)
 			if model.Sleep(ctx, d) != nil {
 				break
 			}
@@ -145,7 +153,7 @@ func (f *feed) run(ctx context.Context) error {
 			failingSince = time.Now()
 		}
 		failures++
-		lastErr = res.reason()
+		lastErr = outOfFiles(res.reason())
 	}
 	f.status(model.StateEnded, "stopped")
 	return ctx.Err()
