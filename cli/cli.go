@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-
-	"toolscope/stream/tap"
 )
 
 const usage = `toolscope: a live monitor for AI-agent tool calls
@@ -49,9 +47,6 @@ func commands() []command {
 // Run runs the command line args (without the program name) and returns
 // the process exit code: 0 done, 1 failed, 2 usage.
 func Run(args []string) int {
-	if tap.ServeWatchdog() { // this process is a stdio tap's watchdog
-		return 0
-	}
 	stop := startProfiles()
 	defer stop()
 	return run(args)

@@ -36,8 +36,10 @@ var watchdogServed atomic.Bool
 
 // ServeWatchdog runs this process as a stdio tap's watchdog, if it was
 // started as one, and then returns true; otherwise it returns false at
-// once. A program that runs stdio taps calls it first thing (cli.Run, a
-// test's TestMain); without it no watchdog is started.
+// once. A program that runs stdio taps calls it first thing in its entry
+// (main, a test binary's TestMain): without it no watchdog is started,
+// and a program whose entry does not call it must not, since it would be
+// started again as its whole self.
 func ServeWatchdog() bool {
 	if os.Getenv(watchdogEnv) == "" {
 		watchdogServed.Store(true)
