@@ -2,10 +2,10 @@ package model
 
 import "strconv"
 
-// Plural is n and its noun as messages say it: "1 feed", "2 feeds".
-func Plural(n int, noun string) string {
+// Plural is "1 thing" or "n things", for counts said in words.
+func Plural(n int, thing string) string {
 	if n == 1 {
-		return "1 " + noun
+		return "1 " + thing
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return strconv.Itoa(n) + " " + thing + "s"
 }

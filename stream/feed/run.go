@@ -109,18 +109,13 @@ func (f *feed) run(ctx context.Context) error {
 			if limit := f.cfg.GiveUpAfter; limit > 0 {
 				left := limit - time.Since(failingSince)
 				if left <= 0 {
-					err := fmt.Errorf("feed %s: gave up after %s of failing to connect: %w", f.t.display, limit, lastErr)
+					err := fmt.Errorf("feed %s: gave up after %s of failing to connect (--give-up-after): %w", f.t.display, limit, lastErr)
 					f.status(model.StateFailed, err.Error())
 					return err
 				}
 				d = min(d, left) // one last attempt at the limit
-				// A script waiting on a server that is not there is told
-				// how long it waits, and what sets it.
-				if failures == 1 {
-					detail += fmt.Sprintf("; gives up after %s of failing (--give-up-after)", limit)
-				} else {
-					detail += fmt.Sprintf("; gives up in %s", left.Round(time.Second))
-				}
+				detail = fmt.Sprintf("attempt %d in %s, giving up in %s (--give-up-after): %v", failures, d.Round(time.Millisecond),
+					left.Round(time.Second), lastErr)
 			}
 			f.status(model.StateReconnecting, detail)
 			if model.Sleep(ctx, d) != nil {

@@ -98,7 +98,7 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 			continue
 		}
 		if err != nil && ctx.Err() != nil {
-			status(model.StateEnded, "stopped after "+tally(played, bad))
+			status(model.StateEnded, fmt.Sprintf("stopped after %s, %s", model.Plural(played, "event"), model.Plural(bad, "malformed line")))
 			return ctx.Err()
 		}
 		if err != nil {
@@ -138,13 +138,8 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 		status(model.StateFailed, err.Error())
 		return fmt.Errorf("replay: %w", err)
 	}
-	status(model.StateEnded, tally(played, bad))
+	status(model.StateEnded, fmt.Sprintf("%s, %s", model.Plural(played, "event"), model.Plural(bad, "malformed line")))
 	return nil
-}
-
-// tally is what a replay played, as its status says it.
-func tally(played, bad int) string {
-	return model.Plural(played, "event") + ", " + model.Plural(bad, "malformed line")
 }
 
 func wait(ctx context.Context, prev, next time.Time, speed float64) error {
