@@ -51,9 +51,9 @@ const minSideBytes = 16 << 20
 // calls, summaries and warnings. The child's stderr goes to stderr.
 // SIGINT is forwarded to the child; SIGTERM and SIGHUP to its process
 // group, as SIGTERM is when ctx ends, SIGKILL following in 5 s. The child's
-// process group ends with the tap, however the tap ends (see child). RunStdio returns once the
-// child has exited and every event has been emitted, with the child's exit
-// code (128+N when signal N killed it).
+// process group ends with the tap, however the tap ends (see child).
+// RunStdio returns once the child has exited and every event has been
+// emitted, with the child's exit code (128+N when signal N killed it).
 func RunStdio(ctx context.Context, cfg Config, command []string, stdin io.Reader, stdout, stderr io.Writer, sink model.Sink) (exitCode int, err error) {
 	if len(command) == 0 || command[0] == "" {
 		return 0, errors.New("tap: a COMMAND to run is required after --")
@@ -214,7 +214,7 @@ func (s *stdioSession) copyFromChild(fromChild *os.File, stdout io.Writer) {
 	}
 }
 
-// stopOnCancel ends the child when ctx ends: SIGTERM, then SIGKILL.
+// stopOnCancel ends the child's group when ctx ends: SIGTERM, then SIGKILL.
 func (s *stdioSession) stopOnCancel(ctx context.Context, ch *child) {
 	select {
 	case <-ch.exited:
