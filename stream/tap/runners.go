@@ -34,11 +34,13 @@ type runners struct {
 
 // maxObserved bounds the exchanges under observation at once. Each holds a
 // goroutine and its copies (the request under the tap's byte budget, the
-// response in a side pipe): a few tens of KB for a usual call, so the bound
-// keeps a stuck sink to tens of MB, where one goroutine per request grew
-// past the memory ceiling. It is far above what a working tap holds: one
-// per call in flight, plus those whose events are being emitted.
-const maxObserved = 1024
+// response in a side pipe): a few tens of KB for a usual call, so a stuck
+// sink holds at most ~100 MB, where one goroutine per request grew past
+// the memory ceiling. A working tap holds one per call in flight, plus a
+// backlog when the traffic outruns the observation for a while: on two
+// saturated cores, 50 clients built ~1,000 in half a second (1,024 lost
+// calls there, in the out-of-process benchmark).
+const maxObserved = 4096
 
 // runnerIdle is how long a runner waits for the next exchange before it
 // ends: long enough to carry a busy agent's calls from one to the next.
