@@ -79,9 +79,16 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if t.refuseRebinding(w, r) {
 		return
 	}
+	hasBody := r.Body != nil && r.Body != http.NoBody
 	observed := t.runners.admit(t)
 	if !observed && !t.cfg.Enforce {
-		t.forward(w, r) // no exchange in its context: nothing is copied
+		// No exchange in its context: nothing is copied. Its own request,
+		// the client's body left for net/http to close, as below.
+		out := r.WithContext(r.Context())
+		if hasBody {
+			out.Body = io.NopCloser(r.Body)
+		}
+		t.forward(w, out)
 		return
 	}
 	ex := t.newExchange(r)
@@ -89,7 +96,6 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The proxy gets its own request: the server's keeps the client's body,
 	// so net/http still knows how that body ended.
 	out := r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
-	hasBody := r.Body != nil && r.Body != http.NoBody
 	if hasBody && !t.cfg.Enforce {
 		out.Body = t.forwardedBody(ex, r)
 		if ex.tee != nil {
