@@ -106,7 +106,7 @@ func (ex *exchange) settle(o outcome) {
 
 // handlerDone runs when ServeHTTP returns, however it returns. Unless a
 // runner has the exchange already (an event stream, or the parse grace
-// passed), it hands it to one now and returns at once: this connection's
+// passed), it queues it for a worker and returns at once: this connection's
 // next request is read only once ServeHTTP has returned, and it must not
 // wait for the last one's observation.
 func (ex *exchange) handlerDone() {
@@ -125,7 +125,7 @@ func (ex *exchange) handlerDone() {
 		}
 		ex.over = true // its calls' timeout timers are armed only if left open
 	}
-	ex.t.runners.start(ex)
+	ex.t.runners.queue(ex)
 }
 
 // defaultParseGrace is how long the side parser leaves a call whose answer is not

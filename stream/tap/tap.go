@@ -178,8 +178,8 @@ func (ex *exchange) enforced(observed bool, o outcome) {
 		return
 	}
 	ex.t.inflight.Add(1)
-	ex.t.runners.start(ex)
 	ex.settle(o)
+	ex.t.runners.queue(ex)
 }
 
 // replayBody forwards the bytes already read, then the rest; Close closes the
