@@ -90,7 +90,7 @@ func testStuckSink(t *testing.T, enforce bool) {
 		tp.Shutdown(ctx)
 	}()
 
-	const keepAlive, perConn, oneEach = 8, 60, 200
+	const keepAlive, perConn, oneEach = 8, 30, 100
 	// Signed as the platform signs (--enforce lets them through), made
 	// before the clock starts.
 	type signedCall struct {
