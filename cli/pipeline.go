@@ -36,8 +36,8 @@ func newPipeline(o outputFlags, mode string) (*pipeline, error) {
 	if o.maxRunningCalls > 0 {
 		opts.MaxRunningCalls = o.maxRunningCalls
 	}
-	// The exporter's warning (a collector that is down) goes through the
-	// hub, made just after it.
+	// The exporter's reports (its state, a collector that is down) go
+	// through the hub, made just after it (they start with the first event).
 	var hub atomic.Pointer[output.Hub]
 	outs, err := o.outputs(mode, func(e model.Event) {
 		if h := hub.Load(); h != nil {
@@ -66,7 +66,7 @@ func newPipeline(o outputFlags, mode string) (*pipeline, error) {
 func (o *outputFlags) outputs(mode string, warn func(model.Event)) ([]output.Output, error) {
 	var outs []output.Output
 	if otlp.Configured(o.otlp) {
-		exp, err := otlp.New(context.Background(), otlp.Config{URL: o.otlp, OnWarning: warn})
+		exp, err := otlp.New(context.Background(), otlp.Config{URL: o.otlp, OnEvent: warn})
 		if err != nil {
 			return nil, fmt.Errorf("--otlp: %w", err)
 		}
