@@ -23,18 +23,20 @@ func renderSourcesLine(b *strings.Builder, c *common, width int) {
 		b.WriteString(fit(st.muted.on(" no source has reported yet"), width))
 		return
 	}
+	var line string
 	for detail := 3; detail >= 0; detail-- {
 		parts := make([]string, 0, len(c.snap.Sources))
 		for _, s := range c.snap.Sources {
-			parts = append(parts, c.sourceLabel(s, detail))
+			parts = append(parts, c.sourceLabel(s, "", detail))
 		}
-		line := " " + strings.Join(parts, st.muted.on("   "))
-		if ansi.StringWidth(line) <= width {
-			b.WriteString(fitColored(line, width))
-			return
+		if line = " " + strings.Join(parts, st.muted.on("   ")); ansi.StringWidth(line) <= width {
+			break
 		}
 	}
-	b.WriteString(fitColored(" "+strings.Join(c.sourceSummary(), st.muted.on("   ")), width))
+	for detail := 2; detail >= 0 && ansi.StringWidth(line) > width; detail-- {
+		line = " " + strings.Join(c.sourceSummary(detail), st.muted.on("   "))
+	}
+	b.WriteString(fitColored(line, width))
 }
 
 // isOutput says whether a state is an output's (the OpenTelemetry export)
@@ -42,7 +44,7 @@ func renderSourcesLine(b *strings.Builder, c *common, width int) {
 func isOutput(s model.SourceState) bool { return s.Source == "" }
 
 // sourceSummary counts the sources by kind and state, problems first.
-func (c *common) sourceSummary() []string {
+func (c *common) sourceSummary(detail int) []string {
 	type group struct {
 		kind, state string
 		n           int
@@ -72,12 +74,9 @@ func (c *common) sourceSummary() []string {
 	}
 	var problems, rest []string
 	for _, g := range groups {
-		label := c.sourceLabel(g.first, 0)
+		label := c.sourceLabel(g.first, "", min(detail, 2))
 		if g.n > 1 {
-			s := g.first
-			s.Name = strconv.Itoa(g.n) + " " + model.Sanitize(g.kind) + "s"
-			s.Source = ""
-			label = c.sourceLabel(s, 0)
+			label = c.sourceLabel(g.first, strconv.Itoa(g.n)+" "+model.Sanitize(g.kind)+"s", min(detail, 1))
 		}
 		if troubled(g.state) {
 			problems = append(problems, label)
@@ -97,9 +96,10 @@ func troubled(state string) bool {
 // at each detail level.
 var reasonRoom = [...]int{0, 20, 32, 48}
 
-// sourceLabel is one source: its state's dot, kind and name, its state
-// and, when troubled, why in a few words; detail 3 adds its counts.
-func (c *common) sourceLabel(s model.SourceState, detail int) string {
+// sourceLabel is one source: its state's dot, kind and name (or a group's
+// name: "3 feeds"), its state and, when troubled, why in a few words;
+// detail 3 adds its counts.
+func (c *common) sourceLabel(s model.SourceState, group string, detail int) string {
 	st := &c.st
 	dot, state := st.muted.on("○"), model.Sanitize(s.State)
 	switch s.State {
@@ -129,7 +129,10 @@ func (c *common) sourceLabel(s model.SourceState, detail int) string {
 		name = model.Sanitize(s.Source)
 	}
 	label := dot + " "
-	if s.Source != "" && s.Name != s.Source && !strings.HasPrefix(s.Name, s.Source+":") {
+	switch {
+	case group != "":
+		name = group
+	case s.Source != "" && s.Name != s.Source && !strings.HasPrefix(s.Name, s.Source+":"):
 		label += st.muted.on(model.Sanitize(s.Source) + " ")
 	}
 	label += cut(name, 28)
@@ -139,7 +142,7 @@ func (c *common) sourceLabel(s model.SourceState, detail int) string {
 	if (s.State == model.StateFailing || s.State == model.StateFailed) && reasonRoom[detail] > 0 && s.Detail != "" {
 		label += st.muted.on(": " + cut(shortReason(model.Sanitize(s.Detail)), reasonRoom[detail]))
 	}
-	if detail == 3 && !isOutput(s) {
+	if detail == 3 && !isOutput(s) && group == "" {
 		label += st.muted.on(" · " + formatCount(s.Events) + " ev · " + strconv.Itoa(s.Calls) + " calls")
 	}
 	return label

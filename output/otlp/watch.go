@@ -49,7 +49,7 @@ func (w *watchedExporter) ExportSpans(ctx context.Context, spans []sdktrace.Read
 	if first {
 		why := w.cleanError(err)
 		if w.setState(model.StateFailing) {
-			w.onState(model.StateFailing, why+" (exporting to "+w.endpoint+")")
+			w.onState(model.StateFailing, "export to "+w.endpoint+": "+why)
 		}
 		w.onFailure(fmt.Sprintf("OpenTelemetry export to %s failed: %s (%d spans dropped; monitoring goes on, said once until an export succeeds)",
 			w.endpoint, why, len(spans)))
@@ -81,7 +81,7 @@ func (w *watchedExporter) checked(err error) {
 	switch {
 	case said:
 	case err != nil:
-		w.onState(model.StateFailing, w.cleanError(err)+" (exporting to "+w.endpoint+")")
+		w.onState(model.StateFailing, "export to "+w.endpoint+": "+w.cleanError(err))
 	default:
 		w.onState(model.StateConnected, "the collector at "+w.endpoint+" accepts connections; spans go as calls end")
 	}
