@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"toolscope/model"
 	"toolscope/output"
@@ -76,7 +77,9 @@ func (o *outputFlags) outputs(mode string, warn func(model.Event)) ([]output.Out
 	case "json":
 		outs = append(outs, output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatJSON, Redactor: o.redactor}))
 	case "text":
-		outs = append(outs, output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatText, Redactor: o.redactor}))
+		// Lines a reader reads by their time: in time order (output/ordered.go).
+		text := output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatText, Redactor: o.redactor})
+		outs = append(outs, output.InTimeOrder(text, textOrderWindow))
 	}
 	if o.record != "" {
 		f, err := os.OpenFile(o.record, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
@@ -90,6 +93,10 @@ func (o *outputFlags) outputs(mode string, warn func(model.Event)) ([]output.Out
 	}
 	return outs, nil
 }
+
+// textOrderWindow is how long --output text holds a line for older ones:
+// longer than a tap takes to read a request's body, short for a reader.
+const textOrderWindow = 250 * time.Millisecond
 
 // close flushes and closes the outputs. A write error is said once: here,
 // unless it was already said when it happened.
