@@ -103,8 +103,9 @@ func statusGlyph(s model.Status, now time.Time) string {
 	return "?"
 }
 
-// turning is a one-cell spinner, for where the three-cell one does not fit.
-var turning = []string{"◐", "◓", "◑", "◒"}
+// turning is a one-cell spinner, for where the three-cell one does not fit:
+// ASCII, which every font has (◐◓◑◒ are missing from common ones).
+var turning = []string{"|", "/", "-", "\\"}
 
 // runningGlyph is "running" in one cell: a spinner that turns with the clock.
 func runningGlyph(now time.Time) string {

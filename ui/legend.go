@@ -4,7 +4,7 @@ package ui
 // of the part on screen means, and the filter's syntax under the table.
 // One glyph means one thing everywhere: ✓ ok (a call, a task, a step), ✕
 // failed, ⊘ cancelled, ! late, ● a source that is up (its word says how),
-// ○ ended or idle, ⚠ warnings, ↓ follow.
+// ○ ended or idle, ~ waiting, ⚠ warnings, ↓ follow, | / - \ running.
 
 // helpNotes are the paragraphs under the keys ("" is a blank line).
 func (m *Model) helpNotes() []string {
@@ -30,14 +30,14 @@ func (m *Model) helpNotes() []string {
 }
 
 var callsLegend = []string{
-	"status  ✓ ok  ✕ error  ⊘ cancelled  ! late (the result came after the timeout)  ◐ running (it turns; ∙●∙ in the progress column when the total is unknown); in a narrow terminal the status is this glyph, before the tool, and a valid token is not flagged (the flags say only what is wrong); the status line under the table says the selected call whole",
+	"status  ✓ ok  ✕ error  ⊘ cancelled  ! late (the result came after the timeout)  | / - \\ running (it turns; ∙●∙ in the progress column when the total is unknown); in a narrow terminal the status is this glyph, before the tool, and a valid token is not flagged (the flags say only what is wrong); the status line under the table says the selected call whole",
 	"PROGRESS  a bar with progress/total and the last message; for a call that failed, was cancelled or came late, why, most specific first (the token's failed step before the platform's words) and where its progress stopped (· at 5/23); else the start of its result",
 	"FLAGS  valid, rejected N (the server must answer HTTP N), unverified (no secret to check it) or no token: the context token's verdict · attempt N: the platform's Nth try · replayed: answered from the idempotency store, not run again · img N: images · sc: structured content · sc dropped: over 16,000 characters, the platform leaves it out · offloaded: text over 8,000 characters, the model sees a pointer and a preview · limit: an image over the platform's limits · PII: personal data in the SOAT context · ⚠N: N warnings on the call",
 	"SENT→REL (S→R)  progress notifications the server sent → those the platform relays (at most one each 0.5 s); ELAPSED  time taken/the call's timeout; TASK  the task's id, shown when the rows are of several tasks",
 }
 
 var tasksLegend = []string{
-	"STATE  running (◐ in a narrow terminal), completed ✓, failed ✕, cancelled ⊘ (from the feed's task events), waiting ◌ (for a follow-up or a continuation), idle ○ (no task event, no call running); calls without a task id are grouped by the source that saw them (TASK —)",
+	"STATE  running (| / - \\ turning, in a narrow terminal), completed ✓, failed ✕, cancelled ⊘ (from the feed's task events), waiting ~ (for a follow-up or a continuation), idle ○ (no task event, no call running); calls without a task id are grouped by the source that saw them (TASK —)",
 	"FROM  the feed (or tap) that reported the task · NOW  the call running now, its progress and last message (+N: more calls running), else how the task ended or its last call · CALLS  ended/all · FAIL  calls that failed, were cancelled or came late · WARN  warnings on its calls · LAST  since its last event",
 }
 

@@ -190,11 +190,15 @@ func (m *taskModel) columns() taskColumns {
 	c := taskColumns{calls: len("CALLS"), counts: len("FAIL"), warn: len("WARN")}
 	src, last := 0, 0
 	for _, r := range m.index.rows[min(m.offset, m.end()):m.end()] {
-		src = max(src, ansi.StringWidth(model.Sanitize(r.source)))
+		if !namedAfterTask(r) {
+			src = max(src, ansi.StringWidth(model.Sanitize(r.source)))
+		}
 		c.calls = max(c.calls, len(strconv.Itoa(r.done)+"/"+strconv.Itoa(r.calls)))
 		last = max(last, ansi.StringWidth(m.lastText(r)))
 	}
-	src = min(max(src, len("FROM")), 24)
+	if src > 0 { // no column when every source is named after its task
+		src = min(max(src, len("FROM")), 24)
+	}
 	last = max(last, len("LAST"))
 	used := func() int {
 		n := markerWidth + m.stateWidth(c) + 1 + 8 + 1 + c.calls + 1 + c.counts + 1 + c.warn + 1
@@ -372,7 +376,7 @@ func (m *taskModel) stateGlyph(state string) string {
 	case taskCancelled:
 		return "⊘"
 	case taskWaiting:
-		return "◌"
+		return "~"
 	}
 	return "○"
 }
@@ -395,7 +399,7 @@ func (m *taskModel) statusLines() []string {
 	} else {
 		parts = append(parts, st.bold.on("calls without a task"))
 	}
-	if r.source != "" {
+	if r.source != "" && !namedAfterTask(r) {
 		parts = append(parts, model.Sanitize(r.source))
 	}
 	if r.said != "" {
@@ -408,6 +412,12 @@ func (m *taskModel) statusLines() []string {
 		parts = append(parts, st.warn.on("⚠ "+plural(r.warnings, "warning")))
 	}
 	return wrapStatus(strings.Join(parts, sep), m.width, n)
+}
+
+// namedAfterTask says whether a task's source names it already (a feed
+// named by its task id): its FROM would say the TASK again.
+func namedAfterTask(r *taskRow) bool {
+	return r.source == "" || r.id != "" && strings.Contains(r.source, shortID(r.id))
 }
 
 // stateCounts are the tasks by state, for the footer.
