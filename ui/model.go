@@ -64,7 +64,7 @@ type common struct {
 	now     time.Time // the screen's clock (the session's, for a replay)
 	wallNow time.Time // drives the spinner, which turns even on a session clock
 	// flash is a message (what `y` did) shown on the status line until
-	// flashUntil.
+	// flashUntil, when the frame tick clears it.
 	flash      string
 	flashUntil time.Time
 }
@@ -217,6 +217,12 @@ func (m *Model) tick() tea.Cmd {
 // onFrame is the only place new store state comes in: at most once a frame,
 // and only when the store's version moved.
 func (m *Model) onFrame() {
+	if m.flash != "" && m.opts.Now().After(m.flashUntil) {
+		m.flash = "" // even paused: the message is not the frame
+	}
+	if m.flashShown != (m.flash != "") {
+		m.layout() // the message came or went: the parts get their lines back
+	}
 	v := m.store.Version()
 	m.rate.sample(m.opts.Now(), m.snap.Events+int64(v-m.snap.Version))
 	if m.paused {
@@ -230,9 +236,6 @@ func (m *Model) onFrame() {
 	m.wallNow = m.opts.Now()
 	if m.mode == modeDetail {
 		m.detail.onClock() // relative times ("exp in 4m") move with the clock
-	}
-	if m.flashShown != (m.message() != "") {
-		m.layout() // the message came or went: the parts get their lines back
 	}
 }
 
@@ -363,7 +366,6 @@ func (m *Model) closeView() {
 func (m *Model) setFlash(s string) {
 	m.flash = s
 	m.flashUntil = m.opts.Now().Add(flashFor)
-	m.wallNow = m.opts.Now()
 	m.layout()
 }
 

@@ -41,12 +41,7 @@ func statusRoom(height int) int {
 }
 
 // message is the flash message while it shows, else "".
-func (c *common) message() string {
-	if c.flash == "" || c.wallNow.After(c.flashUntil) {
-		return ""
-	}
-	return model.Sanitize(c.flash)
-}
+func (c *common) message() string { return model.Sanitize(c.flash) }
 
 // callSummary is one call in words.
 func (m *tableModel) callSummary(c *model.Call) string {
