@@ -405,11 +405,11 @@ func (m *taskModel) statusLines() []string {
 	if r.said != "" {
 		parts = append(parts, m.statePaint(r.state).on(wire(r.said)))
 	}
-	calls := plural(r.calls, "call") + ": " + strconv.Itoa(r.running) + " running, " +
+	calls := model.Plural(r.calls, "call") + ": " + strconv.Itoa(r.running) + " running, " +
 		strconv.Itoa(r.done-r.failed) + " ok, " + strconv.Itoa(r.failed) + " failed"
 	parts = append(parts, calls)
 	if r.warnings > 0 {
-		parts = append(parts, st.warn.on("⚠ "+plural(r.warnings, "warning")))
+		parts = append(parts, st.warn.on("⚠ "+model.Plural(r.warnings, "warning")))
 	}
 	return wrapStatus(strings.Join(parts, sep), m.width, n)
 }

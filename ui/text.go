@@ -127,14 +127,6 @@ func formatCount(n int64) string {
 	return b.String()
 }
 
-// plural is "1 call", "2 calls".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
-
 // formatBytes: 812 B, 12.4 KB, 1.2 MB (decimal units, as the platform's limits are stated).
 func formatBytes(n int) string {
 	switch {
