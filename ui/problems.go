@@ -45,8 +45,11 @@ func (m *tableModel) renderEmptyTable(b *strings.Builder, h int) {
 	}
 	if len(lines) == 0 {
 		msg := "waiting for tool calls…"
-		if !m.filter.empty() {
+		switch {
+		case !m.filter.empty():
 			msg = "no call matches the filter (esc clears it)"
+		case m.scope != "":
+			msg = "no call of this task is kept (esc: the tasks)"
 		}
 		pad := max(0, (m.width-ansi.StringWidth(msg))/2)
 		lines = make([]string, max(0, h/2-1)+1)
