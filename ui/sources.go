@@ -24,7 +24,13 @@ func renderSourcesLine(b *strings.Builder, c *common, width int) {
 		return
 	}
 	var line string
-	for detail := 3; detail >= 0; detail-- {
+	// Each label takes a dozen cells at least: past width/12 sources only
+	// the summary can fit, and labels are not made for nothing each frame.
+	full := 3
+	if len(c.snap.Sources) > width/12 {
+		full = -1
+	}
+	for detail := full; detail >= 0; detail-- {
 		parts := make([]string, 0, len(c.snap.Sources))
 		for _, s := range c.snap.Sources {
 			parts = append(parts, c.sourceLabel(s, "", detail))
@@ -33,7 +39,7 @@ func renderSourcesLine(b *strings.Builder, c *common, width int) {
 			break
 		}
 	}
-	for detail := 2; detail >= 0 && ansi.StringWidth(line) > width; detail-- {
+	for detail := 2; detail >= 0 && (line == "" || ansi.StringWidth(line) > width); detail-- {
 		line = " " + strings.Join(c.sourceSummary(detail), st.muted.on("   "))
 	}
 	b.WriteString(fitColored(line, width))

@@ -26,10 +26,11 @@ const (
 
 // taskRow is one task and what its calls add up to.
 type taskRow struct {
-	key    string // taskKey of its calls
-	id     string // the task id; "" for calls without one
-	source string // the feed (or tap) that reported it
-	state  string
+	key      string // taskKey of its calls
+	id       string // the task id; "" for calls without one
+	source   string // the feed (or tap) that reported it
+	fromFeed bool   // source is a feed: no call can name a better one
+	state    string
 	// said is the latest task.* event's message and reason.
 	said        string
 	first, last time.Time
@@ -127,8 +128,9 @@ func (x *taskIndex) build(snap *model.Snapshot) {
 		r := row(taskKey(c), c.FirstSeen)
 		r.calls++
 		r.warnings += len(c.Warnings)
-		if !feeds[r.source] {
+		if !r.fromFeed {
 			r.source = reporter(c, feeds)
+			r.fromFeed = feeds[r.source]
 		}
 		if c.LastUpdate.After(r.last) {
 			r.last = c.LastUpdate
