@@ -10,8 +10,8 @@ import "github.com/charmbracelet/x/ansi"
 // room to say why: the status becomes a glyph before the tool, a valid
 // token is no longer flagged (the flags then say only what is wrong), a
 // long list of flags is cut (its verdict first), then time, task, elapsed
-// time and sent→relayed are dropped, and last the tool's server suffix is
-// cut.
+// time and sent→relayed are dropped. Past that the cause is cut short, then
+// the progress column goes, and last the tool's name and the flags are cut.
 
 type colID int
 
@@ -42,7 +42,7 @@ type column struct {
 var columnSet = []column{
 	{id: colTime, title: "TIME", min: 8},
 	{id: colTask, title: "TASK", min: 8},
-	{id: colTool, title: "TOOL", min: 8, max: 32},
+	{id: colTool, title: "TOOL", min: 8},
 	{id: colProgress, title: "PROGRESS", min: progressMin, fill: true},
 	{id: colElapsed, title: "ELAPSED", min: 1, right: true},
 	{id: colFlags, title: "FLAGS", min: 5},
