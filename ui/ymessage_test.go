@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ func TestCopyMessageKeepsTheFooter(t *testing.T) {
 	now := fixedNow
 	opts := testOptions(&bytes.Buffer{})
 	opts.Now = func() time.Time { return now }
-	opts.CopyDir = t.TempDir()
+	opts.CopyDir = filepath.Join(t.TempDir(), "copies") // made private by y
 	for _, w := range []int{80, 120} {
 		m := newModel(fixtureStore(), opts)
 		send(m, tea.WindowSizeMsg{Width: w, Height: 24})
@@ -26,7 +27,7 @@ func TestCopyMessageKeepsTheFooter(t *testing.T) {
 		view := m.View()
 		checkFrame(t, view, w, 24)
 		words := strings.Join(strings.Fields(view), " ")
-		if !strings.Contains(words, "y: saved") || !strings.Contains(words, "call_esc.json") || strings.Contains(words, "copied") {
+		if !strings.Contains(words, "y: saved") || !strings.Contains(words, "/call_esc") || strings.Contains(words, "copied") {
 			t.Errorf("%d columns: the message does not say what y did:\n%s", w, view)
 		}
 		if got := lastLine(view); got != footer {
