@@ -4,7 +4,6 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
@@ -24,6 +23,8 @@ func (t *Tap) refuseRebinding(w http.ResponseWriter, r *http.Request) bool {
 	}
 	msg := "Host " + strconv.Quote(model.Clip(r.Host, 100)) + " is not a loopback name on a loopback listener (DNS rebinding): refused by the tap"
 	jsonrpc.WriteError(w, http.StatusForbidden, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "Forbidden: invalid Host header"))
-	t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnHostRejected), Message: msg})
+	t.runners.aside(t, func() {
+		t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnHostRejected), Message: msg})
+	})
 	return true
 }
