@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/token"
 	"toolscope/model"
 )
 
@@ -83,11 +83,11 @@ func (c *decodeCommand) Run(args []string) int {
 	if c.output != "text" && c.output != "json" {
 		return usageError("decode", "--output must be text or json, not %q", c.output)
 	}
-	token, code := c.token(pos)
+	tok, code := c.token(pos)
 	if code != 0 {
 		return code
 	}
-	secrets, err := decoder.LoadSecrets(os.Getenv(decoder.SecretEnv), c.secretFiles)
+	secrets, err := token.LoadSecrets(os.Getenv(token.SecretEnv), c.secretFiles)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope decode: %v\n", err)
 		return 2
@@ -110,7 +110,7 @@ func (c *decodeCommand) Run(args []string) int {
 	if len(header) > 0 && call == nil {
 		return usageError("decode", "--header goes with --call: headers are judged with the call they came with")
 	}
-	return RunDecode(DecodeArgs{Token: token, Call: call, Header: header, InstanceID: c.instanceID,
+	return RunDecode(DecodeArgs{Token: tok, Call: call, Header: header, InstanceID: c.instanceID,
 		Secrets: secrets, Output: c.output, Now: time.Now(), Stderr: os.Stderr}, os.Stdout)
 }
 

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"toolscope/decoder/jsonrpc"
+	"toolscope/decoder/soat"
+	"toolscope/decoder/token"
 	"toolscope/model"
 )
 
@@ -23,7 +25,7 @@ type Judge struct {
 	// required (--credential-header); Authorization is always a credential
 	// header for the rule that a credential is never the context secret.
 	CredentialHeader string
-	SoatPrefix       string // "": DefaultSoatPrefix
+	SoatPrefix       string // "": soat.DefaultPrefix
 	// Enforce: an ambiguous request is refused, not forwarded (its warning
 	// says so).
 	Enforce bool
@@ -124,7 +126,7 @@ func (j *Judge) Ambiguous(a *jsonrpc.Ambiguity) model.Warning {
 // Prefix is the SOAT header prefix the judge reads.
 func (j *Judge) Prefix() string {
 	if j.SoatPrefix == "" {
-		return DefaultSoatPrefix
+		return soat.DefaultPrefix
 	}
 	return j.SoatPrefix
 }
@@ -143,7 +145,7 @@ func (j *Judge) call(r Request, m *jsonrpc.Message, n int) CallJudgment {
 		c.warn(model.WarnMalformedCall, "tools/call params: "+problem)
 	}
 	sent := j.received(r, m, &c)
-	ctx, ws := Verify(VerifyInput{
+	ctx, ws := token.Verify(token.Input{
 		Token:             sent.token,
 		Secrets:           j.Secrets,
 		InstanceID:        j.InstanceID,

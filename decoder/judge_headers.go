@@ -9,10 +9,11 @@ import (
 	"strings"
 
 	"toolscope/decoder/jsonrpc"
+	"toolscope/decoder/soat"
 	"toolscope/model"
 )
 
-var canonicalContextHeader = textproto.CanonicalMIMEHeaderKey(ContextHeader)
+var canonicalContextHeader = textproto.CanonicalMIMEHeaderKey(model.ContextHeader)
 
 // contextToken is the request's context token header ("" when absent).
 func contextToken(h http.Header) string { return headerValue(h, canonicalContextHeader) }
@@ -48,7 +49,7 @@ func (j *Judge) received(r Request, m *jsonrpc.Message, c *CallJudgment) sent {
 	s.tokenSent = s.token != ""
 	if s.token != "" && hopByHop(h, canonicalContextHeader) {
 		s.token = ""
-		c.warn(model.WarnContextHeaderStripped, "the client lists "+ContextHeader+" in Connection, so the proxy removes it as hop-by-hop: the server never receives the token and the verdict is what it sees")
+		c.warn(model.WarnContextHeaderStripped, "the client lists "+model.ContextHeader+" in Connection, so the proxy removes it as hop-by-hop: the server never receives the token and the verdict is what it sees")
 	}
 	if j.CredentialHeader != "" {
 		name := textproto.CanonicalMIMEHeaderKey(j.CredentialHeader)
@@ -144,21 +145,21 @@ func headerProblem(h http.Header) *jsonrpc.Ambiguity {
 	}
 	if n := len(h[canonicalContextHeader]); n > 1 {
 		return &jsonrpc.Ambiguity{RPCCode: jsonrpc.CodeInvalidRequest,
-			Reason: "the request has " + ContextHeader + " " + strconv.Itoa(n) + " times; servers take the first, the last or all of them"}
+			Reason: "the request has " + model.ContextHeader + " " + strconv.Itoa(n) + " times; servers take the first, the last or all of them"}
 	}
 	return nil
 }
 
 // soat reads the request's SOAT context bag, without the keys a client
 // names in Connection (the proxy removes them: the server never sees them).
-func (j *Judge) soat(r Request) (SoatBag, []model.Warning) {
+func (j *Judge) soat(r Request) (soat.Bag, []model.Warning) {
 	prefix := j.Prefix()
-	var bag SoatBag
+	var bag soat.Bag
 	var ws []model.Warning
 	if r.SoatHeader != nil || r.SoatOrder != nil {
-		bag, ws = SoatContextOrdered(r.SoatHeader, r.SoatOrder, prefix)
+		bag, ws = soat.ReadOrdered(r.SoatHeader, r.SoatOrder, prefix)
 	} else {
-		bag, ws = SoatContext(r.Header, prefix)
+		bag, ws = soat.Read(r.Header, prefix)
 	}
 	if len(r.Header["Connection"]) == 0 {
 		return bag, ws

@@ -4,12 +4,9 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net/http"
-	"strings"
-	"time"
-
-	"github.com/golang-jwt/jwt/v5"
 
 	"toolscope/decoder/jsonrpc"
+	"toolscope/decoder/token"
 )
 
 // What AgentArea sends on a tools/call, built here once so that every part
@@ -29,7 +26,7 @@ type CallContext struct {
 func PlatformMeta(c CallContext, requestID int64) map[string]any {
 	m := map[string]any{
 		jsonrpc.MetaProgressToken:                    requestID,
-		jsonrpc.MetaProtocol:                         contextProtocolMajor,
+		jsonrpc.MetaProtocol:                         token.ProtocolMajor,
 		jsonrpc.MetaTaskID:                           c.TaskID,
 		jsonrpc.MetaToolCallID:                       c.ToolCallID,
 		jsonrpc.MetaWorkspaceID:                      c.WorkspaceID,
@@ -58,33 +55,6 @@ func ProtocolMeta() map[string]any {
 		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "agentarea", "version": "1"},
 		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
 	}
-}
-
-// ContextClaims are the claims of a call's X-AgentArea-Context token as
-// AgentArea mints them: iss agentarea, aud the instance id, exp = iat + 300,
-// a fresh jti, tool = params.name, and one claim equal to every agentarea/*
-// key of meta.
-func ContextClaims(aud, tool string, meta map[string]any, now time.Time) map[string]any {
-	claims := map[string]any{
-		"iss":  TokenIssuer,
-		"aud":  aud,
-		"iat":  now.Unix(),
-		"exp":  now.Add(TokenLifetime).Unix(),
-		"jti":  NewUUID(),
-		"tool": tool,
-	}
-	for k, v := range meta {
-		if name, ok := strings.CutPrefix(k, jsonrpc.AgentAreaPrefix); ok {
-			claims[name] = v
-		}
-	}
-	return claims
-}
-
-// SignContextToken signs claims as AgentArea does: HS256 (typ JWT) with the
-// instance's context_secret.
-func SignContextToken(claims map[string]any, secret []byte) (string, error) {
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims(claims)).SignedString(secret)
 }
 
 // PlatformHeaders are the headers of AgentArea's 2026-07-28 POST of one

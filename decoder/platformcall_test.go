@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"toolscope/decoder/jsonrpc"
+	"toolscope/decoder/token"
 	"toolscope/model"
 )
 
@@ -16,11 +17,11 @@ func TestPlatformCallVerifies(t *testing.T) {
 		EndUserID: "u-1", Metadata: map[string]any{"chatId": "c-9"}}
 	meta := PlatformMeta(cc, 7)
 	now := time.Now()
-	tok, err := SignContextToken(ContextClaims("inst-1", "get_order", meta, now), secret)
+	tok, err := token.Sign(token.Claims("inst-1", "get_order", meta, now), secret)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, ws := Verify(VerifyInput{Token: tok, Secrets: [][]byte{secret}, InstanceID: "inst-1", ToolName: "get_order",
+	c, ws := token.Verify(token.Input{Token: tok, Secrets: [][]byte{secret}, InstanceID: "inst-1", ToolName: "get_order",
 		Meta: meta, CredentialPresent: true, Now: now})
 	if c.Verdict != model.VerdictValid || len(ws) != 0 {
 		t.Fatalf("verdict %s (%s), warnings %v", c.Verdict, c.Reason, ws)

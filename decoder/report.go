@@ -1,13 +1,13 @@
 package decoder
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
 	"time"
 
 	"toolscope/decoder/jsonrpc"
+	"toolscope/decoder/token"
 	"toolscope/model"
 )
 
@@ -18,7 +18,7 @@ type DecodeInput struct {
 	// token with, as the tap judges it; nil for the token alone.
 	Call []byte
 	// Header holds the request's other headers (decode --header), for the
-	// rules on headers; the token is sent in ContextHeader.
+	// rules on headers; the token is sent in model.ContextHeader.
 	Header     http.Header
 	InstanceID string
 	Secrets    [][]byte
@@ -42,50 +42,11 @@ type DecodeReport struct {
 	Reason     string          `json:"reason,omitempty"`
 	Header     map[string]any  `json:"header,omitempty"`
 	Claims     map[string]any  `json:"claims,omitempty"`
-	Times      *TokenTimes     `json:"times,omitempty"`
+	Times      *token.Times    `json:"times,omitempty"`
 	Steps      []model.Step    `json:"steps"`
 	Warnings   []model.Warning `json:"warnings,omitempty"`
 	Tool       string          `json:"tool,omitempty"`
 	Secrets    int             `json:"secrets"`
-}
-
-// TokenTimes are iat and exp as times and relative to now.
-type TokenTimes struct {
-	IssuedAt  *time.Time `json:"iat,omitempty"`
-	ExpiresAt *time.Time `json:"exp,omitempty"`
-	Age       string     `json:"age,omitempty"` // "issued 12 s ago, expires in 4 m 48 s"
-}
-
-// tokenTimes reads iat and exp from claims and says, relative to now, when the
-// token was issued and when it expires: "issued 12 s ago, expires in 4 m 48 s".
-func tokenTimes(claims map[string]any, now time.Time) *TokenTimes {
-	iat, iatOK := numericDate(claims["iat"])
-	exp, expOK := numericDate(claims["exp"])
-	if !iatOK && !expOK {
-		return nil
-	}
-	t := &TokenTimes{}
-	var parts []string
-	if iatOK {
-		u := iat.UTC()
-		t.IssuedAt = &u
-		if iat.After(now) {
-			parts = append(parts, "issued "+HumanDuration(iat.Sub(now))+" in the future")
-		} else {
-			parts = append(parts, "issued "+HumanDuration(now.Sub(iat))+" ago")
-		}
-	}
-	if expOK {
-		u := exp.UTC()
-		t.ExpiresAt = &u
-		if exp.After(now) {
-			parts = append(parts, "expires in "+HumanDuration(exp.Sub(now)))
-		} else {
-			parts = append(parts, "expired "+HumanDuration(now.Sub(exp))+" ago")
-		}
-	}
-	t.Age = strings.Join(parts, ", ")
-	return t
 }
 
 // Decode reads one token and verifies it; with a call, it judges the call
@@ -98,19 +59,19 @@ func Decode(in DecodeInput) (DecodeReport, error) {
 	if in.Now.IsZero() {
 		in.Now = time.Now()
 	}
-	token := strings.TrimSpace(in.Token)
+	tok := strings.TrimSpace(in.Token)
 	// A header line pasted whole ("X-AgentArea-Context: eyJ...") is accepted.
-	if len(token) > len(ContextHeader) && strings.EqualFold(token[:len(ContextHeader)], ContextHeader) && token[len(ContextHeader)] == ':' {
-		token = strings.TrimSpace(token[len(ContextHeader)+1:])
+	if len(tok) > len(model.ContextHeader) && strings.EqualFold(tok[:len(model.ContextHeader)], model.ContextHeader) && tok[len(model.ContextHeader)] == ':' {
+		tok = strings.TrimSpace(tok[len(model.ContextHeader)+1:])
 	}
-	if token == "" {
+	if tok == "" {
 		return DecodeReport{}, ErrNoToken
 	}
 	var ctx model.Context
 	var ws []model.Warning
 	var tool string
 	if in.Call == nil {
-		ctx, ws = Verify(VerifyInput{Token: token, Secrets: in.Secrets, InstanceID: in.InstanceID, Now: in.Now, CallUnknown: true})
+		ctx, ws = token.Verify(token.Input{Token: tok, Secrets: in.Secrets, InstanceID: in.InstanceID, Now: in.Now, CallUnknown: true})
 	} else {
 		body, err := readCall(in.Call)
 		if err != nil {
@@ -120,7 +81,7 @@ func Decode(in DecodeInput) (DecodeReport, error) {
 		if header == nil {
 			header = http.Header{}
 		}
-		header.Set(ContextHeader, token)
+		header.Set(model.ContextHeader, tok)
 		judge := Judge{Secrets: in.Secrets, InstanceID: in.InstanceID}
 		judged := judge.Request(Request{Body: body, Header: header, Method: http.MethodPost, Now: in.Now})
 		call := judged.Calls[0]
@@ -128,7 +89,7 @@ func Decode(in DecodeInput) (DecodeReport, error) {
 	}
 	return DecodeReport{
 		Verdict: ctx.Verdict, HTTPStatus: ctx.HTTPStatus, RPCCode: ctx.RPCCode, Reason: ctx.Reason,
-		Header: ctx.Header, Claims: ctx.Claims, Times: tokenTimes(ctx.Claims, in.Now),
+		Header: ctx.Header, Claims: ctx.Claims, Times: token.TimesOf(ctx.Claims, in.Now),
 		Steps: ctx.Steps, Warnings: ws, Tool: tool, Secrets: len(in.Secrets),
 	}, nil
 }
@@ -153,28 +114,4 @@ func readCall(text []byte) (jsonrpc.Body, error) {
 		}
 	}
 	return body, errors.New("no tools/call request in the body")
-}
-
-// ClaimText is a claim's value as decode shows it: whole, a string
-// unquoted, and iat, exp and nbf followed by their date.
-func ClaimText(key string, v any) string {
-	text := describeFull(v)
-	if key == "iat" || key == "exp" || key == "nbf" {
-		if t, ok := numericDate(v); ok {
-			text += "  " + t.UTC().Format(time.RFC3339)
-		}
-	}
-	return text
-}
-
-// describeFull renders a claim value whole (strings unquoted).
-func describeFull(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return jsonType(v)
-	}
-	return string(b)
 }

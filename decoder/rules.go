@@ -39,7 +39,7 @@ func callRules(in callRulesInput) []model.Warning {
 		ws = append(ws, model.Warning{Code: model.WarnToolNameQualified, Message: fmt.Sprintf(
 			"params.name %q looks like the agent-facing mcp__<server>__<tool> name; a server receives its own raw tool name", model.Clip(in.ToolName, 80))})
 	}
-	if !in.TokenPresent && len(agentAreaKeys(in.Meta)) == 0 {
+	if !in.TokenPresent && len(in.Meta) == 0 {
 		return ws
 	}
 	if in.SessionID != "" {
@@ -84,8 +84,8 @@ func ContextOnOtherMethod(method string, tokenPresent bool, meta map[string]any)
 	}
 	switch {
 	case tokenPresent:
-		return fmt.Sprintf("%s carries an %s token; AgentArea sends context only on tools/call", model.Clip(method, 80), ContextHeader)
-	case len(agentAreaKeys(meta)) > 0:
+		return fmt.Sprintf("%s carries an %s token; AgentArea sends context only on tools/call", model.Clip(method, 80), model.ContextHeader)
+	case len(meta) > 0:
 		return fmt.Sprintf("%s carries agentarea/* _meta keys; AgentArea sends context only on tools/call", model.Clip(method, 80))
 	}
 	return ""

@@ -14,6 +14,7 @@ import (
 
 	"toolscope/decoder"
 	"toolscope/decoder/jsonrpc"
+	"toolscope/decoder/sse"
 )
 
 // maxResponseBytes bounds one response body or SSE event the platform reads.
@@ -108,7 +109,7 @@ func (c *rpcClient) call(ctx context.Context, r rpcRequest, onProgress func(json
 
 func (c *rpcClient) readStream(ctx context.Context, body io.Reader, id string, out rpcOutcome, onProgress func(jsonrpc.Progress)) (rpcOutcome, error) {
 	found := false
-	err := decoder.ReadSSE(body, maxResponseBytes, func(e decoder.SSEEvent) bool {
+	err := sse.Read(body, maxResponseBytes, func(e sse.Event) bool {
 		found = len(e.Data) > 0 && pickResponse(e.Data, id, &out, onProgress)
 		return found
 	})

@@ -12,6 +12,7 @@ import (
 
 	"toolscope/decoder"
 	"toolscope/decoder/jsonrpc"
+	"toolscope/model"
 )
 
 // Platform rules of the simulation.
@@ -155,7 +156,7 @@ func (p *platform) attempt(ctx context.Context, t *task, c toolCall, callID stri
 	}
 	hdr := http.Header{}
 	hdr.Set("Authorization", "Bearer "+p.inst.Credential)
-	hdr.Set(decoder.ContextHeader, token)
+	hdr.Set(model.ContextHeader, token)
 
 	// The instance's timeout, progress included. When it passes, the platform
 	// sends notifications/cancelled (on a new connection, while the call's

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
 	"toolscope/decoder/jsonrpc"
+	"toolscope/model"
 )
 
 // testServer starts the demo server fast, with a task to call it for.
@@ -35,7 +35,7 @@ func rawCall(t *testing.T, s *demoServer, tk *task, tool, callID, credential str
 		hdr.Set("Authorization", "Bearer "+credential)
 	}
 	if mint != nil {
-		hdr.Set(decoder.ContextHeader, mint(meta))
+		hdr.Set(model.ContextHeader, mint(meta))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

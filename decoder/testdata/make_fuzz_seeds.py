@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of decoder's fuzz targets into fuzz/<FuzzName>/
 in `go test fuzz v1` format. The token seeds are the vectors of
-vectors.json (run make_vectors.py first). Run from this directory."""
+../token/testdata/vectors.json (run make_vectors.py there first). Run from this directory."""
 import base64
 import json
 import os
@@ -39,7 +39,7 @@ def write(name, seeds):
 S = lambda v: ("string", v)
 B = lambda v: ("[]byte", v)
 
-vectors = json.load(open("vectors.json"))["vectors"]
+vectors = json.load(open("../token/testdata/vectors.json"))["vectors"]
 token_seeds = []
 for v in vectors:
     call = v["call"]
@@ -50,7 +50,7 @@ token_seeds += [
     [S("eyJhbGciOiJub25lIn0.e30."), S("null"), S("")],
     [S("...."), S("[]"), S("x")],
 ]
-write("FuzzVerifyContext", token_seeds)
+write("../../token/testdata/fuzz/FuzzVerifyContext", token_seeds)
 
 png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 40).decode()
 results = [
@@ -68,7 +68,7 @@ results = [
 write("FuzzSummarizeResult", [[B(json.dumps(r, ensure_ascii=False))] for r in results] +
       [[B("[]")], [B('{"content":{"type":"text"}}')], [B('{"content":[3,null,{"type":"text"}]}')]])
 
-write("FuzzSoatContext", [
+write("../../soat/testdata/fuzz/FuzzRead", [
     [S("X-Soat-Context-actor_external_id"), S("ana@example.com"), S(""), S("X-Soat-Context-session_id"), S("sess_01")],
     [S("x-soat-context-actorexternalid"), S("+5511999999999"), S(""), S("X-Soat-Context-ActorExternalId"), S("(555) 123-4567")],
     [S("X-Acme-Context-plan"), S("pro"), S("X-Acme-Context-"), S("X-Soat-Context-plan"), S("free")],

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/token"
 	"toolscope/model"
 )
 
@@ -57,7 +58,7 @@ func (g *relayGaps) check(ev *model.Event, timestamped bool) (model.Event, bool)
 		TaskID: ev.TaskID, ToolCallID: ev.ToolCallID, Tool: ev.Tool, IdempotencyKey: ev.IdempotencyKey,
 		Code: string(model.WarnProgressRelayedTooSoon),
 		Message: fmt.Sprintf("tool.progress relayed %s after the previous one; the platform relays at most one per %s (a completion excepted)",
-			decoder.HumanDuration(gap), decoder.HumanDuration(every))}, true
+			token.HumanDuration(gap), token.HumanDuration(every))}, true
 }
 
 func (g *relayGaps) remember(key string, at time.Time) {

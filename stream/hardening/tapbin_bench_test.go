@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/token"
+	"toolscope/model"
 	"toolscope/model/modeltest"
 )
 
@@ -154,7 +156,7 @@ type callMinter struct {
 func (m *callMinter) mint(b *testing.B, tool string) benchCall {
 	id := m.id.Add(1)
 	meta := decoder.PlatformMeta(decoder.CallContext{TaskID: m.task, ToolCallID: decoder.NewUUID(), WorkspaceID: "ws-bench"}, id)
-	token, err := decoder.SignContextToken(decoder.ContextClaims(m.aud, tool, meta, time.Now()), m.secret)
+	token, err := token.Sign(token.Claims(m.aud, tool, meta, time.Now()), m.secret)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -164,7 +166,7 @@ func (m *callMinter) mint(b *testing.B, tool string) benchCall {
 		b.Fatal(err)
 	}
 	h := decoder.PlatformHeaders("tools/call", tool)
-	h.Set(decoder.ContextHeader, token)
+	h.Set(model.ContextHeader, token)
 	return benchCall{body: body, header: h}
 }
 

@@ -13,10 +13,12 @@ import (
 
 	"toolscope/decoder"
 	"toolscope/decoder/jsonrpc"
+	"toolscope/decoder/token"
+	"toolscope/model"
 )
 
 // call is one tools/call as the platform sends it (decoder.PlatformMeta,
-// decoder.ContextClaims, decoder.PlatformHeaders), which a case then changes
+// token.Claims, decoder.PlatformHeaders), which a case then changes
 // in one place before it is sent.
 type call struct {
 	id     int64
@@ -59,7 +61,7 @@ func newContext(caseID string) decoder.CallContext {
 func newCall(id int64, tool string, args json.RawMessage, cc decoder.CallContext, aud string, secret []byte, now time.Time) *call {
 	meta := decoder.PlatformMeta(cc, id)
 	return &call{id: id, tool: tool, args: args, cc: cc, meta: meta,
-		claims: decoder.ContextClaims(aud, tool, meta, now), secret: secret}
+		claims: token.Claims(aud, tool, meta, now), secret: secret}
 }
 
 // body is the JSON-RPC request (in a one-element batch for the batch case).
@@ -81,8 +83,8 @@ func (c *call) token() (string, error) {
 	switch {
 	case c.rawToken != "":
 		return c.rawToken, nil
-	case c.alg == "" || c.alg == decoder.TokenAlg:
-		return decoder.SignContextToken(c.claims, c.secret)
+	case c.alg == "" || c.alg == token.Alg:
+		return token.Sign(c.claims, c.secret)
 	case c.alg == "none":
 		return jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims(c.claims)).SignedString(jwt.UnsafeAllowNoneSignatureType)
 	case c.alg == "HS384":
@@ -107,7 +109,7 @@ func (c *call) header(cred Credential) (http.Header, error) {
 		if err != nil {
 			return nil, err
 		}
-		h.Set(decoder.ContextHeader, tok)
+		h.Set(model.ContextHeader, tok)
 	}
 	return h, nil
 }

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
-	"toolscope/decoder"
 	"toolscope/decoder/jsonrpc"
+	"toolscope/decoder/sse"
 	"toolscope/model"
 )
 
@@ -117,7 +117,7 @@ func (p *prober) post(ctx context.Context, id int64, body []byte, h http.Header)
 
 // readEvents reads SSE events until the response to the request.
 func readEvents(body io.Reader, r *reply) error {
-	return decoder.ReadSSE(body, maxResponseBytes, func(e decoder.SSEEvent) bool {
+	return sse.Read(body, maxResponseBytes, func(e sse.Event) bool {
 		return len(e.Data) > 0 && r.take(e.Data)
 	})
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"toolscope/decoder"
 	"toolscope/model"
 	"toolscope/model/modeltest"
 	"toolscope/output"
@@ -173,7 +172,7 @@ func benchRequest(url string, body []byte, token string) *http.Request {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer static-credential")
-	req.Header.Set(decoder.ContextHeader, token)
+	req.Header.Set(model.ContextHeader, token)
 	return req
 }
 

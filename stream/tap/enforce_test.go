@@ -12,7 +12,6 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"toolscope/decoder"
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
@@ -101,7 +100,7 @@ func TestEnforceVerdicts(t *testing.T) {
 				headers = tc.headers(token)
 			}
 			if token != "" {
-				headers[decoder.ContextHeader] = token
+				headers[model.ContextHeader] = token
 			}
 			body := callBody(t, 41, "lookup", map[string]any{"q": 1}, meta)
 			if tc.batch {
@@ -143,7 +142,7 @@ func TestWithoutEnforceRejectedCallsPass(t *testing.T) {
 	h := startTap(t, Config{Upstream: upstream.URL, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID})
 	meta := contractMeta("task-2", "call-2", 1)
 	token := mintToken(t, testSecret, "other_tool", meta, nil)
-	status, _, _ := post(t, h.url, callBody(t, 1, "lookup", map[string]any{}, meta), map[string]string{decoder.ContextHeader: token})
+	status, _, _ := post(t, h.url, callBody(t, 1, "lookup", map[string]any{}, meta), map[string]string{model.ContextHeader: token})
 	if status != 200 || n.count() != 1 {
 		t.Fatalf("status %d, upstream hits %d", status, n.count())
 	}
@@ -224,7 +223,7 @@ func TestEnforceMalformedContext(t *testing.T) {
 			h := startTap(t, Config{Upstream: upstream.URL, Enforce: true, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID})
 			token := mintToken(t, testSecret, "lookup", meta, nil)
 			body := `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":` + tc.params + `}`
-			status, _, resp := post(t, h.url, []byte(body), map[string]string{decoder.ContextHeader: token})
+			status, _, resp := post(t, h.url, []byte(body), map[string]string{model.ContextHeader: token})
 			var rpc rpcErrorBody
 			if status != http.StatusBadRequest || json.Unmarshal(resp, &rpc) != nil || rpc.Error.Code != jsonrpc.CodeInvalidParams || string(rpc.ID) != "41" || n.count() != 0 {
 				t.Fatalf("answer %d %s (upstream hits %d), want 400 -32602 id 41, not forwarded", status, resp, n.count())

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
@@ -44,7 +43,7 @@ func FuzzEnforceAgainstSDK(f *testing.F) {
 		}
 		header := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
 		if withToken {
-			header.Set(decoder.ContextHeader, token)
+			header.Set(model.ContextHeader, token)
 		}
 		ex := &exchange{t: tp, id: "1", start: time.Now(), method: http.MethodPost, header: header, body: body, bodyWhole: true}
 		ex.req = tp.parseRequest(ex)
@@ -59,7 +58,7 @@ func FuzzEnforceAgainstSDK(f *testing.F) {
 			return
 		}
 		for _, r := range ran {
-			if !verifiedAs(ex.req, r, header.Get(decoder.ContextHeader)) {
+			if !verifiedAs(ex.req, r, header.Get(model.ContextHeader)) {
 				t.Fatalf("the tap forwards %q and the go-sdk ran %s with _meta %v, which the tap did not verify (tap calls: %s)",
 					body, r.name, r.meta, describeCalls(ex.req))
 			}

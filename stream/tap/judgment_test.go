@@ -181,7 +181,7 @@ func seenByHTTPTap(t *testing.T, body []byte, token string, header map[string]st
 	h := startTap(t, Config{Upstream: up.URL, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID})
 	hdr := map[string]string{}
 	if token != "" {
-		hdr[decoder.ContextHeader] = token
+		hdr[model.ContextHeader] = token
 	}
 	for k, v := range header {
 		hdr[k] = v

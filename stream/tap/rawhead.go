@@ -10,7 +10,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"toolscope/decoder"
+	"toolscope/decoder/soat"
 )
 
 // net/http canonicalises header names (X-Soat-Context-tenantExternalId
@@ -117,7 +117,7 @@ func rawHeaderOf(r *http.Request) *rawHeader {
 // soatHeader is the fields whose names may start with prefix (the SOAT
 // context, matched without case), by name as it arrived, values in order,
 // and those names in the order they arrived: what
-// decoder.SoatContextOrdered reads.
+// soat.ReadOrdered reads.
 func (raw *rawHeader) soatHeader(prefix string) (http.Header, []string) {
 	var h http.Header
 	var order []string
@@ -289,7 +289,7 @@ func (c *headConn) feedHead(b []byte) []byte {
 
 func (c *headConn) soatPrefix() string {
 	if c.prefix == "" {
-		return decoder.DefaultSoatPrefix
+		return soat.DefaultPrefix
 	}
 	return c.prefix
 }

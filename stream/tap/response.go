@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/sse"
 	"toolscope/model"
 )
 
@@ -69,7 +69,7 @@ const sideYield = 500 * time.Microsecond
 
 // readEventStream dispatches each SSE event's messages as they arrive.
 func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
-	p := decoder.NewSSEParser(ex.t.cfg.MaxParseBytes, func(e decoder.SSEEvent) {
+	p := sse.NewParser(ex.t.cfg.MaxParseBytes, func(e sse.Event) {
 		if e.Oversized {
 			ex.warn(model.WarnParseSkipped, "an SSE event over the parse limit was forwarded unchanged, not parsed")
 			return

@@ -1,7 +1,8 @@
-package decoder
+package token
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -9,20 +10,17 @@ import (
 	"toolscope/model"
 )
 
-// ContextHeader carries the AgentArea context token.
-const ContextHeader = model.ContextHeader
-
 // The token rules of contract version 1.
 const (
-	TokenIssuer   = "agentarea"
-	TokenAlg      = "HS256"
-	MaxTokenAge   = 10 * time.Minute
-	ClockSkew     = 30 * time.Second
-	TokenLifetime = 300 * time.Second
-	// contextProtocolMajor is the only major version of the contract.
-	contextProtocolMajor = "1"
-	maxMetadataBytes     = 4096
-	maxEndUserIDChars    = 256
+	Issuer    = "agentarea"
+	Alg       = "HS256"
+	MaxAge    = 10 * time.Minute
+	ClockSkew = 30 * time.Second
+	Lifetime  = 300 * time.Second
+	// ProtocolMajor is the only major version of the contract.
+	ProtocolMajor     = "1"
+	maxMetadataBytes  = 4096
+	maxEndUserIDChars = 256
 )
 
 // Step names, in the contract's order. StepCredential and StepBatch come
@@ -36,15 +34,8 @@ const (
 	StepRun        = "run"       // 4: run the tool only after 1-3 pass
 )
 
-// The answers of the contract's table.
-const (
-	StatusUnauthorized = 401
-	StatusForbidden    = 403
-	StatusBadRequest   = 400
-)
-
-// VerifyInput is one tools/call as far as the context contract goes.
-type VerifyInput struct {
+// Input is one tools/call as far as the context contract goes.
+type Input struct {
 	Token             string         // raw header value ("" when absent)
 	Secrets           [][]byte       // none => decode only, verdict unverified
 	InstanceID        string         // expected aud
@@ -89,22 +80,17 @@ type failure struct {
 	step         string // set when recorded
 }
 
-// VerifyContext runs the contract's verification of a call's token: the
-// steps in order (each reported passed or failed), the verdict, the answer a
-// server must give (HTTP status and JSON-RPC code) and the reason, the
-// token's header and claims (never its signature) and the warnings.
-func VerifyContext(in VerifyInput) model.Context {
-	c, _ := Verify(in)
-	return c
-}
-
-// Verify is VerifyContext that also returns the warnings as Warning values
-// (the Context holds them as "code: message" strings).
-func Verify(in VerifyInput) (model.Context, []model.Warning) {
+// Verify runs the contract's verification of a call's token: the steps in
+// order (each reported passed or failed), the verdict, the answer a server
+// must give (HTTP status and JSON-RPC code) and the reason, the token's
+// header and claims (never its signature), and the warnings (the Context
+// holds them as "code: message" strings too).
+func Verify(in Input) (model.Context, []model.Warning) {
 	if in.Now.IsZero() {
 		in.Now = time.Now()
 	}
-	v := verification{in: in, ctx: model.Context{Present: in.Token != "", CredentialPresent: in.CredentialPresent}}
+	v := verification{in: in, ctx: model.Context{Present: in.Token != "", CredentialPresent: in.CredentialPresent,
+		Steps: make([]model.Step, 0, 6)}} // the contract's four, a credential and a batch step
 	v.preconditions()
 	metaKeys := agentAreaKeys(in.Meta)
 	if in.Token == "" {
@@ -135,7 +121,7 @@ func Verify(in VerifyInput) (model.Context, []model.Warning) {
 // verification is one run of Verify: the context it fills, the warnings,
 // and the first failed step (which names the answer).
 type verification struct {
-	in    VerifyInput
+	in    Input
 	ctx   model.Context
 	ws    []model.Warning
 	first *failure
@@ -172,32 +158,32 @@ func (v *verification) preconditions() {
 		if v.in.CredentialPresent {
 			v.step(StepCredential, nil, "static credential header present")
 		} else {
-			v.step(StepCredential, fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, "static credential header missing"), "")
+			v.step(StepCredential, fail(http.StatusUnauthorized, jsonrpc.CodeUnauthorized, "static credential header missing"), "")
 		}
 	}
 	if v.in.InBatch {
-		v.step(StepBatch, fail(StatusBadRequest, jsonrpc.CodeInvalidRequest, "tools/call inside a JSON-RPC batch"), "")
+		v.step(StepBatch, fail(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "tools/call inside a JSON-RPC batch"), "")
 	}
 }
 
 // noToken: without a token a call is absent (no secret) or rejected.
 func (v *verification) noToken(metaKeys []string) (model.Context, []model.Warning) {
 	if len(metaKeys) > 0 {
-		v.warn(model.WarnMetaWithoutToken, "_meta carries %d agentarea/* keys but no %s token; AgentArea never sends one without the other", len(metaKeys), ContextHeader)
+		v.warn(model.WarnMetaWithoutToken, "_meta carries %d agentarea/* keys but no %s token; AgentArea never sends one without the other", len(metaKeys), model.ContextHeader)
 	}
 	if len(v.in.Secrets) == 0 {
 		v.ctx.Verdict = model.VerdictAbsent
 		finish(&v.ctx, v.first, v.ws)
 		return v.ctx, v.ws
 	}
-	return v.stop("no "+ContextHeader+" token", "no token")
+	return v.stop("no "+model.ContextHeader+" token", "no token")
 }
 
 // stop fails step 1 with why and leaves steps 2 and 3 unchecked.
 func (v *verification) stop(why, unchecked string) (model.Context, []model.Warning) {
-	v.step(StepSignature, fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, why), "")
-	v.step(StepTool, fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, "not checked: "+unchecked), "")
-	v.step(StepMeta, fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, "not checked: "+unchecked), "")
+	v.step(StepSignature, fail(http.StatusUnauthorized, jsonrpc.CodeUnauthorized, why), "")
+	v.step(StepTool, fail(http.StatusUnauthorized, jsonrpc.CodeUnauthorized, "not checked: "+unchecked), "")
+	v.step(StepMeta, fail(http.StatusUnauthorized, jsonrpc.CodeUnauthorized, "not checked: "+unchecked), "")
 	return v.done()
 }
 
@@ -207,12 +193,12 @@ func (v *verification) signatureStep(tok *decodedToken, claimProblems []string, 
 	in, header := v.in, tok.header
 	var sigFail *failure
 	switch {
-	case header["alg"] != TokenAlg:
-		sigFail = fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, fmt.Sprintf("alg %s is not allowed: HS256 only", describe(header["alg"])))
+	case header["alg"] != Alg:
+		sigFail = fail(http.StatusUnauthorized, jsonrpc.CodeUnauthorized, fmt.Sprintf("alg %s is not allowed: HS256 only", describe(header["alg"])))
 	case header["crit"] != nil:
 		// RFC 7515 4.1.11: a recipient must reject a token whose crit names
 		// an extension it does not understand, and it understands none.
-		sigFail = fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, fmt.Sprintf("crit header %s names extensions this verifier does not understand (RFC 7515 4.1.11)", describe(header["crit"])))
+		sigFail = fail(http.StatusUnauthorized, jsonrpc.CodeUnauthorized, fmt.Sprintf("crit header %s names extensions this verifier does not understand (RFC 7515 4.1.11)", describe(header["crit"])))
 	case len(in.Secrets) == 0:
 		detail := "not checked: no secret; " + claimSummary
 		if len(claimProblems) > 0 {
@@ -224,12 +210,12 @@ func (v *verification) signatureStep(tok *decodedToken, claimProblems []string, 
 		which, err := verifySignature(tok, in)
 		switch {
 		case which < 0:
-			sigFail = fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, "bad signature: "+signatureProblem(len(in.Secrets)))
+			sigFail = fail(http.StatusUnauthorized, jsonrpc.CodeUnauthorized, "bad signature: "+signatureProblem(len(in.Secrets)))
 		case len(claimProblems) > 0:
-			sigFail = fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, strings.Join(claimProblems, "; ")+" (the HS256 signature itself is valid)")
+			sigFail = fail(http.StatusUnauthorized, jsonrpc.CodeUnauthorized, strings.Join(claimProblems, "; ")+" (the HS256 signature itself is valid)")
 		case err != nil:
 			// golang-jwt refused what the checks here passed: report it rather than guess.
-			sigFail = fail(StatusUnauthorized, jsonrpc.CodeUnauthorized, "rejected by the JWT library: "+err.Error())
+			sigFail = fail(http.StatusUnauthorized, jsonrpc.CodeUnauthorized, "rejected by the JWT library: "+err.Error())
 		default:
 			detail := "HS256 signature valid"
 			if len(in.Secrets) > 1 {
@@ -260,12 +246,12 @@ func (v *verification) callSteps(claims map[string]any, metaKeys []string) {
 	}
 	toolFail, toolDetail := checkToolClaim(claims, in.ToolName)
 	if in.ParamsProblem != "" {
-		toolFail = fail(StatusBadRequest, jsonrpc.CodeInvalidParams, "malformed params: "+in.ParamsProblem)
+		toolFail = fail(http.StatusBadRequest, jsonrpc.CodeInvalidParams, "malformed params: "+in.ParamsProblem)
 	}
 	v.step(StepTool, toolFail, toolDetail)
 	metaFail, metaDetail := checkMetaClaims(in.Meta, claims, metaKeys, names, v.warn)
 	if in.MetaProblem != "" {
-		metaFail = fail(StatusBadRequest, jsonrpc.CodeInvalidParams, "malformed context value: "+in.MetaProblem)
+		metaFail = fail(http.StatusBadRequest, jsonrpc.CodeInvalidParams, "malformed context value: "+in.MetaProblem)
 	}
 	v.step(StepMeta, metaFail, metaDetail)
 	contractWarnings(claims, in.Meta, names, v.warn)
@@ -284,7 +270,7 @@ func (v *verification) unverified(claimProblems []string) (model.Context, []mode
 	v.ctx.Reason = "signature not checked (no secret)"
 	if len(claimProblems) > 0 {
 		v.ctx.Reason += fmt.Sprintf("; the claims already fail step 1, a server answers %d/%d: %s",
-			StatusUnauthorized, jsonrpc.CodeUnauthorized, strings.Join(claimProblems, "; "))
+			http.StatusUnauthorized, jsonrpc.CodeUnauthorized, strings.Join(claimProblems, "; "))
 	} else if first != nil {
 		v.ctx.Reason += fmt.Sprintf("; even with a valid signature a server answers %d/%d: %s", first.status, first.code, first.detail)
 	}

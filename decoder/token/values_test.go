@@ -1,8 +1,7 @@
-package decoder
+package token
 
 import (
 	"encoding/json"
-	"strconv"
 	"testing"
 	"time"
 )
@@ -53,12 +52,3 @@ func TestHumanDuration(t *testing.T) {
 }
 
 // TestAppendQuote: the quick path quotes as strconv.AppendQuote does.
-func TestAppendQuote(t *testing.T) {
-	for c := 0; c < 256; c++ {
-		for _, s := range []string{string(rune(c)), "a" + string([]byte{byte(c)}) + "b", "get_order", "1.0", ""} {
-			if got, want := string(appendQuote([]byte("x"), s)), string(strconv.AppendQuote([]byte("x"), s)); got != want {
-				t.Fatalf("%q: %s, want %s", s, got, want)
-			}
-		}
-	}
-}

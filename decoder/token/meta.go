@@ -1,9 +1,10 @@
-package decoder
+package token
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -45,12 +46,12 @@ func checkMetaClaims(meta, claims map[string]any, keys, names []string, warn fun
 	// Malformed values first: they make the call unreadable, not mismatched.
 	for _, k := range keys {
 		if p := malformedContextValue(strings.TrimPrefix(k, jsonrpc.AgentAreaPrefix), meta[k]); p != "" {
-			return fail(StatusBadRequest, jsonrpc.CodeInvalidParams, "malformed _meta "+k+": "+p), ""
+			return fail(http.StatusBadRequest, jsonrpc.CodeInvalidParams, "malformed _meta "+k+": "+p), ""
 		}
 	}
 	for _, name := range names {
 		if p := malformedContextValue(name, claims[name]); p != "" {
-			return fail(StatusBadRequest, jsonrpc.CodeInvalidParams, "malformed claim "+name+": "+p), ""
+			return fail(http.StatusBadRequest, jsonrpc.CodeInvalidParams, "malformed claim "+name+": "+p), ""
 		}
 	}
 	var problems []string
@@ -59,8 +60,8 @@ func checkMetaClaims(meta, claims map[string]any, keys, names []string, warn fun
 		proto, hasProto = meta[jsonrpc.MetaProtocol].(string)
 	}
 	if hasProto {
-		if major, _, _ := strings.Cut(proto, "."); major != contextProtocolMajor {
-			problems = append(problems, fmt.Sprintf("unknown major protocol %q (this is contract %s)", proto, contextProtocolMajor))
+		if major, _, _ := strings.Cut(proto, "."); major != ProtocolMajor {
+			problems = append(problems, fmt.Sprintf("unknown major protocol %q (this is contract %s)", proto, ProtocolMajor))
 		}
 	} else {
 		warn(model.WarnProtocolMissing, "neither the token nor _meta names agentarea/protocol")
@@ -86,7 +87,7 @@ func checkMetaClaims(meta, claims map[string]any, keys, names []string, warn fun
 		if mismatches > 0 {
 			prefix = "token does not match the call: "
 		}
-		return fail(StatusForbidden, jsonrpc.CodeForbidden, prefix+strings.Join(problems, "; ")), ""
+		return fail(http.StatusForbidden, jsonrpc.CodeForbidden, prefix+strings.Join(problems, "; ")), ""
 	}
 	detail := fmt.Sprintf("%d agentarea/* keys equal their claims", len(keys))
 	if hasProto {
@@ -149,7 +150,7 @@ func contractWarnings(claims, meta map[string]any, names []string, warn func(mod
 	}
 	exp, expOK := numericDate(claims["exp"])
 	iat, iatOK := numericDate(claims["iat"])
-	if expOK && iatOK && exp.Sub(iat) != TokenLifetime {
+	if expOK && iatOK && exp.Sub(iat) != Lifetime {
 		warn(model.WarnTokenLifetime, "exp - iat is %s; the contract says exp = iat + 300", HumanDuration(exp.Sub(iat)))
 	}
 	// The context values come from the claims, or from _meta when the token

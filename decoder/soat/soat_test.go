@@ -1,9 +1,12 @@
-package decoder
+package soat
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+
+	"toolscope/model"
 )
 
 func TestSoatPrefix(t *testing.T) {
@@ -11,7 +14,7 @@ func TestSoatPrefix(t *testing.T) {
 		rule, env, want string
 		err             bool
 	}{
-		{"empty keeps the default", "", DefaultSoatPrefix, false},
+		{"empty keeps the default", "", DefaultPrefix, false},
 		{"a valid prefix replaces it", "X-Acme-Context-", "X-Acme-Context-", false},
 		{"token characters are allowed", "X_Acme.Ctx!#$%&'*+^`|~-", "X_Acme.Ctx!#$%&'*+^`|~-", false},
 		{"a space is invalid", "X Acme-", "", true},
@@ -20,7 +23,7 @@ func TestSoatPrefix(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
-			got, err := SoatPrefix(c.env)
+			got, err := Prefix(c.env)
 			if (err != nil) != c.err {
 				t.Fatalf("err = %v", err)
 			}
@@ -100,7 +103,7 @@ func TestSoatContext(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
-			bag, ws := SoatContext(c.header(), c.prefix)
+			bag, ws := Read(c.header(), c.prefix)
 			if len(bag.Values) != len(c.want.values) {
 				t.Fatalf("values %v, want %v", bag.Values, c.want.values)
 			}
@@ -115,7 +118,7 @@ func TestSoatContext(t *testing.T) {
 					ids = append(ids, k)
 				}
 			}
-			sortStrings(ids)
+			slices.Sort(ids)
 			if strings.Join(ids, ",") != strings.Join(c.want.identity, ",") {
 				t.Fatalf("identity %v, want %v", ids, c.want.identity)
 			}
@@ -136,4 +139,52 @@ func TestSoatContext(t *testing.T) {
 			t.Fatalf("flagged as %s", what)
 		}
 	})
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add("X-Soat-Context-actor_external_id", "ana@example.com", "", "x-soat-context-ActorExternalId", "+5511999999999")
+	f.Add("X-Acme-Context-plan", "pro", "X-Acme-Context-", "Authorization", "Bearer x")
+	f.Fuzz(func(t *testing.T, name1, value1, prefix, name2, value2 string) {
+		h := http.Header{name1: {value1}}
+		h[name2] = append(h[name2], value2)
+		bag, ws := Read(h, prefix)
+		p := prefix
+		if p == "" {
+			p = DefaultPrefix
+		}
+		for k, v := range bag.Values {
+			found := false
+			for name, vals := range h {
+				if model.EqualFoldASCII(name, p+k) && len(name) == len(p)+len(k) && name[len(p):] == k && vals[0] == v {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("key %q=%q not from the headers %v", k, v, h)
+			}
+		}
+		for k := range bag.Identity {
+			if _, ok := bag.Values[k]; !ok || soatIdentityKey(k) == "" {
+				t.Fatalf("identity key %q", k)
+			}
+		}
+		for _, w := range ws {
+			if w.Code == "" {
+				t.Fatal("empty warning code")
+			}
+		}
+		if _, err := Prefix(prefix); err != nil && !strings.Contains(err.Error(), PrefixEnv) {
+			t.Fatalf("prefix error does not name the variable: %v", err)
+		}
+	})
+}
+
+func BenchmarkRead(b *testing.B) {
+	h := http.Header{"X-Soat-Context-Session_id": {"sess_01"}, "X-Soat-Context-Actor_id": {"actor_01"},
+		"X-Soat-Context-Actor_external_id": {"ext-1"}, "X-Soat-Context-Tenantid": {"acme"}, "Authorization": {"Bearer x"},
+		"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		Read(h, DefaultPrefix)
+	}
 }

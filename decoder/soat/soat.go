@@ -1,4 +1,4 @@
-package decoder
+package soat
 
 import (
 	"fmt"
@@ -10,23 +10,23 @@ import (
 	"toolscope/model"
 )
 
-// DefaultSoatPrefix is SOAT's context header prefix when
+// DefaultPrefix is SOAT's context header prefix when
 // TOOL_CONTEXT_HEADER_PREFIX is unset or empty.
-const DefaultSoatPrefix = "X-Soat-Context-"
+const DefaultPrefix = "X-Soat-Context-"
 
-// SoatPrefixEnv names the variable that replaces the prefix.
-const SoatPrefixEnv = "TOOL_CONTEXT_HEADER_PREFIX"
+// PrefixEnv names the variable that replaces the prefix.
+const PrefixEnv = "TOOL_CONTEXT_HEADER_PREFIX"
 
-// SoatPrefix validates the value of TOOL_CONTEXT_HEADER_PREFIX: empty keeps
+// Prefix validates the value of TOOL_CONTEXT_HEADER_PREFIX: empty keeps
 // the default (the prefix cannot be removed); anything but header-name
 // characters is an error naming the variable.
-func SoatPrefix(env string) (string, error) {
+func Prefix(env string) (string, error) {
 	if env == "" {
-		return DefaultSoatPrefix, nil
+		return DefaultPrefix, nil
 	}
 	if i := invalidTokenChar(env); i >= 0 {
 		return "", fmt.Errorf("%s=%q is not a valid HTTP header-name prefix: character %q at %d is not a letter, digit or one of !#$%%&'*+-.^_`|~",
-			SoatPrefixEnv, env, env[i], i)
+			PrefixEnv, env, env[i], i)
 	}
 	return env, nil
 }
@@ -73,9 +73,9 @@ func soatIdentityKey(key string) string {
 	return ""
 }
 
-// SoatBag is the tool context a request carried: key (as received, after
+// Bag is the tool context a request carried: key (as received, after
 // the prefix) to value, and which keys are SOAT's identity keys.
-type SoatBag struct {
+type Bag struct {
 	Values   map[string]string
 	Identity map[string]bool
 }
@@ -107,30 +107,30 @@ func looksLikePII(v string) string {
 	return ""
 }
 
-// SoatContext builds the context bag from the headers under prefix (matched
+// Read builds the context bag from the headers under prefix (matched
 // case-insensitively, as HTTP field names are). The key is the suffix after
 // the prefix, spelled as h spells the name: net/http's canonical form,
-// unless h holds the names as they arrived (see SoatContextOrdered).
+// unless h holds the names as they arrived (see ReadOrdered).
 // Warnings: several values for one key (or two spellings that HTTP folds
 // into one), a key with characters no header name may hold, and
 // pii_in_context when actor_external_id looks like an e-mail or phone number.
-func SoatContext(h http.Header, prefix string) (SoatBag, []model.Warning) {
+func Read(h http.Header, prefix string) (Bag, []model.Warning) {
 	names := make([]string, 0, len(h))
 	for name := range h {
 		names = append(names, name)
 	}
 	sort.Strings(names) // deterministic warnings and folding
-	return SoatContextOrdered(h, names, prefix)
+	return ReadOrdered(h, names, prefix)
 }
 
-// SoatContextOrdered is SoatContext over a header whose names are as they
+// ReadOrdered is Read over a header whose names are as they
 // arrived, listed in order in names: of two spellings HTTP folds into one
 // field, the first to arrive is kept.
-func SoatContextOrdered(h http.Header, names []string, prefix string) (SoatBag, []model.Warning) {
+func ReadOrdered(h http.Header, names []string, prefix string) (Bag, []model.Warning) {
 	if prefix == "" {
-		prefix = DefaultSoatPrefix
+		prefix = DefaultPrefix
 	}
-	var bag SoatBag
+	var bag Bag
 	var ws []model.Warning
 	folded := map[string]string{}
 	for _, name := range names {

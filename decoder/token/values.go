@@ -1,10 +1,9 @@
-package decoder
+package token
 
 import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"sort"
 	"strconv"
 	"time"
 
@@ -129,39 +128,12 @@ func describe(v any) string {
 	return model.Clip(string(b), 80)
 }
 
-// appendQuote is strconv.AppendQuote, which spends a rune decode and an
-// escape check on every character: a string of printable ASCII without '"'
-// or '\\' is quoted as it is.
-func appendQuote(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return strconv.AppendQuote(b, s)
-		}
-	}
-	return append(append(append(b, '"'), s...), '"')
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func sortStrings(s []string) { sort.Strings(s) }
-
 // HumanDuration renders a duration the way toolscope speaks of token ages:
 // "12 s", "4 m 48 s", "2 h 5 m", "3 d 4 h". Negative durations are rendered
 // by their magnitude.
 func HumanDuration(d time.Duration) string {
 	var buf [24]byte
-	return string(appendHumanDuration(buf[:0], d))
-}
-
-// appendHumanDuration appends HumanDuration(d) to b.
-func appendHumanDuration(b []byte, d time.Duration) []byte {
+	b := buf[:0]
 	if d < 0 {
 		d = -d
 	}
@@ -170,7 +142,7 @@ func appendHumanDuration(b []byte, d time.Duration) []byte {
 	var bigUnit, smallUnit string
 	switch {
 	case s < 60:
-		return append(strconv.AppendInt(b, s, 10), " s"...)
+		return string(append(strconv.AppendInt(b, s, 10), " s"...))
 	case s < 3600:
 		big, bigUnit, small, smallUnit = s/60, " m", s%60, " s"
 	case s < 86400:
@@ -182,5 +154,5 @@ func appendHumanDuration(b []byte, d time.Duration) []byte {
 	if small != 0 {
 		b = append(strconv.AppendInt(append(b, ' '), small, 10), smallUnit...)
 	}
-	return b
+	return string(b)
 }

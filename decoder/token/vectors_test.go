@@ -1,4 +1,4 @@
-package decoder
+package token
 
 import (
 	"encoding/json"
@@ -49,7 +49,7 @@ func TestVectors(t *testing.T) {
 				t.Fatal(b.Err, b.Messages)
 			}
 			m := b.Messages[0]
-			in := VerifyInput{Token: v.Token, InstanceID: v.InstanceID, ToolName: m.Call.Name, Meta: m.Meta.AgentArea, Now: now}
+			in := Input{Token: v.Token, InstanceID: v.InstanceID, ToolName: m.Call.Name, Meta: m.Meta.AgentArea, Now: now}
 			for _, s := range v.Secrets {
 				in.Secrets = append(in.Secrets, []byte(s))
 			}

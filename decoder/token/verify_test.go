@@ -1,4 +1,4 @@
-package decoder
+package token
 
 import (
 	"crypto/rand"
@@ -36,7 +36,7 @@ type tokenCase struct {
 	claims  func(jwt.MapClaims)                        // edits the signed claims
 	meta    func(map[string]any)                       // edits _meta after it was built from the claims
 	token   func(t *testing.T, c jwt.MapClaims) string // replaces the default HS256 signing
-	input   func(*VerifyInput)
+	input   func(*Input)
 	verdict string
 	status  int
 	code    int
@@ -51,18 +51,18 @@ func TestVerifyContextRules(t *testing.T) {
 	}
 	cases := []tokenCase{
 		{rule: "valid token and matching call pass", verdict: model.VerdictValid},
-		{rule: "rotation: the old secret still verifies", input: func(in *VerifyInput) {
+		{rule: "rotation: the old secret still verifies", input: func(in *Input) {
 			in.Secrets = [][]byte{[]byte(otherSecret), []byte(testSecret)}
 		}, verdict: model.VerdictValid},
 		{rule: "rotation: the new secret verifies", token: func(t *testing.T, c jwt.MapClaims) string {
 			return sign(t, jwt.SigningMethodHS256, c, []byte(otherSecret))
-		}, input: func(in *VerifyInput) { in.Secrets = [][]byte{[]byte(testSecret), []byte(otherSecret)} }, verdict: model.VerdictValid},
+		}, input: func(in *Input) { in.Secrets = [][]byte{[]byte(testSecret), []byte(otherSecret)} }, verdict: model.VerdictValid},
 		{rule: "alg none is rejected", token: func(t *testing.T, c jwt.MapClaims) string {
 			return sign(t, jwt.SigningMethodNone, c, jwt.UnsafeAllowNoneSignatureType)
 		}, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
 		{rule: "alg none is rejected even without a secret", token: func(t *testing.T, c jwt.MapClaims) string {
 			return sign(t, jwt.SigningMethodNone, c, jwt.UnsafeAllowNoneSignatureType)
-		}, input: func(in *VerifyInput) { in.Secrets = nil }, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
+		}, input: func(in *Input) { in.Secrets = nil }, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
 		{rule: "alg HS384 is rejected", token: func(t *testing.T, c jwt.MapClaims) string {
 			return sign(t, jwt.SigningMethodHS384, c, []byte(testSecret))
 		}, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
@@ -83,14 +83,14 @@ func TestVerifyContextRules(t *testing.T) {
 		}, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
 		{rule: "crit is rejected even without a secret", token: func(t *testing.T, c jwt.MapClaims) string {
 			return signWithHeader(t, c, map[string]any{"crit": []string{"b64"}, "b64": false})
-		}, input: func(in *VerifyInput) { in.Secrets = nil }, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
+		}, input: func(in *Input) { in.Secrets = nil }, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
 		{rule: "an empty crit is rejected", token: func(t *testing.T, c jwt.MapClaims) string {
 			return signWithHeader(t, c, map[string]any{"crit": []string{}})
 		}, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
-		{rule: "params name unreadable is a malformed call", input: func(in *VerifyInput) {
+		{rule: "params name unreadable is a malformed call", input: func(in *Input) {
 			in.ToolName, in.ParamsProblem = "", "tools/call name is not a string"
 		}, verdict: model.VerdictRejected, status: 400, code: -32602, failed: StepTool},
-		{rule: "_meta not an object is a malformed context value", input: func(in *VerifyInput) {
+		{rule: "_meta not an object is a malformed context value", input: func(in *Input) {
 			in.Meta, in.MetaProblem = nil, "tools/call _meta is not an object"
 		}, verdict: model.VerdictRejected, status: 400, code: -32602, failed: StepMeta},
 		{rule: "wrong key is rejected", token: func(t *testing.T, c jwt.MapClaims) string {
@@ -104,7 +104,7 @@ func TestVerifyContextRules(t *testing.T) {
 		}, meta: func(m map[string]any) { m[jsonrpc.MetaEndUserID] = "admin" }, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
 		{rule: "wrong key with several secrets is rejected", token: func(t *testing.T, c jwt.MapClaims) string {
 			return sign(t, jwt.SigningMethodHS256, c, []byte(strings.Repeat("q", 40)))
-		}, input: func(in *VerifyInput) { in.Secrets = [][]byte{[]byte(testSecret), []byte(otherSecret)} },
+		}, input: func(in *Input) { in.Secrets = [][]byte{[]byte(testSecret), []byte(otherSecret)} },
 			verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
 		{rule: "a header that is not base64url is rejected", token: func(*testing.T, jwt.MapClaims) string { return "@@.e30.AAAA" },
 			verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
@@ -122,14 +122,14 @@ func TestVerifyContextRules(t *testing.T) {
 		{rule: "missing token is rejected when a secret is set", token: func(*testing.T, jwt.MapClaims) string { return "" },
 			verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature, warning: "meta_without_token"},
 		{rule: "missing token without a secret is absent", token: func(*testing.T, jwt.MapClaims) string { return "" },
-			meta: func(m map[string]any) { clear(m) }, input: func(in *VerifyInput) { in.Secrets = nil }, verdict: model.VerdictAbsent},
-		{rule: "missing static credential is rejected", input: func(in *VerifyInput) {
+			meta: func(m map[string]any) { clear(m) }, input: func(in *Input) { in.Secrets = nil }, verdict: model.VerdictAbsent},
+		{rule: "missing static credential is rejected", input: func(in *Input) {
 			in.RequireCredential, in.CredentialPresent = true, false
 		}, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepCredential},
-		{rule: "present static credential passes", input: func(in *VerifyInput) {
+		{rule: "present static credential passes", input: func(in *Input) {
 			in.RequireCredential, in.CredentialPresent = true, true
 		}, verdict: model.VerdictValid},
-		{rule: "tools/call inside a batch is rejected", input: func(in *VerifyInput) { in.InBatch = true },
+		{rule: "tools/call inside a batch is rejected", input: func(in *Input) { in.InBatch = true },
 			verdict: model.VerdictRejected, status: 400, code: -32600, failed: StepBatch},
 		{rule: "expired token is rejected", claims: func(c jwt.MapClaims) {
 			c["iat"] = testNow.Add(-400 * time.Second).Unix()
@@ -188,8 +188,8 @@ func TestVerifyContextRules(t *testing.T) {
 			verdict: model.VerdictRejected, status: 400, code: -32602, failed: StepMeta},
 		{rule: "malformed metadata claim is 400", claims: func(c jwt.MapClaims) { c["metadata"] = []any{"x"} },
 			verdict: model.VerdictRejected, status: 400, code: -32602, failed: StepMeta},
-		{rule: "no secret gives unverified", input: func(in *VerifyInput) { in.Secrets = nil }, verdict: model.VerdictUnverified},
-		{rule: "no secret with a mismatching call stays unverified", input: func(in *VerifyInput) { in.Secrets = nil },
+		{rule: "no secret gives unverified", input: func(in *Input) { in.Secrets = nil }, verdict: model.VerdictUnverified},
+		{rule: "no secret with a mismatching call stays unverified", input: func(in *Input) { in.Secrets = nil },
 			meta: func(m map[string]any) { m[jsonrpc.MetaTaskID] = "other" }, verdict: model.VerdictUnverified, warning: "meta_claim_mismatch"},
 		{rule: "warning: context claim missing from _meta", meta: func(m map[string]any) { delete(m, jsonrpc.MetaAgentID) },
 			verdict: model.VerdictValid, warning: "claim_missing_from_meta"},
@@ -204,7 +204,7 @@ func TestVerifyContextRules(t *testing.T) {
 			verdict: model.VerdictValid, warning: "end_user_id_length"},
 		{rule: "warning: end_user_id over 256 characters", claims: func(c jwt.MapClaims) { c["end_user_id"] = strings.Repeat("é", 257) },
 			verdict: model.VerdictValid, warning: "end_user_id_length"},
-		{rule: "warning: no instance id leaves aud unchecked", input: func(in *VerifyInput) { in.InstanceID = "" },
+		{rule: "warning: no instance id leaves aud unchecked", input: func(in *Input) { in.InstanceID = "" },
 			verdict: model.VerdictValid, warning: "aud_unchecked"},
 	}
 	for _, c := range cases {
@@ -223,14 +223,14 @@ func TestVerifyContextRules(t *testing.T) {
 			} else {
 				token = sign(t, jwt.SigningMethodHS256, claims, []byte(testSecret))
 			}
-			in := VerifyInput{Token: token, Secrets: [][]byte{[]byte(testSecret)}, InstanceID: testInstance,
+			in := Input{Token: token, Secrets: [][]byte{[]byte(testSecret)}, InstanceID: testInstance,
 				ToolName: "get_order", Meta: meta, Now: testNow}
 			if c.input != nil {
 				c.input(&in)
 			}
 			ctx, ws := Verify(in)
 			checkContext(t, c, ctx, ws, token)
-			if got := VerifyContext(in); got.Verdict != ctx.Verdict || len(got.Steps) != len(ctx.Steps) {
+			if got := verifyContext(in); got.Verdict != ctx.Verdict || len(got.Steps) != len(ctx.Steps) {
 				t.Fatalf("VerifyContext differs from Verify: %+v", got)
 			}
 		})
@@ -333,7 +333,7 @@ func TestVerifyUnverifiedReasons(t *testing.T) {
 			if c.meta != nil {
 				c.meta(meta)
 			}
-			ctx := VerifyContext(VerifyInput{Token: sign(t, jwt.SigningMethodHS256, claims, []byte(testSecret)),
+			ctx := verifyContext(Input{Token: sign(t, jwt.SigningMethodHS256, claims, []byte(testSecret)),
 				InstanceID: testInstance, ToolName: "get_order", Meta: meta, Now: testNow})
 			if ctx.Verdict != model.VerdictUnverified || ctx.HTTPStatus != 0 || !strings.Contains(ctx.Reason, c.reason) {
 				t.Fatalf("%s %d %q", ctx.Verdict, ctx.HTTPStatus, ctx.Reason)

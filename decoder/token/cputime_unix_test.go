@@ -1,6 +1,6 @@
 //go:build unix
 
-package decoder
+package token
 
 import (
 	"syscall"

@@ -1,4 +1,4 @@
-package decoder
+package sse
 
 import (
 	"bytes"
@@ -7,8 +7,8 @@ import (
 	"io"
 )
 
-// SSEEvent is one Server-Sent Event read off a response stream.
-type SSEEvent struct {
+// Event is one Server-Sent Event read off a response stream.
+type Event struct {
 	Event, ID string
 	Data      []byte
 	// Oversized is set when the event's data passed the parse limit; Data is
@@ -16,15 +16,15 @@ type SSEEvent struct {
 	Oversized bool
 }
 
-// SSEParser reads an event stream incrementally, as chunks arrive, following
+// Parser reads an event stream incrementally, as chunks arrive, following
 // the WHATWG parsing rules (CR, LF or CRLF line ends; data lines joined with
 // LF; a blank line dispatches). Memory is bounded by max per event. It is the
 // one SSE reader of the project besides r3labs/sse (the feed's client): the
 // tap feeds it the bytes it copies off a response, the demo platform and
-// probe read a response through ReadSSE. Not safe for concurrent use.
-type SSEParser struct {
+// probe read a response through Read. Not safe for concurrent use.
+type Parser struct {
 	max     int
-	onEvent func(SSEEvent)
+	onEvent func(Event)
 
 	line      []byte
 	lineOver  bool // the current line passed max: its rest is dropped
@@ -38,15 +38,15 @@ type SSEParser struct {
 	resync    bool // after a gap: drop lines up to the next blank line
 }
 
-// NewSSEParser calls onEvent for each event, in order, from the goroutine
+// NewParser calls onEvent for each event, in order, from the goroutine
 // that feeds it; the event's Data is onEvent's to keep.
-func NewSSEParser(max int64, onEvent func(SSEEvent)) *SSEParser {
-	return &SSEParser{max: int(max), onEvent: onEvent}
+func NewParser(max int64, onEvent func(Event)) *Parser {
+	return &Parser{max: int(max), onEvent: onEvent}
 }
 
 // Gap is called when bytes were skipped: the event in progress is lost and
 // parsing restarts after the next blank line.
-func (p *SSEParser) Gap() {
+func (p *Parser) Gap() {
 	p.resetEvent()
 	p.line, p.lineOver, p.afterCR = p.line[:0], false, false
 	p.resync = true
@@ -54,7 +54,7 @@ func (p *SSEParser) Gap() {
 
 // Feed parses the next bytes of the stream (any split: a line or a CRLF may
 // straddle two calls).
-func (p *SSEParser) Feed(b []byte) {
+func (p *Parser) Feed(b []byte) {
 	for len(b) > 0 {
 		if p.afterCR {
 			p.afterCR = false
@@ -77,7 +77,7 @@ func (p *SSEParser) Feed(b []byte) {
 	}
 }
 
-func (p *SSEParser) appendLine(b []byte) {
+func (p *Parser) appendLine(b []byte) {
 	if p.lineOver {
 		return
 	}
@@ -92,7 +92,7 @@ func (p *SSEParser) appendLine(b []byte) {
 	p.line = append(p.line, b...)
 }
 
-func (p *SSEParser) endLine() {
+func (p *Parser) endLine() {
 	line, over := p.line, p.lineOver
 	p.line, p.lineOver = p.line[:0], false
 	if len(line) == 0 && !over {
@@ -134,12 +134,12 @@ func (p *SSEParser) endLine() {
 	}
 }
 
-func (p *SSEParser) dispatch() {
+func (p *Parser) dispatch() {
 	if !p.hasData && !p.over {
 		p.resetEvent()
 		return
 	}
-	ev := SSEEvent{Event: p.event, ID: p.id, Oversized: p.over}
+	ev := Event{Event: p.event, ID: p.id, Oversized: p.over}
 	if !p.over {
 		ev.Data = append([]byte(nil), bytes.TrimSuffix(p.data, []byte{'\n'})...) // the callback may keep it
 	}
@@ -147,7 +147,7 @@ func (p *SSEParser) dispatch() {
 	p.resetEvent()
 }
 
-func (p *SSEParser) resetEvent() {
+func (p *Parser) resetEvent() {
 	p.data, p.hasData, p.over, p.event = p.data[:0], false, false, ""
 	// The last event id persists across events, as the spec says.
 }
@@ -156,7 +156,7 @@ func (p *SSEParser) resetEvent() {
 // line missing), as a reader that acts on the answer must; the WHATWG rules
 // drop it, and the tap, which shows what a browser-like client would, never
 // calls End. Lines not yet ended are taken as ended.
-func (p *SSEParser) End() {
+func (p *Parser) End() {
 	if p.lineOver || len(p.line) > 0 {
 		p.endLine()
 	}
@@ -166,23 +166,23 @@ func (p *SSEParser) End() {
 	}
 }
 
-// errSSEStop ends ReadSSE when onEvent says it has what it wanted.
-var errSSEStop = errors.New("stop")
+// errStop ends Read when onEvent says it has what it wanted.
+var errStop = errors.New("stop")
 
-// ReadSSE reads an event stream from r to its end, calling onEvent for each
+// Read reads an event stream from r to its end, calling onEvent for each
 // event (the last one even without its blank line: see End) until onEvent
 // reports done. An event whose data passes max is an error: a reader that
 // acts on the answer cannot act on a part of it. It returns r's error, or
 // nil at its end or when onEvent is done.
-func ReadSSE(r io.Reader, max int64, onEvent func(SSEEvent) (done bool)) error {
+func Read(r io.Reader, max int64, onEvent func(Event) (done bool)) error {
 	var failed error
-	p := NewSSEParser(max, func(e SSEEvent) {
+	p := NewParser(max, func(e Event) {
 		switch {
 		case failed != nil:
 		case e.Oversized:
 			failed = fmt.Errorf("an SSE event over %d bytes", max)
 		case onEvent(e):
-			failed = errSSEStop
+			failed = errStop
 		}
 	})
 	buf := make([]byte, 32<<10)
@@ -193,7 +193,7 @@ func ReadSSE(r io.Reader, max int64, onEvent func(SSEEvent) (done bool)) error {
 			p.End()
 		}
 		switch {
-		case errors.Is(failed, errSSEStop):
+		case errors.Is(failed, errStop):
 			return nil
 		case failed != nil:
 			return failed

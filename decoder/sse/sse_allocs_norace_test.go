@@ -1,6 +1,6 @@
 //go:build !race
 
-package decoder
+package sse
 
 import "testing"
 
@@ -9,7 +9,7 @@ import "testing"
 func TestSSEEventAllocations(t *testing.T) {
 	chunk := []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n")
 	events := 0
-	p := NewSSEParser(1<<20, func(SSEEvent) { events++ })
+	p := NewParser(1<<20, func(Event) { events++ })
 	n := testing.AllocsPerRun(100, func() { p.Feed(chunk) })
 	if events == 0 || n > 1 {
 		t.Errorf("%d events, %.0f allocations per event, want at most 1", events, n)

@@ -1,7 +1,8 @@
-package decoder
+package token
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -11,15 +12,15 @@ import (
 
 // checkRegisteredClaims applies step 1's claim rules: it returns the
 // problems and appends to summary what passed ("iss agentarea, ...").
-func checkRegisteredClaims(claims map[string]any, in VerifyInput) (problems []string, summary string) {
+func checkRegisteredClaims(claims map[string]any, in Input) (problems []string, summary string) {
 	now := in.Now
 	var passed []string
 	ok := func(s string) { passed = append(passed, s) }
 	iss, aud, expV, iatV := claims["iss"], claims["aud"], claims["exp"], claims["iat"]
-	if s, _ := iss.(string); s == TokenIssuer {
+	if s, _ := iss.(string); s == Issuer {
 		ok("iss agentarea")
 	} else {
-		problems = append(problems, fmt.Sprintf("wrong iss %s (must be %q)", describe(iss), TokenIssuer))
+		problems = append(problems, fmt.Sprintf("wrong iss %s (must be %q)", describe(iss), Issuer))
 	}
 	if in.InstanceID != "" {
 		if audMatches(aud, in.InstanceID) {
@@ -37,8 +38,8 @@ func checkRegisteredClaims(claims map[string]any, in VerifyInput) (problems []st
 		problems = append(problems, "iat is not a number")
 	case iat.After(now.Add(ClockSkew)):
 		problems = append(problems, fmt.Sprintf("issued in the future: iat is %s ahead (over the %s skew)", HumanDuration(iat.Sub(now)), HumanDuration(ClockSkew)))
-	case now.Sub(iat) > MaxTokenAge+ClockSkew:
-		problems = append(problems, fmt.Sprintf("issued %s ago: older than %s", HumanDuration(now.Sub(iat)), HumanDuration(MaxTokenAge)))
+	case now.Sub(iat) > MaxAge+ClockSkew:
+		problems = append(problems, fmt.Sprintf("issued %s ago: older than %s", HumanDuration(now.Sub(iat)), HumanDuration(MaxAge)))
 	default:
 		ok("issued " + HumanDuration(now.Sub(iat)) + " ago")
 	}
@@ -96,5 +97,5 @@ func checkToolClaim(claims map[string]any, toolName string) (*failure, string) {
 	if s, ok := v.(string); ok && s == toolName {
 		return nil, "tool " + describe(s) + " equals params.name"
 	}
-	return fail(StatusForbidden, jsonrpc.CodeForbidden, fmt.Sprintf("tool claim %s does not match params.name %s", describe(v), describe(toolName))), ""
+	return fail(http.StatusForbidden, jsonrpc.CodeForbidden, fmt.Sprintf("tool claim %s does not match params.name %s", describe(v), describe(toolName))), ""
 }

@@ -1,4 +1,4 @@
-package decoder
+package token
 
 import (
 	"encoding/base64"
@@ -69,7 +69,7 @@ func segmentObject(seg string) (map[string]any, error) {
 // does (HMAC-SHA256, compared in constant time), then runs the library's
 // claim validator set to the contract. It returns the index of the secret
 // that verifies (-1 when none does) and the validator's verdict.
-func verifySignature(tok *decodedToken, in VerifyInput) (int, error) {
+func verifySignature(tok *decodedToken, in Input) (int, error) {
 	for i, secret := range in.Secrets {
 		if jwt.SigningMethodHS256.Verify(tok.signingInput, tok.signature, secret) == nil {
 			return i, validateWithLibrary(tok.claims, in)
@@ -81,9 +81,9 @@ func verifySignature(tok *decodedToken, in VerifyInput) (int, error) {
 // validateWithLibrary runs golang-jwt's claim validator, configured to the
 // contract: a token the checks here pass but the library refuses (an aud
 // array holding a number, say) is reported rather than passed.
-func validateWithLibrary(claims map[string]any, in VerifyInput) error {
+func validateWithLibrary(claims map[string]any, in Input) error {
 	opts := []jwt.ParserOption{
-		jwt.WithIssuer(TokenIssuer),
+		jwt.WithIssuer(Issuer),
 		jwt.WithLeeway(ClockSkew),
 		jwt.WithTimeFunc(func() time.Time { return in.Now }),
 		jwt.WithIssuedAt(),

@@ -1,4 +1,4 @@
-package decoder
+package sse
 
 import (
 	"fmt"
@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-func parseAll(max int64, chunks ...string) []SSEEvent {
-	var out []SSEEvent
-	p := NewSSEParser(max, func(e SSEEvent) { out = append(out, e) })
+func parseAll(max int64, chunks ...string) []Event {
+	var out []Event
+	p := NewParser(max, func(e Event) { out = append(out, e) })
 	for _, c := range chunks {
 		p.Feed([]byte(c))
 	}
@@ -17,22 +17,22 @@ func parseAll(max int64, chunks ...string) []SSEEvent {
 }
 
 func TestSSEParser(t *testing.T) {
-	ev := func(event, id, data string) SSEEvent { return SSEEvent{Event: event, ID: id, Data: []byte(data)} }
+	ev := func(event, id, data string) Event { return Event{Event: event, ID: id, Data: []byte(data)} }
 	cases := []struct {
 		name   string
 		chunks []string
-		want   []SSEEvent
+		want   []Event
 	}{
-		{"lf", []string{"event: message\ndata: {\"a\":1}\n\n"}, []SSEEvent{ev("message", "", `{"a":1}`)}},
-		{"crlf", []string{"data: x\r\nid: 7\r\n\r\n"}, []SSEEvent{ev("", "7", "x")}},
-		{"cr", []string{"data: x\rdata: y\r\r"}, []SSEEvent{ev("", "", "x\ny")}},
-		{"crlf split across chunks", []string{"data: a\r", "\n\r", "\ndata: b\n\n"}, []SSEEvent{ev("", "", "a"), ev("", "", "b")}},
-		{"byte by byte", strings.Split("data: hello\n\n", ""), []SSEEvent{ev("", "", "hello")}},
-		{"comments and unknown fields", []string{": ping\nretry: 5\nfoo: bar\ndata:no-space\n\n"}, []SSEEvent{ev("", "", "no-space")}},
+		{"lf", []string{"event: message\ndata: {\"a\":1}\n\n"}, []Event{ev("message", "", `{"a":1}`)}},
+		{"crlf", []string{"data: x\r\nid: 7\r\n\r\n"}, []Event{ev("", "7", "x")}},
+		{"cr", []string{"data: x\rdata: y\r\r"}, []Event{ev("", "", "x\ny")}},
+		{"crlf split across chunks", []string{"data: a\r", "\n\r", "\ndata: b\n\n"}, []Event{ev("", "", "a"), ev("", "", "b")}},
+		{"byte by byte", strings.Split("data: hello\n\n", ""), []Event{ev("", "", "hello")}},
+		{"comments and unknown fields", []string{": ping\nretry: 5\nfoo: bar\ndata:no-space\n\n"}, []Event{ev("", "", "no-space")}},
 		{"no data dispatches nothing", []string{"event: x\n\n\n"}, nil},
-		{"id persists", []string{"id: 1\ndata: a\n\ndata: b\n\n"}, []SSEEvent{ev("", "1", "a"), ev("", "1", "b")}},
-		{"unterminated event is dropped", []string{"data: a\n\ndata: b\n"}, []SSEEvent{ev("", "", "a")}},
-		{"field without colon", []string{"data\n\n"}, []SSEEvent{ev("", "", "")}},
+		{"id persists", []string{"id: 1\ndata: a\n\ndata: b\n\n"}, []Event{ev("", "1", "a"), ev("", "1", "b")}},
+		{"unterminated event is dropped", []string{"data: a\n\ndata: b\n"}, []Event{ev("", "", "a")}},
+		{"field without colon", []string{"data\n\n"}, []Event{ev("", "", "")}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,7 +63,7 @@ func TestSSEParserOversizedEvent(t *testing.T) {
 
 func TestSSEParserResyncsAfterGap(t *testing.T) {
 	var got []string
-	p := NewSSEParser(1<<20, func(e SSEEvent) { got = append(got, string(e.Data)) })
+	p := NewParser(1<<20, func(e Event) { got = append(got, string(e.Data)) })
 	p.Feed([]byte("data: first\n\ndata: cut in the mid"))
 	p.Gap()
 	p.Feed([]byte("dle of an event\n\ndata: after\n\n"))
@@ -72,11 +72,11 @@ func TestSSEParserResyncsAfterGap(t *testing.T) {
 	}
 }
 
-// TestReadSSE: ReadSSE hands over events until onEvent is done, takes the
+// TestReadSSE: Read hands over events until onEvent is done, takes the
 // last event even without its blank line, and fails on an oversized one.
 func TestReadSSE(t *testing.T) {
 	var got []string
-	err := ReadSSE(strings.NewReader("data: a\r\n\r\n: ping\n\ndata: b\ndata: c\n\ndata: last"), 1<<20, func(e SSEEvent) bool {
+	err := Read(strings.NewReader("data: a\r\n\r\n: ping\n\ndata: b\ndata: c\n\ndata: last"), 1<<20, func(e Event) bool {
 		got = append(got, string(e.Data))
 		return false
 	})
@@ -84,14 +84,14 @@ func TestReadSSE(t *testing.T) {
 		t.Fatalf("got %q, %v; want %q", got, err, want)
 	}
 	got = nil
-	err = ReadSSE(strings.NewReader("data: a\n\ndata: b\n\ndata: c\n\n"), 1<<20, func(e SSEEvent) bool {
+	err = Read(strings.NewReader("data: a\n\ndata: b\n\ndata: c\n\n"), 1<<20, func(e Event) bool {
 		got = append(got, string(e.Data))
 		return string(e.Data) == "b"
 	})
 	if want := []string{"a", "b"}; err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("stopping: got %q, %v; want %q", got, err, want)
 	}
-	err = ReadSSE(strings.NewReader("data: "+strings.Repeat("x", 100)+"\n\n"), 50, func(SSEEvent) bool { return false })
+	err = Read(strings.NewReader("data: "+strings.Repeat("x", 100)+"\n\n"), 50, func(Event) bool { return false })
 	if err == nil || !strings.Contains(err.Error(), "over 50 bytes") {
 		t.Fatalf("oversized event: %v", err)
 	}
