@@ -3,6 +3,7 @@ package decoder
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"toolscope/decoder/jsonrpc"
@@ -29,8 +30,13 @@ type Judge struct {
 	// Enforce: an ambiguous request is refused, not forwarded (its warning
 	// says so).
 	Enforce bool
+	// RelayInterval is the platform's relay rate a feed is held to (0:
+	// RelayInterval; the demo runs its clock faster).
+	RelayInterval time.Duration
 
 	cross crossIndex
+	mu    sync.Mutex // guards gaps
+	gaps  relayGaps
 }
 
 // Request is one request body and what came with it.
@@ -163,7 +169,7 @@ func (j *Judge) call(r Request, m *jsonrpc.Message, n int) CallJudgment {
 	c.Warnings = append(c.Warnings, callRules(callRulesInput{ToolName: m.Call.Name, Meta: m.Meta.AgentArea,
 		ProgressToken: m.Meta.ProgressToken != nil, TokenPresent: sent.tokenSent, Claims: ctx.Claims,
 		SessionID: headerValue(r.Header, "Mcp-Session-Id")})...)
-	c.Warnings = append(c.Warnings, j.cross.check(crossCall{exchange: c.Exchange, idemKey: m.Meta.IdempotencyKey(),
+	c.Warnings = append(c.Warnings, j.cross.check(crossCall{from: "exchange " + c.Exchange, idemKey: m.Meta.IdempotencyKey(),
 		arguments: m.Call.Arguments, claims: ctx.Claims, meta: m.Meta.AgentArea, taskID: m.Meta.TaskID()})...)
 	return c
 }

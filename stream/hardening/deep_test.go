@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/feedevent"
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 	"toolscope/output"
@@ -86,7 +86,7 @@ func TestDeeplyNestedJSON(t *testing.T) {
 	if b := jsonrpc.Read([]byte(`{"jsonrpc":"2.0","id":1,"result":` + deep + `}`)); b.Err == nil {
 		t.Error("jsonrpc.Read accepted 100,000 levels")
 	}
-	fr := decoder.DecodeFeedEvent("tool.result", []byte(`{"event_type":"tool.result","event_id":"d1","data":{"tool_call_id":"x","result":`+deep+`}}`), decoder.FeedOptions{SourceName: "f", TaskID: testTask})
+	fr := feedevent.Decode("tool.result", []byte(`{"event_type":"tool.result","event_id":"d1","data":{"tool_call_id":"x","result":`+deep+`}}`), feedevent.Options{SourceName: "f", TaskID: testTask})
 	if len(fr.Warnings) == 0 && fr.Event.Kind != model.KindWarning {
 		t.Errorf("DecodeFeedEvent: no warning for 100,000 levels: %+v", fr.Event)
 	}
