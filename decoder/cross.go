@@ -107,7 +107,9 @@ func appendDigest(dst []byte, s string) []byte {
 
 // crossCall is what the cross-call rules read of one tools/call.
 type crossCall struct {
-	from      string // names the call in later messages ("exchange 12", "event e-7")
+	// what and id name the call in later messages ("exchange" "12", "event"
+	// "e-7"); a judge sees calls of one kind.
+	what, id  string
 	idemKey   string
 	arguments json.RawMessage
 	claims    map[string]any
@@ -125,18 +127,18 @@ func (x *crossIndex) check(c crossCall) []model.Warning {
 		prev, seen := x.args.get(c.idemKey)
 		switch {
 		case !seen:
-			x.args.set(c.idemKey, [2]string{sum, c.from}, false)
+			x.args.set(c.idemKey, [2]string{sum, c.id}, false)
 		case prev[0] != sum:
 			ws = append(ws, model.Warning{Code: model.WarnRetryArgumentsChanged, Message: fmt.Sprintf(
-				"idempotency key %q was sent by %s with other arguments; a retry sends the same arguments", model.Clip(c.idemKey, 80), prev[1])})
+				"idempotency key %q was sent by %s %s with other arguments; a retry sends the same arguments", model.Clip(c.idemKey, 80), c.what, prev[1])})
 		}
 	}
 	if jti, ok := c.claims["jti"].(string); ok && jti != "" {
 		if prev, ok := x.jtis.get(jti); ok {
 			ws = append(ws, model.Warning{Code: model.WarnTokenReused, Message: fmt.Sprintf(
-				"the token (jti %q) was already sent by %s; the platform mints a new token per call, a retry included: this is a replay", model.Clip(jti, 80), prev[1])})
+				"the token (jti %q) was already sent by %s %s; the platform mints a new token per call, a retry included: this is a replay", model.Clip(jti, 80), c.what, prev[1])})
 		} else {
-			x.jtis.set(jti, [2]string{jti, c.from}, false)
+			x.jtis.set(jti, [2]string{jti, c.id}, false)
 		}
 	}
 	if c.taskID != "" {
@@ -151,9 +153,9 @@ func (x *crossIndex) check(c crossCall) []model.Warning {
 		prev, seen := x.endUsers.get(c.taskID)
 		if seen && !sameShort(val, prev[0]) {
 			ws = append(ws, model.Warning{Code: model.WarnEndUserIDChanged, Message: fmt.Sprintf(
-				"end_user_id is %s but was %s on %s of the same task; it is fixed when the task is created", describeEndUser(val), describeEndUser(prev[0]), prev[1])})
+				"end_user_id is %s but was %s on %s %s of the same task; it is fixed when the task is created", describeEndUser(val), describeEndUser(prev[0]), c.what, prev[1])})
 		}
-		x.endUsers.set(c.taskID, [2]string{val, c.from}, seen)
+		x.endUsers.set(c.taskID, [2]string{val, c.id}, seen)
 	}
 	return ws
 }

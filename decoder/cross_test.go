@@ -16,7 +16,7 @@ func TestCrossIndexBounded(t *testing.T) {
 	long := strings.Repeat("k", 1<<10)
 	for i := 0; i < maxCrossEntries+1000; i++ {
 		id := fmt.Sprintf("%s-%d", long, i)
-		x.check(crossCall{from: "1", idemKey: id, taskID: id, claims: map[string]any{"jti": id},
+		x.check(crossCall{what: "exchange", id: "1", idemKey: id, taskID: id, claims: map[string]any{"jti": id},
 			meta: map[string]any{"agentarea/end_user_id": id}})
 	}
 	for name, m := range map[string]*boundedMap{"args": &x.args, "jtis": &x.jtis, "endUsers": &x.endUsers} {
@@ -42,7 +42,7 @@ func TestCrossIndexBounded(t *testing.T) {
 	}
 	// The oldest were forgotten, the newest still match.
 	last := fmt.Sprintf("%s-%d", long, maxCrossEntries+999)
-	if ws := x.check(crossCall{from: "2", claims: map[string]any{"jti": last}}); len(ws) != 1 || ws[0].Code != "token_reused" {
+	if ws := x.check(crossCall{what: "exchange", id: "2", claims: map[string]any{"jti": last}}); len(ws) != 1 || ws[0].Code != "token_reused" {
 		t.Fatalf("the newest jti was forgotten: %v", ws)
 	}
 }
@@ -54,7 +54,7 @@ func TestCrossIndexLongValues(t *testing.T) {
 	long := strings.Repeat("u", 200)
 	task := strings.Repeat("t", 100)
 	call := func(ex, endUser string) crossCall {
-		return crossCall{from: ex, taskID: task, meta: map[string]any{"agentarea/end_user_id": endUser}}
+		return crossCall{what: "exchange", id: ex, taskID: task, meta: map[string]any{"agentarea/end_user_id": endUser}}
 	}
 	if ws := x.check(call("1", long)); len(ws) != 0 {
 		t.Fatalf("first call: %v", ws)

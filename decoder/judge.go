@@ -169,7 +169,7 @@ func (j *Judge) call(r Request, m *jsonrpc.Message, n int) CallJudgment {
 	c.Warnings = append(c.Warnings, callRules(callRulesInput{ToolName: m.Call.Name, Meta: m.Meta.AgentArea,
 		ProgressToken: m.Meta.ProgressToken != nil, TokenPresent: sent.tokenSent, Claims: ctx.Claims,
 		SessionID: headerValue(r.Header, "Mcp-Session-Id")})...)
-	c.Warnings = append(c.Warnings, j.cross.check(crossCall{from: "exchange " + c.Exchange, idemKey: m.Meta.IdempotencyKey(),
+	c.Warnings = append(c.Warnings, j.cross.check(crossCall{what: "exchange", id: c.Exchange, idemKey: m.Meta.IdempotencyKey(),
 		arguments: m.Call.Arguments, claims: ctx.Claims, meta: m.Meta.AgentArea, taskID: m.Meta.TaskID()})...)
 	return c
 }

@@ -25,7 +25,7 @@ func (j *Judge) Feed(ev *model.Event, timestamped bool) []model.Warning {
 	switch ev.Kind {
 	case model.KindToolCall:
 		if ev.IdempotencyKey != "" {
-			ws = j.cross.check(crossCall{from: "event " + model.Clip(ev.EventID, 80), idemKey: ev.IdempotencyKey, arguments: ev.Arguments})
+			ws = j.cross.check(crossCall{what: "event", id: ev.EventID, idemKey: ev.IdempotencyKey, arguments: ev.Arguments})
 		}
 	case model.KindToolResult:
 		ws = feedResult(ev)

@@ -3,95 +3,42 @@ package token
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strconv"
 	"time"
 
 	"toolscope/model"
 )
 
-// jsonEqual compares two JSON values as JSON: objects regardless of key
-// order, numbers by value. Values decoded by encoding/json are compared
-// directly; anything else goes through a JSON round trip.
+// jsonEqual compares two decoded JSON values (nil, bool, float64, string,
+// []any, map[string]any) as JSON: objects regardless of key order.
 func jsonEqual(a, b any) bool {
-	if eq, ok := plainEqual(a, b); ok {
-		return eq
-	}
-	na, errA := normalizeJSON(a)
-	nb, errB := normalizeJSON(b)
-	if errA != nil || errB != nil {
-		return false
-	}
-	return reflect.DeepEqual(na, nb)
-}
-
-// plainEqual compares values of the types encoding/json decodes into; ok is
-// false when it meets another type.
-func plainEqual(a, b any) (eq, ok bool) {
 	switch x := a.(type) {
-	case nil:
-		return b == nil, isPlain(b)
-	case string:
-		y, isStr := b.(string)
-		return isStr && x == y, isPlain(b)
-	case bool:
-		y, isBool := b.(bool)
-		return isBool && x == y, isPlain(b)
-	case float64:
-		y, isNum := b.(float64)
-		return isNum && x == y, isPlain(b)
 	case []any:
-		y, isArr := b.([]any)
-		if !isArr {
-			return false, isPlain(b)
-		}
-		if len(x) != len(y) {
-			return false, true
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
 		}
 		for i := range x {
-			if eq, ok := plainEqual(x[i], y[i]); !ok || !eq {
-				return false, ok
+			if !jsonEqual(x[i], y[i]) {
+				return false
 			}
 		}
-		return true, true
+		return true
 	case map[string]any:
-		y, isObj := b.(map[string]any)
-		if !isObj {
-			return false, isPlain(b)
-		}
-		if len(x) != len(y) {
-			return false, true
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
 		}
 		for k, xv := range x {
-			yv, present := y[k]
-			if !present {
-				return false, true
-			}
-			if eq, ok := plainEqual(xv, yv); !ok || !eq {
-				return false, ok
+			if yv, present := y[k]; !present || !jsonEqual(xv, yv) {
+				return false
 			}
 		}
-		return true, true
-	}
-	return false, false
-}
-
-func isPlain(v any) bool {
-	switch v.(type) {
-	case nil, string, bool, float64, []any, map[string]any:
 		return true
+	case nil, bool, float64, string:
+		return a == b
 	}
 	return false
-}
-
-func normalizeJSON(v any) (any, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var out any
-	err = json.Unmarshal(raw, &out)
-	return out, err
 }
 
 func jsonType(v any) string {

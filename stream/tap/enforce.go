@@ -25,7 +25,7 @@ func newAnswer(status, code int, id json.RawMessage, reason string) *answer {
 // request, or nil when it must run the call. First the tap must have read
 // the request exactly as any server would (strictAnswer); then a tools/call
 // in a batch is a 400/-32600 and a call whose context fails verification
-// gets the status and code VerifyContext names (401/-32001, 403/-32003,
+// gets the status and code the judgment names (401/-32001, 403/-32003,
 // 400/-32602).
 func (t *Tap) enforceAnswer(ex *exchange) *answer {
 	pr := ex.req

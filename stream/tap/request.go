@@ -180,7 +180,7 @@ func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string
 	ev.SoatContext = cj.Soat
 	ev.TraceParent, ev.TraceState = m.Meta.TraceParent, m.Meta.TraceState
 	if t.cfg.InstanceName != "" && m.Call.Name != "" {
-		ev.AgentName = t.names.name(t.cfg.InstanceName, m.Call.Name)
+		ev.AgentName = decoder.QualifiedName(t.cfg.InstanceName, m.Call.Name)
 	}
 	ev.TimeoutMS = t.cfg.Timeout.Milliseconds()
 	ev.Headers = headers

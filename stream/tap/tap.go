@@ -32,7 +32,6 @@ type Tap struct {
 	cancels  pendingCancels
 	budget   *byteBudget    // request-body bytes held (see reqbody.go)
 	redactor model.Redactor // knows the configured credential header too
-	names    agentNames     // the agent-facing names of the tools called lately
 
 	seq      atomic.Uint64
 	inflight sync.WaitGroup // exchanges being run
