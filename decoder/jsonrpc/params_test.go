@@ -191,3 +191,22 @@ func TestIDKey(t *testing.T) {
 		}
 	}
 }
+
+func TestReadHead(t *testing.T) {
+	for _, c := range []struct {
+		head     string
+		id       string
+		method   string
+		response bool
+	}{
+		{`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"abcabc`, "2", "", true},
+		{`{"jsonrpc":"2.0","method":"tools/call","id":"x","params":{"name":"echo","arguments":{"text":"ab`, `"x"`, "tools/call", false},
+		{`{"jsonrpc":"2.0","error":{"code":-1,"mess`, "", "", true},
+		{`[1,2`, "", "", false},
+	} {
+		h := ReadHead([]byte(c.head))
+		if string(h.ID) != c.id || h.Method != c.method || h.Response != c.response {
+			t.Errorf("%s: %+v", c.head, h)
+		}
+	}
+}

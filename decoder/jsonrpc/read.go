@@ -498,3 +498,40 @@ func Object(text []byte) (map[string]any, error) {
 	}
 	return v.(map[string]any), nil
 }
+
+// Head is what the first bytes of a message too large to read say of it.
+type Head struct {
+	ID       json.RawMessage // when it comes before the cut
+	Method   string
+	Response bool // it holds a result or an error
+}
+
+// ReadHead reads the members of a JSON-RPC object cut short, up to the cut.
+func ReadHead(head []byte) Head {
+	var h Head
+	r := readers.Get().(*reader)
+	defer r.release()
+	r.in = *bytes.NewBuffer(head)
+	r.dec.Reset(&r.in, lenientOptions...)
+	r.text, r.lenient = head, true
+	if r.dec.PeekKind() != '{' {
+		return h
+	}
+	r.token()
+	for r.more('}') {
+		switch key := r.name(); string(key) {
+		case "id":
+			if v := r.value(); r.err == nil {
+				h.ID = v
+			}
+		case "method":
+			h.Method, _ = stringValue(r.value())
+		case "result", "error":
+			h.Response = true // its value is what was cut
+			r.skip()
+		default:
+			r.skip()
+		}
+	}
+	return h
+}

@@ -180,96 +180,24 @@ func (s *stdioSession) warn(code model.WarningCode, msg string) {
 // oversized reports a message over --max-parse-bytes. What its first bytes
 // say is used: a result too large to parse still ends its call.
 func (s *stdioSession) oversized(dir direction, at time.Time, e lineEnd) {
-	h := peekHead(e.head)
+	h := jsonrpc.ReadHead(e.head)
 	what := ""
 	switch {
-	case h.method != "":
-		what = " (" + model.Clip(h.method, 100) + ")"
-	case h.response && h.id != nil:
-		what = " (the answer to id " + model.Clip(string(h.id), 100) + ")"
+	case h.Method != "":
+		what = " (" + model.Clip(h.Method, 100) + ")"
+	case h.Response && h.ID != nil:
+		what = " (the answer to id " + model.Clip(string(h.ID), 100) + ")"
 	}
 	s.warn(model.WarnParseSkipped, "a message of "+strconv.FormatInt(e.size, 10)+" bytes from the "+dirName(dir)+what+
 		" is over --max-parse-bytes ("+strconv.FormatInt(s.t.cfg.MaxParseBytes, 10)+"): forwarded unchanged, not parsed")
-	if dir != fromServer || !h.response || h.id == nil {
+	if dir != fromServer || !h.Response || h.ID == nil {
 		return
 	}
-	key := jsonrpc.IDKey(h.id)
+	key := jsonrpc.IDKey(h.ID)
 	if c, _ := s.t.calls.byIDIn(key, stdioScope); c != nil {
 		c.onFailure(at, 0, 0, "") // not parsed: the time is what is known
 	} else if sp := s.take(key); sp != nil {
 		sp.p.note("error", "answer over --max-parse-bytes: not parsed")
 		s.report(sp, at)
 	}
-}
-
-// headInfo is what the first bytes of a message say of it.
-type headInfo struct {
-	id       json.RawMessage
-	method   string
-	response bool
-}
-
-// peekHead reads the top-level keys of a JSON object cut short: id and
-// method when they come before the cut, and whether it holds a result or
-// an error.
-func peekHead(head []byte) headInfo {
-	var h headInfo
-	dec := json.NewDecoder(bytes.NewReader(head))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return h
-	}
-	for {
-		t, err := dec.Token()
-		if err != nil {
-			return h
-		}
-		key, ok := t.(string)
-		if !ok {
-			return h
-		}
-		switch key {
-		case "result", "error":
-			h.response = true
-		}
-		v, err := dec.Token()
-		if err != nil {
-			return h
-		}
-		switch v := v.(type) {
-		case json.Delim:
-			if skipValue(dec) != nil {
-				return h
-			}
-		case string:
-			if key == "method" {
-				h.method = v
-			}
-			if key == "id" {
-				h.id, _ = json.Marshal(v)
-			}
-		case json.Number:
-			if key == "id" {
-				h.id = json.RawMessage(v)
-			}
-		}
-	}
-}
-
-// skipValue reads tokens to the end of the object or array just opened.
-func skipValue(dec *json.Decoder) error {
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if d, ok := t.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
-	}
-	return nil
 }
