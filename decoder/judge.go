@@ -2,13 +2,12 @@ package decoder
 
 import (
 	"net/http"
-	"strconv"
+	"net/textproto"
 	"sync"
 	"time"
 
 	"toolscope/decoder/jsonrpc"
 	"toolscope/decoder/soat"
-	"toolscope/decoder/token"
 	"toolscope/model"
 )
 
@@ -22,6 +21,9 @@ import (
 type Judge struct {
 	Secrets    [][]byte
 	InstanceID string // the aud a token must name ("": not compared)
+	// InstanceName is the server instance's name: a call's agent-facing
+	// name is QualifiedName(InstanceName, tool) ("": not known).
+	InstanceName string
 	// CredentialHeader is the static credential's header when one is
 	// required (--credential-header); Authorization is always a credential
 	// header for the rule that a credential is never the context secret.
@@ -39,12 +41,23 @@ type Judge struct {
 	gaps  relayGaps
 }
 
+// The token's and the MCP version's headers as http.Header keys them (Get
+// would make them canonical, a new string, every call).
+var (
+	contextHeader         = textproto.CanonicalMIMEHeaderKey(model.ContextHeader)
+	protocolVersionHeader = textproto.CanonicalMIMEHeaderKey(HeaderProtocolVersion)
+)
+
 // Request is one request body and what came with it.
 type Request struct {
-	Body jsonrpc.Body
 	// Method is the HTTP method ("" over stdio); a request by another
 	// method than POST has no body the judgment reads.
 	Method string
+	// Body is the body as received; Whole says it is all of it (a body over
+	// the parse limit is not read: what the tap cannot read, it cannot
+	// judge).
+	Body  []byte
+	Whole bool
 	// Header is the request's header as the tap received it, nil over
 	// stdio: then a token comes in _meta (jsonrpc.MetaContextToken) and
 	// no header rule applies.
@@ -58,10 +71,14 @@ type Request struct {
 	// second call is "12.2").
 	Exchange string
 	Now      time.Time
+
+	dropped map[string]bool // the headers the client names in Connection
 }
 
 // Judgment is what the contracts say of one request.
 type Judgment struct {
+	// Body is the body as read, once (empty when it was not).
+	Body  jsonrpc.Body
 	Calls []CallJudgment // one per tools/call request, in the body's order
 	// Warnings are about the request, not a call (context on tools/list).
 	Warnings []model.Warning
@@ -80,23 +97,32 @@ type CallJudgment struct {
 	Warnings []model.Warning
 	// Soat is the SOAT context bag the call came with, keys as received.
 	Soat map[string]string
+	// AgentName is the tool's agent-facing name ("" when the instance's name
+	// is not known).
+	AgentName string
 }
 
-// Request judges one request.
+// Request reads one request's body (jsonrpc.Read, the one reading) and
+// judges the request.
 func (j *Judge) Request(r Request) Judgment {
 	var out Judgment
-	out.Strict = j.strict(r)
-	body := r.Body
+	r.dropped = connectionListed(r.Header)
+	post := r.Method == "" || r.Method == http.MethodPost
+	if post && r.Whole {
+		out.Body = jsonrpc.Read(r.Body)
+	}
+	out.Strict = j.strict(r, &out.Body)
+	body := &out.Body
 	if body.Err != nil {
 		return out
 	}
 	for i := range body.Messages {
 		if m := &body.Messages[i]; m.IsCall() {
-			out.Calls = append(out.Calls, j.call(r, m, len(out.Calls)))
+			out.Calls = append(out.Calls, j.call(r, body.Batch, m, len(out.Calls)))
 		}
 	}
 	if len(out.Calls) == 0 {
-		out.Warnings = append(out.Warnings, j.contextOnOtherMethods(r)...)
+		out.Warnings = append(out.Warnings, j.contextOnOtherMethods(r, body)...)
 	}
 	j.headerRules(r, &out)
 	if body.Batch {
@@ -135,86 +161,4 @@ func (j *Judge) Prefix() string {
 		return soat.DefaultPrefix
 	}
 	return j.SoatPrefix
-}
-
-func (c *CallJudgment) warn(code model.WarningCode, msg string) {
-	c.Warnings = append(c.Warnings, model.Warning{Code: code, Message: msg})
-}
-
-// call judges the n-th tools/call of a request.
-func (j *Judge) call(r Request, m *jsonrpc.Message, n int) CallJudgment {
-	c := CallJudgment{Message: m, Exchange: r.Exchange}
-	if n > 0 {
-		c.Exchange += "." + strconv.Itoa(n+1)
-	}
-	if problem := m.Call.Problem + m.Meta.Problem; problem != "" {
-		c.warn(model.WarnMalformedCall, "tools/call params: "+problem)
-	}
-	sent := j.received(r, m, &c)
-	ctx, ws := token.Verify(token.Input{
-		Token:             sent.token,
-		Secrets:           j.Secrets,
-		InstanceID:        j.InstanceID,
-		ToolName:          m.Call.Name,
-		Meta:              m.Meta.AgentArea,
-		CredentialPresent: sent.credential,
-		RequireCredential: j.CredentialHeader != "" && r.Header != nil,
-		InBatch:           r.Body.Batch,
-		Now:               r.Now,
-		ParamsProblem:     m.Call.Problem,
-		MetaProblem:       m.Meta.Problem,
-	})
-	c.Context = ctx
-	c.Warnings = append(c.Warnings, ws...)
-	c.Warnings = append(c.Warnings, callRules(callRulesInput{ToolName: m.Call.Name, Meta: m.Meta.AgentArea,
-		ProgressToken: m.Meta.ProgressToken != nil, TokenPresent: sent.tokenSent, Claims: ctx.Claims,
-		SessionID: headerValue(r.Header, "Mcp-Session-Id")})...)
-	c.Warnings = append(c.Warnings, j.cross.check(crossCall{what: "exchange", id: c.Exchange, idemKey: m.Meta.IdempotencyKey(),
-		arguments: m.Call.Arguments, claims: ctx.Claims, meta: m.Meta.AgentArea, taskID: m.Meta.TaskID()})...)
-	return c
-}
-
-// contextOnOtherMethods warns of AgentArea context (the token, or
-// agentarea/* keys in _meta) on a request that holds no tools/call.
-func (j *Judge) contextOnOtherMethods(r Request) []model.Warning {
-	token := contextToken(r.Header) != ""
-	if r.Method != "" && r.Method != http.MethodPost {
-		if why := ContextOnOtherMethod(r.Method, token, nil); why != "" {
-			return []model.Warning{{Code: model.WarnContextOnOtherMethod, Message: why}}
-		}
-		return nil
-	}
-	for _, m := range r.Body.Messages {
-		if m.Kind != jsonrpc.KindRequest && m.Kind != jsonrpc.KindNotification {
-			continue
-		}
-		if why := ContextOnOtherMethod(m.Method, token, m.Meta.AgentArea); why != "" {
-			return []model.Warning{{Code: model.WarnContextOnOtherMethod, Message: why}}
-		}
-	}
-	return nil
-}
-
-// headerRules compare the MCP headers with the body's one message, and read
-// the SOAT context bag; findings go to the first call, or to the request.
-func (j *Judge) headerRules(r Request, out *Judgment) {
-	msgs := r.Body.Messages
-	if r.Header == nil || len(msgs) == 0 || r.Body.Batch {
-		return
-	}
-	m := &msgs[0]
-	ws := CheckMCPHeaders(r.Header, m.Method, m.Call.Name, m.Meta.ProtocolVersion)
-	if len(out.Calls) == 0 {
-		out.Warnings = append(out.Warnings, ws...)
-		return
-	}
-	first := &out.Calls[0]
-	first.Warnings = append(first.Warnings, ws...)
-	bag, soatWarnings := j.soat(r)
-	first.Warnings = append(first.Warnings, soatWarnings...)
-	if len(bag.Values) > 0 {
-		for i := range out.Calls {
-			out.Calls[i].Soat = bag.Values
-		}
-	}
 }

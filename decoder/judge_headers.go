@@ -1,8 +1,8 @@
 package decoder
 
 import (
-	"crypto/subtle"
-	"mime"
+	"cmp"
+	"fmt"
 	"net/http"
 	"net/textproto"
 	"strconv"
@@ -13,147 +13,100 @@ import (
 	"toolscope/model"
 )
 
-var canonicalContextHeader = textproto.CanonicalMIMEHeaderKey(model.ContextHeader)
+// The rules on a request's headers: MCP 2026-07-28's and SOAT's context, and
+// what of the headers reaches the server through a proxy.
 
-// contextToken is the request's context token header ("" when absent).
-func contextToken(h http.Header) string { return headerValue(h, canonicalContextHeader) }
-
-// headerValue is h.Get of a canonical name, without canonicalising it on
-// every call.
-func headerValue(h http.Header, canonical string) string {
-	if vs := h[canonical]; len(vs) > 0 {
-		return vs[0]
+// headerRules compare the MCP headers with the body's one message, and read
+// the SOAT context bag; findings go to the first call, or to the request.
+func (j *Judge) headerRules(r Request, out *Judgment) {
+	msgs := out.Body.Messages
+	if r.Header == nil || len(msgs) == 0 || out.Body.Batch {
+		return
 	}
-	return ""
+	m := &msgs[0]
+	ws := CheckMCPHeaders(r.Header, m.Method, m.Call.Name, m.Meta.ProtocolVersion)
+	if len(out.Calls) == 0 {
+		out.Warnings = append(out.Warnings, ws...)
+		return
+	}
+	first := &out.Calls[0]
+	first.Warnings = append(first.Warnings, ws...)
+	bag, soatWarnings := j.soat(r)
+	first.Warnings = append(first.Warnings, soatWarnings...)
+	if len(bag.Values) > 0 {
+		for i := range out.Calls {
+			out.Calls[i].Soat = bag.Values
+		}
+	}
 }
 
-// sent is what of a call's context and credential reaches the server.
-type sent struct {
-	token      string // the token the server receives
-	tokenSent  bool   // the client sent one (it may not reach the server)
-	credential bool   // the static credential reaches the server
+// MCP 2026-07-28 request headers.
+const (
+	HeaderProtocolVersion = "MCP-Protocol-Version"
+	HeaderMethod          = "Mcp-Method"
+	HeaderName            = "Mcp-Name"
+)
+
+// MCP revisions toolscope knows; 2026-07-28 is the stateless one whose
+// requests carry Mcp-Method and Mcp-Name.
+const (
+	MCPStateless = "2026-07-28"
+)
+
+var knownMCPVersions = map[string]bool{
+	"2024-11-05": true, "2025-03-26": true, "2025-06-18": true, "2025-11-25": true, MCPStateless: true,
 }
 
-// received says what of the context token and the static credential the
-// server receives: the proxy drops the headers a client names in
-// Connection (each a warning). Over stdio the token comes in _meta. A
-// credential header holding the context secret is a warning: the contract
-// keeps the two apart (a leaked credential would let its holder sign
-// context).
-func (j *Judge) received(r Request, m *jsonrpc.Message, c *CallJudgment) sent {
-	if r.Header == nil {
-		return sent{token: m.Meta.ContextToken, tokenSent: m.Meta.ContextToken != ""}
+// CheckMCPHeaders compares MCP-Protocol-Version, Mcp-Method and Mcp-Name
+// with the body when both sides are present; each mismatch is a warning
+// (code mcp_header_mismatch; a 2026-07-28 server answers it with -32020).
+// It also warns of a protocol version toolscope does not know
+// (mcp_protocol_version_unknown) and of a 2026-07-28 request without the
+// headers that revision requires (mcp_header_missing).
+func CheckMCPHeaders(h http.Header, method, toolName, metaProtocolVersion string) []model.Warning {
+	var ws []model.Warning
+	check := func(header, got, want, what string) {
+		if got == "" || want == "" || got == want {
+			return
+		}
+		ws = append(ws, model.Warning{Code: model.WarnMCPHeaderMismatch, Message: fmt.Sprintf(
+			"%s header %q differs from the body's %s %q", header, model.Clip(got, 80), what, model.Clip(want, 80))})
 	}
-	h := r.Header
-	s := sent{token: contextToken(h)}
-	s.tokenSent = s.token != ""
-	if s.token != "" && hopByHop(h, canonicalContextHeader) {
-		s.token = ""
-		c.warn(model.WarnContextHeaderStripped, "the client lists "+model.ContextHeader+" in Connection, so the proxy removes it as hop-by-hop: the server never receives the token and the verdict is what it sees")
+	version := strings.TrimSpace(h.Get(protocolVersionHeader))
+	gotMethod := strings.TrimSpace(h.Get(HeaderMethod))
+	gotName := strings.TrimSpace(h.Get(HeaderName))
+	check(HeaderProtocolVersion, version, metaProtocolVersion, "_meta protocolVersion")
+	check(HeaderMethod, gotMethod, method, "method")
+	if method == jsonrpc.MethodToolsCall {
+		check(HeaderName, gotName, toolName, "tool name")
 	}
-	if j.CredentialHeader != "" {
-		name := textproto.CanonicalMIMEHeaderKey(j.CredentialHeader)
-		s.credential = headerValue(h, name) != ""
-		if s.credential && hopByHop(h, name) {
-			s.credential = false
-			c.warn(model.WarnCredentialHeaderStripped, "the client lists "+j.CredentialHeader+" in Connection, so the proxy removes it as hop-by-hop: the server never receives the static credential")
+	if version != "" && !knownMCPVersions[version] {
+		ws = append(ws, model.Warning{Code: model.WarnMCPProtocolVersionUnknown, Message: fmt.Sprintf(
+			"MCP-Protocol-Version %q is not a revision toolscope knows", model.Clip(version, 80))})
+	}
+	if version == MCPStateless || metaProtocolVersion == MCPStateless {
+		var missing []string
+		if gotMethod == "" && method != "" {
+			missing = append(missing, HeaderMethod)
+		}
+		if gotName == "" && method == jsonrpc.MethodToolsCall {
+			missing = append(missing, HeaderName)
+		}
+		if version == "" {
+			missing = append(missing, HeaderProtocolVersion)
+		}
+		if len(missing) > 0 {
+			ws = append(ws, model.Warning{Code: model.WarnMCPHeaderMissing, Message: fmt.Sprintf(
+				"a %s request must carry %s", MCPStateless, strings.Join(missing, " and "))})
 		}
 	}
-	for _, name := range []string{"Authorization", j.CredentialHeader} {
-		if name != "" && j.isSecret(headerValue(h, textproto.CanonicalMIMEHeaderKey(name))) {
-			c.warn(model.WarnCredentialIsSecret, "the static credential in "+name+" is the context secret; the contract keeps them different values (a leaked credential would let its holder sign context)")
-			break
-		}
-	}
-	return s
-}
-
-// isSecret says whether a credential header's value, or the part after its
-// scheme ("Bearer x"), is one of the context secrets (compared in constant
-// time; the value is never kept).
-func (j *Judge) isSecret(value string) bool {
-	if value == "" {
-		return false
-	}
-	candidates := []string{value}
-	if _, rest, ok := strings.Cut(value, " "); ok {
-		candidates = append(candidates, strings.TrimSpace(rest))
-	}
-	for _, secret := range j.Secrets {
-		for _, v := range candidates {
-			if subtle.ConstantTimeCompare([]byte(v), secret) == 1 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// hopByHop says whether the proxy removes the request header name
-// (canonical) before the upstream: a standard hop-by-hop header, or one the
-// Connection header names.
-func hopByHop(h http.Header, name string) bool {
-	switch name {
-	case "Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
-		"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade":
-		return true
-	}
-	for _, v := range h["Connection"] {
-		for v != "" {
-			var part string
-			part, v, _ = strings.Cut(v, ",")
-			if part = textproto.TrimString(part); part != "" && textproto.CanonicalMIMEHeaderKey(part) == name {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// strict is the first reason servers could read the request differently: a
-// header that makes the body mean different things, else the body's own.
-func (j *Judge) strict(r Request) *jsonrpc.Ambiguity {
-	if r.Method != "" && r.Method != http.MethodPost {
-		return nil
-	}
-	if a := headerProblem(r.Header); a != nil {
-		if msgs := r.Body.Messages; len(msgs) > 0 && msgs[0].Kind == jsonrpc.KindRequest && r.Body.Strict == nil {
-			a.ID = msgs[0].ID // the body itself is clear
-		}
-		return a
-	}
-	return r.Body.Strict
-}
-
-// headerProblem is a request header that makes the body mean different
-// things to different servers, or nil.
-func headerProblem(h http.Header) *jsonrpc.Ambiguity {
-	for _, v := range h.Values("Content-Encoding") {
-		for _, coding := range strings.Split(v, ",") {
-			if c := strings.TrimSpace(coding); c != "" && !strings.EqualFold(c, "identity") {
-				return &jsonrpc.Ambiguity{RPCCode: jsonrpc.CodeInvalidRequest,
-					Reason: "the request body has Content-Encoding " + strconv.Quote(model.Clip(c, 40)) + ", which the tap does not decode and a server may"}
-			}
-		}
-	}
-	if ct := h.Get("Content-Type"); strings.IndexByte(ct, ';') >= 0 {
-		_, params, _ := mime.ParseMediaType(ct)
-		if cs := params["charset"]; cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
-			return &jsonrpc.Ambiguity{RPCCode: jsonrpc.CodeInvalidRequest,
-				Reason: "the request body is declared charset " + strconv.Quote(model.Clip(cs, 40)) + ": the tap reads UTF-8, a server may decode it"}
-		}
-	}
-	if n := len(h[canonicalContextHeader]); n > 1 {
-		return &jsonrpc.Ambiguity{RPCCode: jsonrpc.CodeInvalidRequest,
-			Reason: "the request has " + model.ContextHeader + " " + strconv.Itoa(n) + " times; servers take the first, the last or all of them"}
-	}
-	return nil
+	return ws
 }
 
 // soat reads the request's SOAT context bag, without the keys a client
 // names in Connection (the proxy removes them: the server never sees them).
 func (j *Judge) soat(r Request) (soat.Bag, []model.Warning) {
-	prefix := j.Prefix()
+	prefix := cmp.Or(j.SoatPrefix, soat.DefaultPrefix)
 	var bag soat.Bag
 	var ws []model.Warning
 	if r.SoatHeader != nil || r.SoatOrder != nil {
@@ -161,11 +114,8 @@ func (j *Judge) soat(r Request) (soat.Bag, []model.Warning) {
 	} else {
 		bag, ws = soat.Read(r.Header, prefix)
 	}
-	if len(r.Header["Connection"]) == 0 {
-		return bag, ws
-	}
 	for key := range bag.Values {
-		if hopByHop(r.Header, textproto.CanonicalMIMEHeaderKey(prefix+key)) {
+		if name := textproto.CanonicalMIMEHeaderKey(prefix + key); r.dropped[name] || hopByHop[name] {
 			delete(bag.Values, key)
 			delete(bag.Identity, key)
 			ws = append(ws, model.Warning{Code: model.WarnContextHeaderStripped, Message: "the client lists " + strconv.Quote(prefix+key) +
@@ -173,4 +123,28 @@ func (j *Judge) soat(r Request) (soat.Bag, []model.Warning) {
 		}
 	}
 	return bag, ws
+}
+
+// hopByHop are the request headers a proxy removes whatever the client
+// says (RFC 9110 7.6.1).
+var hopByHop = map[string]bool{"Connection": true, "Proxy-Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true,
+	"Proxy-Authorization": true, "Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true}
+
+// connectionListed is the set of headers (canonical names) the client names
+// in Connection: the proxy removes them too (nil when there is none).
+func connectionListed(h http.Header) map[string]bool {
+	var listed map[string]bool
+	for _, v := range h["Connection"] {
+		for v != "" {
+			var part string
+			part, v, _ = strings.Cut(v, ",")
+			if part = textproto.TrimString(part); part != "" {
+				if listed == nil {
+					listed = map[string]bool{}
+				}
+				listed[textproto.CanonicalMIMEHeaderKey(part)] = true
+			}
+		}
+	}
+	return listed
 }

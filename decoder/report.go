@@ -73,18 +73,15 @@ func Decode(in DecodeInput) (DecodeReport, error) {
 	if in.Call == nil {
 		ctx, ws = token.Verify(token.Input{Token: tok, Secrets: in.Secrets, InstanceID: in.InstanceID, Now: in.Now, CallUnknown: true})
 	} else {
-		body, err := readCall(in.Call)
-		if err != nil {
-			return DecodeReport{}, &CallError{err}
-		}
 		header := in.Header.Clone()
 		if header == nil {
 			header = http.Header{}
 		}
 		header.Set(model.ContextHeader, tok)
-		judge := Judge{Secrets: in.Secrets, InstanceID: in.InstanceID}
-		judged := judge.Request(Request{Body: body, Header: header, Method: http.MethodPost, Now: in.Now})
-		call := judged.Calls[0]
+		call, err := judgeCall(in, header)
+		if err != nil {
+			return DecodeReport{}, &CallError{err}
+		}
 		ctx, ws, tool = call.Context, call.Warnings, call.Message.Call.Name
 	}
 	return DecodeReport{
@@ -94,24 +91,26 @@ func Decode(in DecodeInput) (DecodeReport, error) {
 	}, nil
 }
 
-// readCall reads a body holding a tools/call request (alone or in a batch),
-// or a bare params object with a name, as a request.
-func readCall(text []byte) (jsonrpc.Body, error) {
-	body := jsonrpc.Read(text)
-	if body.Err != nil {
-		return body, body.Err
+// judgeCall judges the call of a body holding a tools/call request (alone
+// or in a batch), or of a bare params object with a name, as a tap judges
+// that request.
+func judgeCall(in DecodeInput, header http.Header) (CallJudgment, error) {
+	judge := Judge{Secrets: in.Secrets, InstanceID: in.InstanceID}
+	judge1 := func(body []byte) Judgment {
+		return judge.Request(Request{Method: http.MethodPost, Header: header, Body: body, Whole: true, Now: in.Now})
 	}
-	for _, m := range body.Messages {
-		if m.IsCall() {
-			return body, nil
-		}
-	}
-	if !body.Batch && body.Messages[0].Kind == jsonrpc.KindInvalid {
+	judged := judge1(in.Call)
+	switch b := judged.Body; {
+	case len(judged.Calls) > 0:
+		return judged.Calls[0], nil
+	case b.Err != nil:
+		return CallJudgment{}, b.Err
+	case !b.Batch && b.Messages[0].Kind == jsonrpc.KindInvalid:
 		// Not JSON-RPC: maybe the params object alone.
-		wrapped := jsonrpc.Read([]byte(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":` + string(text) + `}`))
-		if wrapped.Err == nil && wrapped.Messages[0].IsCall() && wrapped.Messages[0].Call.Problem == "" {
-			return wrapped, nil
+		judged = judge1([]byte(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":` + string(in.Call) + `}`))
+		if len(judged.Calls) > 0 && judged.Calls[0].Message.Call.Problem == "" {
+			return judged.Calls[0], nil
 		}
 	}
-	return body, errors.New("no tools/call request in the body")
+	return CallJudgment{}, errors.New("no tools/call request in the body")
 }

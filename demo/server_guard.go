@@ -46,7 +46,8 @@ func (s *demoServer) guard(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		read := jsonrpc.Read(body)
+		judged := judge.Request(decoder.Request{Method: r.Method, Header: r.Header, Body: body, Whole: true, Now: time.Now()})
+		read := judged.Body
 		if read.Err != nil || len(read.Messages) == 0 {
 			next.ServeHTTP(w, r) // the SDK answers malformed JSON-RPC itself
 			return
@@ -55,7 +56,6 @@ func (s *demoServer) guard(next http.Handler) http.Handler {
 			jsonrpc.WriteError(w, http.StatusUnauthorized, jsonrpc.ErrorResponse(read.Messages[0].ID, jsonrpc.CodeUnauthorized, "missing or invalid credential"))
 			return
 		}
-		judged := judge.Request(decoder.Request{Body: read, Header: r.Header, Method: r.Method, Now: time.Now()})
 		if len(judged.Calls) == 0 {
 			next.ServeHTTP(w, r)
 			return

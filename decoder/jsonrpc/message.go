@@ -72,6 +72,7 @@ type RPCError struct {
 type Message struct {
 	Kind   Kind
 	ID     json.RawMessage // raw id; nil for notifications
+	Key    string          // IDKey(ID): what an answer's id is matched by
 	Method string
 	Params json.RawMessage // nil when absent or null
 	Result json.RawMessage
@@ -112,7 +113,7 @@ type envelope struct {
 
 // classify turns the members read into a Message of its kind.
 func (m *Message) classify(e *envelope) {
-	m.ID, m.Result = e.id, e.result
+	m.ID, m.Result, m.Key = e.id, e.result, IDKey(e.id)
 	if !isNull(e.params) {
 		m.Params = e.params
 	}

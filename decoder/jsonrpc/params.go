@@ -44,8 +44,9 @@ type Meta struct {
 	// AgentArea holds the agentarea/* keys, prefix kept, their values as
 	// encoding/json decodes them into an interface.
 	AgentArea map[string]any
-	// ProgressToken is as written (nil when absent).
+	// ProgressToken is as written (nil when absent), TokenKey its IDKey.
 	ProgressToken                    json.RawMessage
+	TokenKey                         string
 	ProtocolVersion                  string // io.modelcontextprotocol/protocolVersion
 	TraceParent, TraceState, Baggage string // W3C trace context (MCP 2026-07-28)
 	// ContextToken is a context token carried in _meta (MetaContextToken).
@@ -69,6 +70,7 @@ func (m *Meta) IdempotencyKey() string { return m.str(MetaIdempotencyKey) }
 // Progress is the params of one notifications/progress.
 type Progress struct {
 	Token    json.RawMessage
+	Key      string // IDKey(Token)
 	Progress float64
 	Total    *float64
 	Message  string
@@ -80,6 +82,7 @@ func (p Progress) Done() bool { return p.Total != nil && p.Progress >= *p.Total 
 // Cancel is the params of notifications/cancelled.
 type Cancel struct {
 	RequestID json.RawMessage
+	Key       string // IDKey(RequestID)
 	Reason    string
 }
 
@@ -204,13 +207,14 @@ func (r *reader) meta(m *Meta) json.RawMessage {
 // interpret fills the parts of m its method has from the params read.
 func (p *params) interpret(m *Message, raw json.RawMessage) {
 	m.Meta = p.metaRead
+	m.Meta.TokenKey = IDKey(m.Meta.ProgressToken)
 	switch m.Method {
 	case MethodToolsCall:
 		m.Call = p.call()
 	case MethodProgress:
 		m.Progress, m.ProgressErr = p.readProgress()
 	case MethodCancelled:
-		m.Cancel.RequestID = p.requestID
+		m.Cancel.RequestID, m.Cancel.Key = p.requestID, IDKey(p.requestID)
 		m.Cancel.Reason, _ = stringValue(p.reason)
 	}
 	m.Plain = p.plain(m)
@@ -251,7 +255,7 @@ func (p *params) readProgress() (Progress, error) {
 	case tok[0] != '"' && tok[0] != '-' && (tok[0] < '0' || tok[0] > '9'):
 		return out, errors.New("progressToken is neither a string nor a number")
 	default:
-		out.Token = json.RawMessage(tok)
+		out.Token, out.Key = json.RawMessage(tok), IDKey(tok)
 	}
 	if p.progress == nil || isNull(p.progress) {
 		return out, errors.New("progress notification has no progress")

@@ -134,7 +134,8 @@ func (s *contractServer) guard(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		read := jsonrpc.Read(body)
+		judged := judge.Request(decoder.Request{Method: r.Method, Header: r.Header, Body: body, Whole: true, Now: time.Now()})
+		read := judged.Body
 		if read.Err != nil || len(read.Messages) == 0 {
 			next.ServeHTTP(w, r)
 			return
@@ -143,7 +144,6 @@ func (s *contractServer) guard(next http.Handler) http.Handler {
 			s.reject(w, http.StatusUnauthorized, read.Messages[0].ID, jsonrpc.CodeUnauthorized, "missing credential")
 			return
 		}
-		judged := judge.Request(decoder.Request{Body: read, Header: r.Header, Method: r.Method, Now: time.Now()})
 		if len(judged.Calls) == 0 {
 			next.ServeHTTP(w, r)
 			return

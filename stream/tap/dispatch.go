@@ -44,10 +44,9 @@ func (t *Tap) dispatch(side serverSide, at time.Time, data []byte, status int) {
 	for i := range body.Messages {
 		switch m := &body.Messages[i]; {
 		case m.Kind == jsonrpc.KindResponse:
-			key := jsonrpc.IDKey(m.ID)
-			if c := side.callByID(key); c != nil {
+			if c := side.callByID(m.Key); c != nil {
 				c.onResult(at, m, status)
-			} else if !side.answered(at, key, m) {
+			} else if !side.answered(at, m.Key, m) {
 				data := side.origin()
 				data["matched"] = false
 				t.emit(model.Event{Time: at.UTC(), Kind: model.KindEvent, EventType: "mcp.response", RequestID: string(m.ID), Data: marshalData(data)})
@@ -55,7 +54,7 @@ func (t *Tap) dispatch(side serverSide, at time.Time, data []byte, status int) {
 		case m.Kind == jsonrpc.KindNotification && m.Method == jsonrpc.MethodProgress:
 			if m.ProgressErr != nil {
 				side.warn(model.WarnMalformedProgress, m.ProgressErr.Error())
-			} else if c := side.callByToken(jsonrpc.IDKey(m.Progress.Token)); c != nil {
+			} else if c := side.callByToken(m.Progress.Key); c != nil {
 				c.onProgress(at, m.Progress)
 			} else {
 				side.warn(model.WarnProgressUnmatched, "notifications/progress for token "+model.Clip(string(m.Progress.Token), 200)+" matches no call in flight")

@@ -17,8 +17,15 @@ type answer struct {
 	body   []byte
 }
 
-func newAnswer(status, code int, id json.RawMessage, reason string) *answer {
-	return &answer{status: status, code: code, reason: reason, body: jsonrpc.ErrorResponse(id, code, reason)}
+// verdictRefusal is an answer before its body is written.
+type verdictRefusal struct {
+	status, code int
+	id           json.RawMessage
+	reason       string
+}
+
+func newAnswer(status, code int, id json.RawMessage, reason string) *verdictRefusal {
+	return &verdictRefusal{status: status, code: code, id: id, reason: reason}
 }
 
 // enforceAnswer says how a server following the contract must answer this
@@ -28,6 +35,15 @@ func newAnswer(status, code int, id json.RawMessage, reason string) *answer {
 // gets the status and code the judgment names (401/-32001, 403/-32003,
 // 400/-32602).
 func (t *Tap) enforceAnswer(ex *exchange) *answer {
+	r := t.mustRefuse(ex)
+	if r == nil {
+		return nil
+	}
+	return &answer{status: r.status, code: r.code, reason: r.reason, body: jsonrpc.ErrorResponse(r.id, r.code, r.reason)}
+}
+
+// mustRefuse is why a server must not run this request, nil when it may.
+func (t *Tap) mustRefuse(ex *exchange) *verdictRefusal {
 	pr := ex.req
 	if a := t.strictAnswer(ex); a != nil {
 		return a
@@ -54,7 +70,7 @@ func (t *Tap) enforceAnswer(ex *exchange) *answer {
 // --max-parse-bytes (413), one whose reading is ambiguous (see
 // readStrictly), and one that is not JSON-RPC at all, which a server might
 // still make sense of.
-func (t *Tap) strictAnswer(ex *exchange) *answer {
+func (t *Tap) strictAnswer(ex *exchange) *verdictRefusal {
 	pr := ex.req
 	if ex.method != http.MethodPost {
 		if a := pr.strict; a != nil { // a body on another method

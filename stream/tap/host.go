@@ -1,9 +1,10 @@
 package tap
 
 import (
+	"fmt"
 	"net"
 	"net/http"
-	"strconv"
+
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
@@ -21,7 +22,7 @@ func (t *Tap) refuseRebinding(w http.ResponseWriter, r *http.Request) bool {
 	if !ok || local == nil || !isLoopback(local.String()) || isLoopback(r.Host) {
 		return false
 	}
-	msg := "Host " + strconv.Quote(model.Clip(r.Host, 100)) + " is not a loopback name on a loopback listener (DNS rebinding): refused by the tap"
+	msg := fmt.Sprintf("Host %.100q is not a loopback name on a loopback listener (DNS rebinding): refused by the tap", r.Host)
 	jsonrpc.WriteError(w, http.StatusForbidden, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "Forbidden: invalid Host header"))
 	t.runners.aside(t, func() {
 		t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnHostRejected), Message: msg})

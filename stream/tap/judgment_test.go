@@ -163,7 +163,7 @@ func seenByDecode(t *testing.T, body []byte, token string, header map[string]str
 // judge itself (decode always has one).
 func seenWithoutToken(t *testing.T, body []byte) seen {
 	j := decoder.Judge{Secrets: [][]byte{testSecret}, InstanceID: testInstanceID}
-	judged := j.Request(decoder.Request{Body: jsonrpc.Read(body), Header: http.Header{}, Method: http.MethodPost})
+	judged := j.Request(decoder.Request{Body: body, Whole: true, Header: http.Header{}, Method: http.MethodPost})
 	if len(judged.Calls) != 1 {
 		t.Fatalf("%d calls judged", len(judged.Calls))
 	}

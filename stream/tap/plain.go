@@ -17,6 +17,7 @@ type plainMsg struct {
 	eventType string
 	kind      jsonrpc.Kind
 	id        json.RawMessage
+	key       string // jsonrpc.IDKey(id)
 	method    string
 	reply     *jsonrpc.Message
 	shown     map[string]any // what the params say worth showing
@@ -25,7 +26,7 @@ type plainMsg struct {
 }
 
 func newPlainMsg(m *jsonrpc.Message) *plainMsg {
-	p := &plainMsg{kind: m.Kind, id: m.ID, method: m.Method, shown: m.Plain}
+	p := &plainMsg{kind: m.Kind, id: m.ID, key: m.Key, method: m.Method, shown: m.Plain}
 	switch m.Kind {
 	case jsonrpc.KindResponse:
 		p.eventType = "mcp.response" // the client answering a server request

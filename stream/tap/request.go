@@ -1,7 +1,7 @@
 package tap
 
 import (
-	"encoding/json"
+	"cmp"
 	"net/http"
 	"strconv"
 	"strings"
@@ -26,9 +26,9 @@ type parsedRequest struct {
 
 // cancelMsg is a notifications/cancelled the client sent.
 type cancelMsg struct {
-	plain     *plainMsg
-	requestID json.RawMessage
-	reason    string
+	plain  *plainMsg
+	key    string // of the request it cancels (jsonrpc.IDKey)
+	reason string
 }
 
 // callsByID finds this request's call answered by a response id.
@@ -55,7 +55,7 @@ func (pr *parsedRequest) callByToken(key string) *call {
 
 func (pr *parsedRequest) plainByID(key string) *plainMsg {
 	for _, p := range pr.plain {
-		if p.kind == jsonrpc.KindRequest && jsonrpc.IDKey(p.id) == key {
+		if p.kind == jsonrpc.KindRequest && p.key == key {
 			return p
 		}
 	}
@@ -64,70 +64,70 @@ func (pr *parsedRequest) plainByID(key string) *plainMsg {
 
 // newJudge is the judge of a tap's requests, configured as the tap is.
 func newJudge(cfg Config) *decoder.Judge {
-	return &decoder.Judge{Secrets: cfg.Secrets, InstanceID: cfg.InstanceID, CredentialHeader: cfg.CredentialHeader,
-		SoatPrefix: cfg.SoatPrefix, Enforce: cfg.Enforce}
+	return &decoder.Judge{Secrets: cfg.Secrets, InstanceID: cfg.InstanceID, InstanceName: cfg.InstanceName,
+		CredentialHeader: cfg.CredentialHeader, SoatPrefix: cfg.SoatPrefix, Enforce: cfg.Enforce}
 }
 
-// parseRequest reads the request body once, has the tap's judge judge it,
-// and prepares, without emitting, the events it causes. With --enforce it
-// runs before the request is forwarded.
+// parseRequest has the tap's judge read the request body once and judge
+// it, and prepares, without emitting, the events it causes. With --enforce
+// it runs before the request is forwarded.
 func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
-	req := decoder.Request{Header: ex.header, Method: ex.method, Exchange: ex.id, Now: ex.start}
+	req := decoder.Request{Method: ex.method, Header: ex.header, Body: ex.body, Whole: ex.bodyWhole, Exchange: ex.id, Now: ex.start}
+	if raw := ex.rawHeader; raw != nil { // SOAT keys are the header names verbatim
+		req.SoatHeader, req.SoatOrder = soatFields(raw)
+	}
+	return t.sortRequest(ex, t.judge.Request(req), true)
+}
+
+// soatFields are the head's fields that may be SOAT keys (the head keeps
+// those), by name as they arrived and in that order: what the judge reads
+// the SOAT context from.
+func soatFields(raw *rawHeader) (http.Header, []string) {
+	h := make(http.Header, len(raw.fields))
+	var order []string
+	for _, f := range raw.fields {
+		if _, seen := h[f.name]; !seen {
+			order = append(order, f.name)
+		}
+		h[f.name] = append(h[f.name], f.value)
+	}
+	return h, order
+}
+
+// sortRequest sorts a request as judged: its calls (their tool.call events
+// prepared), other messages, cancellations, warnings. The HTTP and the
+// stdio tap read a client's messages alike through it; overHTTP says the
+// request came over HTTP (its tool.call events record its headers).
+func (t *Tap) sortRequest(ex *exchange, judged decoder.Judgment, overHTTP bool) *parsedRequest {
+	pr := &parsedRequest{body: judged.Body, strict: judged.Strict}
+	if len(judged.Calls) > 0 {
+		pr.calls = pr.one[:0]
+	}
+	var headers map[string]string // recorded on tool.call events only
+	if overHTTP && len(judged.Calls) > 0 {
+		headers = t.headerMap(ex.header)
+	}
+	for i := range judged.Calls {
+		pr.calls = append(pr.calls, t.newCall(ex, &judged.Calls[i], headers))
+	}
 	switch {
-	case ex.method != http.MethodPost:
-		pr := t.sortRequest(ex, req, nil)
+	case overHTTP && ex.method != http.MethodPost:
 		pr.plain = append(pr.plain, &plainMsg{eventType: httpEventType(ex.method)})
-		if len(ex.body) > 0 {
-			// MCP sends calls only by POST and the tap reads only POST bodies;
-			// a server that reads any method's body would run what it did not see.
-			pr.strict = &jsonrpc.Ambiguity{RPCCode: jsonrpc.CodeInvalidRequest,
-				Reason: "a " + strconv.Quote(model.Clip(ex.method, 20)) + " request with a body, which the tap reads only on POST"}
-			pr.warnings = append(pr.warnings, t.judge.Ambiguous(pr.strict))
-		}
-		return pr
-	case !ex.bodyWhole:
-		pr := t.sortRequest(ex, req, nil)
-		why := ex.bodySkip
-		if why == "" {
-			why = "request body over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (or unreadable)"
-		}
-		pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnParseSkipped,
-			Message: why + ": forwarded unchanged, not parsed"})
+	case overHTTP && !ex.bodyWhole:
+		why := cmp.Or(ex.bodySkip, "request body over "+strconv.FormatInt(t.cfg.MaxParseBytes, 10)+" bytes (or unreadable)")
+		pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnParseSkipped, Message: why + ": forwarded unchanged, not parsed"})
 		if t.cfg.Enforce {
 			// What the tap cannot read it cannot verify: strictAnswer refuses it.
 			pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnEnforceUnverifiedLargeBody,
 				Message: "--enforce cannot verify this request: its body is over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (--max-parse-bytes); answered 413, not forwarded"})
 		}
 		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
-		return pr
-	}
-	req.Body = jsonrpc.Read(ex.body)
-	if raw := ex.rawHeader; raw != nil { // SOAT keys are the header names verbatim
-		req.SoatHeader, req.SoatOrder = raw.soatHeader(t.judge.Prefix())
-	}
-	var headers map[string]string // recorded on tool.call events only
-	return t.sortRequest(ex, req, func() map[string]string {
-		if headers == nil {
-			headers = t.headerMap(ex.header)
-		}
-		return headers
-	})
-}
-
-// sortRequest judges a request read and sorts its messages: calls (their
-// tool.call events prepared), other messages, cancellations, warnings. The
-// HTTP and the stdio tap read a client's messages alike through it; headers
-// gives the headers a tool.call records (nil: none).
-func (t *Tap) sortRequest(ex *exchange, req decoder.Request, headers func() map[string]string) *parsedRequest {
-	pr := &parsedRequest{body: req.Body}
-	judged := t.judge.Request(req)
-	pr.strict = judged.Strict
-	if err := req.Body.Err; err != nil {
-		pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnMalformedRequest, Message: "request body is not JSON-RPC (" + err.Error() + "): forwarded unchanged"})
+	case judged.Body.Err != nil:
+		pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnMalformedRequest, Message: "request body is not JSON-RPC (" + judged.Body.Err.Error() + "): forwarded unchanged"})
 		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
 	}
-	for i := range req.Body.Messages {
-		switch m := &req.Body.Messages[i]; {
+	for i := range judged.Body.Messages {
+		switch m := &judged.Body.Messages[i]; {
 		case m.IsCall():
 		case m.Kind == jsonrpc.KindInvalid:
 			pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnMalformedRequest, Message: "invalid JSON-RPC message: " + m.Problem})
@@ -135,19 +135,9 @@ func (t *Tap) sortRequest(ex *exchange, req decoder.Request, headers func() map[
 			p := newPlainMsg(m)
 			pr.plain = append(pr.plain, p)
 			if m.Kind == jsonrpc.KindNotification && m.Method == jsonrpc.MethodCancelled {
-				pr.cancels = append(pr.cancels, cancelMsg{plain: p, requestID: m.Cancel.RequestID, reason: m.Cancel.Reason})
+				pr.cancels = append(pr.cancels, cancelMsg{plain: p, key: m.Cancel.Key, reason: m.Cancel.Reason})
 			}
 		}
-	}
-	if len(judged.Calls) > 0 {
-		pr.calls = pr.one[:0]
-	}
-	for i := range judged.Calls {
-		var h map[string]string
-		if headers != nil {
-			h = headers()
-		}
-		pr.calls = append(pr.calls, t.newCall(ex, &judged.Calls[i], h))
 	}
 	pr.warnings = append(pr.warnings, judged.Warnings...)
 	return pr
@@ -161,8 +151,8 @@ func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string
 		msg:        m,
 		exchangeID: cj.Exchange,
 		requestID:  string(m.ID),
-		idKey:      jsonrpc.IDKey(m.ID),
-		tokenKey:   jsonrpc.IDKey(m.Meta.ProgressToken),
+		idKey:      m.Key,
+		tokenKey:   m.Meta.TokenKey,
 		tool:       m.Call.Name,
 		taskID:     m.Meta.TaskID(),
 		toolCallID: m.Meta.ToolCallID(),
@@ -179,9 +169,7 @@ func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string
 	ev.Context = &cj.Context
 	ev.SoatContext = cj.Soat
 	ev.TraceParent, ev.TraceState = m.Meta.TraceParent, m.Meta.TraceState
-	if t.cfg.InstanceName != "" && m.Call.Name != "" {
-		ev.AgentName = decoder.QualifiedName(t.cfg.InstanceName, m.Call.Name)
-	}
+	ev.AgentName = cj.AgentName
 	ev.TimeoutMS = t.cfg.Timeout.Milliseconds()
 	ev.Headers = headers
 	c.callEv = ev
@@ -211,7 +199,7 @@ func (ex *exchange) announce() {
 		if reason == "" {
 			reason = "notifications/cancelled"
 		}
-		key := jsonrpc.IDKey(cm.requestID)
+		key := cm.key
 		target, others := ex.t.calls.byIDIn(key, ex.scope)
 		if target == nil {
 			target = onlyGone(others) // its client closed its stream just before

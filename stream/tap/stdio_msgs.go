@@ -75,7 +75,7 @@ func (s *stdioSession) onLine(dir direction, at time.Time, e lineEnd) {
 func (s *stdioSession) fromClient(at time.Time, line []byte) {
 	id := strconv.FormatUint(s.t.seq.Add(1), 10)
 	ex := &exchange{t: s.t, id: id, start: at, method: http.MethodPost, scope: stdioScope}
-	pr := s.t.sortRequest(ex, decoder.Request{Body: jsonrpc.Read(line), Exchange: id, Now: at}, nil)
+	pr := s.t.sortRequest(ex, s.t.judge.Request(decoder.Request{Body: line, Whole: true, Exchange: id, Now: at}), false)
 	for _, w := range pr.warnings {
 		s.warn(w.Code, "message "+id+": "+w.Message)
 	}
@@ -107,7 +107,7 @@ func (s *stdioSession) cancel(exID string, at time.Time, cm cancelMsg) {
 	if reason == "" {
 		reason = "notifications/cancelled"
 	}
-	if target, _ := s.t.calls.byIDIn(jsonrpc.IDKey(cm.requestID), stdioScope); target != nil {
+	if target, _ := s.t.calls.byIDIn(cm.key, stdioScope); target != nil {
 		target.onCancel(at, reason) // the call's tool.cancelled says it all
 		return
 	}
@@ -117,7 +117,7 @@ func (s *stdioSession) cancel(exID string, at time.Time, cm cancelMsg) {
 
 // await keeps a client request until its answer comes.
 func (s *stdioSession) await(sp *stdioPlain) {
-	key := jsonrpc.IDKey(sp.p.id)
+	key := sp.p.key
 	if old := s.pending[key]; old != nil {
 		s.report(old, sp.start) // the client reused an id: the first gets no answer now
 	}

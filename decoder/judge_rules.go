@@ -71,22 +71,3 @@ func callRules(in callRulesInput) []model.Warning {
 	}
 	return ws
 }
-
-// ContextOnOtherMethod says why a request that is not a tools/call carries
-// AgentArea context ("" when it does not): the platform sends context only
-// on tools/call.
-func ContextOnOtherMethod(method string, tokenPresent bool, meta map[string]any) string {
-	if method == jsonrpc.MethodToolsCall {
-		return ""
-	}
-	if method == "" {
-		method = "a request without a method"
-	}
-	switch {
-	case tokenPresent:
-		return fmt.Sprintf("%s carries an %s token; AgentArea sends context only on tools/call", model.Clip(method, 80), model.ContextHeader)
-	case len(meta) > 0:
-		return fmt.Sprintf("%s carries agentarea/* _meta keys; AgentArea sends context only on tools/call", model.Clip(method, 80))
-	}
-	return ""
-}
