@@ -69,7 +69,7 @@ func runStdioTap(args, command []string) int {
 		fmt.Fprintf(os.Stderr, "toolscope tap: %v\n", err)
 		return 127 // as a shell says a command it cannot run; no recording made
 	}
-	out.redactor = model.NewRedactor()
+	out.redactor = model.NewRedactor(model.RedactionConfig{Names: out.redact, Secrets: secretStrings(cfg.Secrets)})
 	p, path, err := stdioRecorder(out, command[0])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope tap: %v\n", err)
@@ -88,6 +88,15 @@ func runStdioTap(args, command []string) int {
 		return 2
 	}
 	return exit
+}
+
+// secretStrings are the context secrets as the redactor takes them.
+func secretStrings(secrets [][]byte) []string {
+	out := make([]string, len(secrets))
+	for i, s := range secrets {
+		out[i] = string(s)
+	}
+	return out
 }
 
 // registerStdio registers the flags of liveFlags a stdio tap uses (no
