@@ -31,7 +31,11 @@ type Config struct {
 	Only       []string   // case ids; empty: all
 	Strict     bool       // Recommended cases are required
 	Timeout    time.Duration
-	// OnCase, when set, sees each result as it comes (live display).
+	// Redact are more credential names (--redact): their values are
+	// redacted in everything probe writes, as the credential's are.
+	Redact []string
+	// OnCase, when set, sees each result as it comes (live display),
+	// redacted.
 	OnCase func(Result)
 }
 
@@ -103,10 +107,11 @@ func Select(only []string) ([]Case, error) {
 }
 
 type prober struct {
-	cfg    Config
-	http   *http.Client
-	nextID atomic.Int64
-	valid  *reply // the valid call's answer, for the Info cases
+	cfg      Config
+	redactor *model.Redactor
+	http     *http.Client
+	nextID   atomic.Int64
+	valid    *reply // the valid call's answer, for the Info cases
 }
 
 // Run probes the server with the selected cases in order. It returns an
@@ -127,12 +132,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	// A new connection per call, as the platform opens; a redirect is an
 	// answer, not something to follow with the credential and token.
-	p := &prober{cfg: cfg, http: &http.Client{Transport: &http.Transport{DisableKeepAlives: true},
+	p := &prober{cfg: cfg, redactor: newRedactor(cfg), http: &http.Client{Transport: &http.Transport{DisableKeepAlives: true},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	start := time.Now()
 	if p.cfg.Tool == "" {
 		if p.cfg.Tool, err = p.firstTool(ctx); err != nil {
-			return Report{}, err
+			return Report{}, p.redactError(err)
 		}
 	}
 	rep := Report{URL: cfg.URL, Tool: p.cfg.Tool}
@@ -141,7 +146,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			return rep, ctx.Err()
 		}
 		t0 := time.Now()
-		res := p.runCase(ctx, cs)
+		res := p.redactResult(p.runCase(ctx, cs))
 		res.At = time.Now()
 		res.Duration = res.At.Sub(t0)
 		rep.Results = append(rep.Results, res)
