@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"strings"
 	"sync"
 	"unicode"
@@ -82,7 +83,15 @@ func (m *nameMatcher) isCredential(name string) bool {
 	return v
 }
 
+// isCredentialInText is isCredential for a name found in free text (NAME=
+// in a log line, "Name:" starting a line): such names are many and rarely
+// repeat, so they are judged without being cached.
+func (m *nameMatcher) isCredentialInText(name string) bool { return m.judge(name) }
+
 func (m *nameMatcher) judge(name string) bool {
+	if len(m.extra) == 0 && !mayNameCredential(name) {
+		return false // most names, told apart without splitting them into words
+	}
 	if name == "" || notCredentialNames[normalizedName(name)] {
 		return false
 	}
@@ -121,6 +130,33 @@ func (m *nameMatcher) matchesList(words []string) bool {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// mayNameCredential is false for a name that holds none of the fragments
+// every credential name holds (credentialFragments), read without
+// splitting it into words.
+func mayNameCredential(name string) bool {
+	var buf [64]byte
+	if len(name) > len(buf) {
+		return true
+	}
+	lower := buf[:len(name)]
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= utf8.RuneSelf {
+			return true // a letter that may lower to an ASCII one (the Kelvin sign)
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	for _, f := range credentialFragments {
+		if bytes.Contains(lower, f) {
+			return true
 		}
 	}
 	return false

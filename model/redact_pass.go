@@ -55,6 +55,11 @@ func (x redaction) text(s string) string {
 	if s == "" {
 		return s
 	}
+	if t := strings.TrimSpace(s); len(t) > 1 && (t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+		if red, changed := x.json([]byte(s)); changed { // a JSON document as text (a result's preview)
+			return string(red)
+		}
+	}
 	return redactText(s, x.known, x.names)
 }
 

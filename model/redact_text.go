@@ -23,7 +23,110 @@ func redactText(s string, known []string, names *nameMatcher) string {
 	if strings.Contains(s, "://") {
 		s = redactURLs(s, names)
 	}
+	if strings.IndexByte(s, '=') >= 0 {
+		s = redactAssignments(s, names)
+	}
+	if strings.IndexByte(s, ':') >= 0 {
+		s = redactHeaderLines(s, names)
+	}
 	return s
+}
+
+// redactAssignments redacts the value of every NAME=VALUE whose name is a
+// credential's: a flag (--api-key=K), a setting (API_KEY=K, password=K in
+// a log line), a query parameter outside a URL.
+func redactAssignments(s string, names *nameMatcher) string {
+	var b strings.Builder
+	last := 0
+	for i := strings.IndexByte(s, '='); i >= 0 && i < len(s); {
+		start := i
+		for start > 0 && nameByte(s[start-1]) {
+			start--
+		}
+		end := i + 1
+		for end < len(s) && !valueEnds(s[end]) {
+			end++
+		}
+		name := strings.TrimLeft(s[start:i], "-")
+		if value := s[i+1 : end]; name != "" && value != "" && value != Redacted && names.isCredentialInText(name) {
+			b.WriteString(s[last : i+1])
+			b.WriteString(Redacted)
+			last = end
+		}
+		next := strings.IndexByte(s[end:], '=')
+		if next < 0 {
+			break
+		}
+		i = end + next
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+func valueEnds(c byte) bool {
+	return c <= ' ' || strings.IndexByte(`&;,"'()[]{}<>`+"`", c) >= 0 || c == 0x7f
+}
+
+// redactHeaderLines redacts the value of every line that reads as a
+// credential header ("Authorization: Bearer tok", "token: abc"), as a
+// server echoing its request writes it.
+func redactHeaderLines(s string, names *nameMatcher) string {
+	var b strings.Builder
+	last := 0 // s[:last] is in b once a line changed
+	for at := 0; at < len(s); {
+		end := strings.IndexByte(s[at:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += at
+		}
+		if line := s[at:end]; strings.IndexByte(line, ':') >= 0 {
+			if red := redactHeaderLine(line, names); red != line {
+				b.WriteString(s[last:at])
+				b.WriteString(red)
+				last = end
+			}
+		}
+		at = end + 1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func redactHeaderLine(line string, names *nameMatcher) string {
+	trimmed := strings.TrimLeft(line, " \t")
+	colon := strings.IndexByte(trimmed, ':')
+	if colon <= 0 {
+		return line
+	}
+	name := trimmed[:colon]
+	if !strings.HasPrefix(trimmed[colon+1:], " ") { // "Name: value" as headers are written; "task:call" is no header
+		return line
+	}
+	for i := 0; i < len(name); i++ {
+		if !nameByte(name[i]) {
+			return line
+		}
+	}
+	value := strings.TrimSpace(trimmed[colon+1:])
+	if value == "" || !names.isCredentialInText(name) {
+		return line
+	}
+	red := credentialValue(value)
+	if red == value {
+		return line
+	}
+	return line[:len(line)-len(trimmed)] + name + ": " + red
 }
 
 // redactJWTs replaces the signature of every compact JWS in s: three
