@@ -26,6 +26,9 @@ func redactText(s string, known []string, names *nameMatcher) string {
 	if strings.IndexByte(s, '=') >= 0 {
 		s = redactAssignments(s, names)
 	}
+	if strings.Contains(s, "--") {
+		s = redactFlagValues(s, names)
+	}
 	if strings.IndexByte(s, ':') >= 0 {
 		s = redactHeaderLines(s, names)
 	}
@@ -58,6 +61,41 @@ func redactAssignments(s string, names *nameMatcher) string {
 			break
 		}
 		i = end + next
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// redactFlagValues redacts the word after a flag named like a credential,
+// as a command line in a message writes it (--token K).
+func redactFlagValues(s string, names *nameMatcher) string {
+	var b strings.Builder
+	last := 0
+	for i := strings.Index(s, "--"); i >= 0; {
+		nameEnd := i + 2
+		for nameEnd < len(s) && nameByte(s[nameEnd]) {
+			nameEnd++
+		}
+		if (i == 0 || s[i-1] == ' ') && nameEnd < len(s) && s[nameEnd] == ' ' && nameEnd > i+2 {
+			start := nameEnd + 1
+			end := start
+			for end < len(s) && s[end] > ' ' {
+				end++
+			}
+			if value := s[start:end]; value != "" && value[0] != '-' && value != Redacted && names.isCredentialInText(s[i+2:nameEnd]) {
+				b.WriteString(s[last:start])
+				b.WriteString(Redacted)
+				last = end
+			}
+		}
+		next := strings.Index(s[nameEnd:], "--")
+		if next < 0 {
+			break
+		}
+		i = nameEnd + next
 	}
 	if last == 0 {
 		return s
