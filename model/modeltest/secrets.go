@@ -57,8 +57,8 @@ const TokenSignature = "SIGsecretSIGNATUREnotShown0123456789abcdef"
 func Secrets() *SecretTable {
 	tb := &SecretTable{
 		Bearer: "tok_live_BEARERsecret_4f1c9a", APIKey: "ak_HEADERsecret_7d2e11",
-		Token:         "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ0YXNrX2lkIjoidGFzay1zZWNyZXRzIiwidG9vbCI6ImV4cG9ydF9sZWRnZXIifQ." + TokenSignature,
-		URLPassword:   "PWurlSECRET_9a3b77", QueryToken: "QTquerySECRET_5c8d33", QueryKey: "QKquerySECRET_2e4f55",
+		Token:       "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ0YXNrX2lkIjoidGFzay1zZWNyZXRzIiwidG9vbCI6ImV4cG9ydF9sZWRnZXIifQ." + TokenSignature,
+		URLPassword: "PWurlSECRET_9a3b77", QueryToken: "QTquerySECRET_5c8d33", QueryKey: "QKquerySECRET_2e4f55",
 		ContextSecret: "ctxSECRET-0123456789-abcdefghijklmnop",
 	}
 	tb.Argv = []string{"ledger-server", "postgresql://dbuser:" + tb.URLPassword + "@db.internal:5432/ledger",
@@ -113,9 +113,9 @@ func (tb *SecretTable) Events() []model.Event {
 		"X-Agentarea-Context": tb.Token, "X-Soat-Context-Ocatoken": tb.Bearer, "Content-Type": "application/json"}
 	c.SoatContext = map[string]string{"ocaToken": tb.Bearer, "userRef": tb.Bearer, "tenantId": "acme"}
 	c.Arguments = mustJSON(map[string]any{"ledger": "q3",
-		"target": "postgresql://dbuser:" + tb.URLPassword + "@db.internal:5432/ledger",
-		"source": "https://files.example/q3.csv?token=" + tb.QueryToken,
-		"auth":   map[string]any{"profile": map[string]any{"password": "ARGpassSECRET_6f7a"}},
+		"target":  "postgresql://dbuser:" + tb.URLPassword + "@db.internal:5432/ledger",
+		"source":  "https://files.example/q3.csv?token=" + tb.QueryToken,
+		"auth":    map[string]any{"profile": map[string]any{"password": "ARGpassSECRET_6f7a"}},
 		"batches": []any{map[string]any{"client_secret": "ARGclientSECRET_8b9c", "rows": 10}}})
 	c.Meta = map[string]any{"agentarea/task_id": "task-secrets", "agentarea/metadata": map[string]any{"private_key": "METAprivSECRET_0d1e"}}
 	c.Context = &model.Context{Present: true, Verdict: model.VerdictValid, CredentialPresent: true,
