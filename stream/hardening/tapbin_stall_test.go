@@ -182,7 +182,6 @@ func peakRSS(t *testing.T, pid int) int64 {
 	return kb << 10
 }
 
-
 // countCallLines counts the tool.call and tool.result lines and adds up the
 // lines the output_overflow warnings say were lost.
 func countCallLines(t *testing.T, out []byte) (written, lost int) {
