@@ -1,8 +1,6 @@
 package probe
 
 import (
-	"context"
-	"errors"
 	"strings"
 
 	"toolscope/model"
@@ -12,7 +10,7 @@ import (
 // was given (--redact) and the static credential's, and the values it must
 // never show, the context secret and the credential. Everything probe
 // writes passes it: each result (its message, the request and the answer)
-// before anyone sees it, and the error that stops a run.
+// before anyone sees it, and why a run stopped.
 func newRedactor(cfg Config) *model.Redactor {
 	secrets := []string{string(cfg.Secret), cfg.Credential.Value}
 	if _, after, ok := strings.Cut(cfg.Credential.Value, " "); ok { // "Bearer tok": tok alone too
@@ -34,19 +32,9 @@ func (p *prober) redactResult(r Result) Result {
 	return r
 }
 
-// redactError is an error that stopped the run, as it may be said; a
-// cancellation stays what it is.
-func (p *prober) redactError(err error) error {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return &redactedError{msg: p.redactor.Text(err.Error()), err: err}
+// redactStop is why a run stopped, as it may be said (stderr, JUnit).
+func (p *prober) redactStop(s *Stop) *Stop {
+	out := *s
+	out.What, out.Cause, out.Check = p.redactor.Text(s.What), p.redactor.Text(s.Cause), p.redactor.Text(s.Check)
+	return &out
 }
-
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
