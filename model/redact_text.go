@@ -9,202 +9,88 @@ import (
 // and credential query parameters redacted.
 func RedactURL(u *url.URL) string { return redactURL(u.String(), defaultNames) }
 
-// redactText replaces, in free text, every known secret, every JWT's
-// signature and every URL's credentials.
+// redactText replaces, in free text, every known secret, then what each
+// of textRules finds.
 func redactText(s string, known []string, names *nameMatcher) string {
 	for _, v := range known {
 		if len(s) >= len(v) && strings.Contains(s, v) {
 			s = strings.ReplaceAll(s, v, Redacted)
 		}
 	}
-	if strings.Contains(s, "eyJ") {
-		s = redactJWTs(s)
-	}
-	if strings.Contains(s, "://") {
-		s = redactURLs(s, names)
-	}
-	if strings.IndexByte(s, '=') >= 0 {
-		s = redactAssignments(s, names)
-	}
-	if strings.Contains(s, "--") {
-		s = redactFlagValues(s, names)
-	}
-	if strings.IndexByte(s, ':') >= 0 {
-		s = redactHeaderLines(s, names)
+	for _, r := range textRules {
+		if strings.Contains(s, r.marker) {
+			s = rewrite(s, r.find, names)
+		}
 	}
 	return s
 }
 
-// redactAssignments redacts the value of every NAME=VALUE whose name is a
-// credential's: a flag (--api-key=K), a setting (API_KEY=K, password=K in
-// a log line), a query parameter outside a URL.
-func redactAssignments(s string, names *nameMatcher) string {
-	var b strings.Builder
-	last := 0
-	for i := strings.IndexByte(s, '='); i >= 0 && i < len(s); {
-		start := i
-		for start > 0 && nameByte(s[start-1]) {
-			start--
-		}
-		end := i + 1
-		for end < len(s) && !valueEnds(s[end]) {
-			end++
-		}
-		name := strings.TrimLeft(s[start:i], "-")
-		if value := s[i+1 : end]; name != "" && value != "" && value != Redacted && names.isCredentialInText(name) {
-			b.WriteString(s[last : i+1])
-			b.WriteString(Redacted)
-			last = end
-		}
-		next := strings.IndexByte(s[end:], '=')
-		if next < 0 {
-			break
-		}
-		i = end + next
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
+// textRules are the redactions of free text, each with the marker a text
+// must hold for it to apply.
+var textRules = []struct {
+	marker string
+	find   spanFinder
+}{
+	{"eyJ", jwtSignature},
+	{"://", urlCredentials},
+	{"=", assignedValue},
+	{"--", flagValue},
+	{": ", headerLine},
 }
 
-// redactFlagValues redacts the word after a flag named like a credential,
-// as a command line in a message writes it (--token K).
-func redactFlagValues(s string, names *nameMatcher) string {
-	var b strings.Builder
-	last := 0
-	for i := strings.Index(s, "--"); i >= 0; {
-		nameEnd := i + 2
-		for nameEnd < len(s) && nameByte(s[nameEnd]) {
-			nameEnd++
-		}
-		if (i == 0 || s[i-1] == ' ') && nameEnd < len(s) && s[nameEnd] == ' ' && nameEnd > i+2 {
-			start := nameEnd + 1
-			end := start
-			for end < len(s) && s[end] > ' ' {
-				end++
-			}
-			if value := s[start:end]; value != "" && value[0] != '-' && value != Redacted && names.isCredentialInText(s[i+2:nameEnd]) {
-				b.WriteString(s[last:start])
-				b.WriteString(Redacted)
-				last = end
-			}
-		}
-		next := strings.Index(s[nameEnd:], "--")
-		if next < 0 {
-			break
-		}
-		i = nameEnd + next
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
-}
+// spanFinder finds, from i on, the next span of s to look at: its bounds,
+// what it becomes (the span itself when it stays) and where to look next;
+// ok is false when there is none.
+type spanFinder func(s string, i int, names *nameMatcher) (start, end int, with string, next int, ok bool)
 
-func nameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
-}
-
-func valueEnds(c byte) bool {
-	return c <= ' ' || strings.IndexByte(`&;,"'()[]{}<>`+"`", c) >= 0 || c == 0x7f
-}
-
-// redactHeaderLines redacts the value of every line that reads as a
-// credential header ("Authorization: Bearer tok", "token: abc"), as a
-// server echoing its request writes it.
-func redactHeaderLines(s string, names *nameMatcher) string {
-	var b strings.Builder
-	last := 0 // s[:last] is in b once a line changed
-	for at := 0; at < len(s); {
-		end := strings.IndexByte(s[at:], '\n')
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += at
-		}
-		if line := s[at:end]; strings.IndexByte(line, ':') >= 0 {
-			if red := redactHeaderLine(line, names); red != line {
-				b.WriteString(s[last:at])
-				b.WriteString(red)
-				last = end
-			}
-		}
-		at = end + 1
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
-}
-
-func redactHeaderLine(line string, names *nameMatcher) string {
-	trimmed := strings.TrimLeft(line, " \t")
-	colon := strings.IndexByte(trimmed, ':')
-	if colon <= 0 {
-		return line
-	}
-	name := trimmed[:colon]
-	if !strings.HasPrefix(trimmed[colon+1:], " ") { // "Name: value" as headers are written; "task:call" is no header
-		return line
-	}
-	for i := 0; i < len(name); i++ {
-		if !nameByte(name[i]) {
-			return line
-		}
-	}
-	value := strings.TrimSpace(trimmed[colon+1:])
-	if value == "" || !names.isCredentialInText(name) {
-		return line
-	}
-	red := credentialValue(value)
-	if red == value {
-		return line
-	}
-	return line[:len(line)-len(trimmed)] + name + ": " + red
-}
-
-// redactJWTs replaces the signature of every compact JWS in s: three
-// base64url segments, the first a JSON object ("eyJ").
-func redactJWTs(s string) string {
+// rewrite is s with the spans find finds replaced; nothing is built until
+// one changes.
+func rewrite(s string, find spanFinder, names *nameMatcher) string {
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
-		k := strings.Index(s[i:], "eyJ")
-		if k < 0 {
+		start, end, with, next, ok := find(s, i, names)
+		if !ok {
 			break
 		}
-		start := i + k
-		if start > 0 && base64URLByte(s[start-1]) {
-			i = start + 3
-			continue
+		if with != s[start:end] {
+			b.WriteString(s[last:start])
+			b.WriteString(with)
+			last = end
 		}
-		end1 := base64URLRun(s, start)
-		if end1 >= len(s) || s[end1] != '.' {
-			i = end1
-			continue
-		}
-		end2 := base64URLRun(s, end1+1)
-		if end2 >= len(s) || s[end2] != '.' || end2 == end1+1 {
-			i = end2
-			continue
-		}
-		end3 := base64URLRun(s, end2+1)
-		if end3 > end2+1 {
-			b.WriteString(s[last : end2+1])
-			b.WriteString(Redacted)
-			last = end3
-		}
-		i = end3
+		i = max(next, i+1)
 	}
 	if last == 0 {
 		return s
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// jwtSignature is the signature of a compact JWS: three base64url
+// segments, the first a JSON object ("eyJ").
+func jwtSignature(s string, i int, _ *nameMatcher) (start, end int, with string, next int, ok bool) {
+	k := strings.Index(s[i:], "eyJ")
+	if k < 0 {
+		return 0, 0, "", 0, false
+	}
+	at := i + k
+	if at > 0 && base64URLByte(s[at-1]) {
+		return at, at, "", at + 3, true
+	}
+	end1 := base64URLRun(s, at)
+	if end1 >= len(s) || s[end1] != '.' {
+		return at, at, "", end1, true
+	}
+	end2 := base64URLRun(s, end1+1)
+	if end2 >= len(s) || s[end2] != '.' || end2 == end1+1 {
+		return at, at, "", end2, true
+	}
+	end3 := base64URLRun(s, end2+1)
+	if end3 == end2+1 {
+		return at, at, "", end3, true
+	}
+	return end2 + 1, end3, Redacted, end3, true
 }
 
 func base64URLByte(c byte) bool {
@@ -219,39 +105,26 @@ func base64URLRun(s string, i int) int {
 	return i
 }
 
-// redactURLs applies redactURL to every URL in s (a scheme, "://", and
-// what follows up to a space, a quote or an angle bracket).
-func redactURLs(s string, names *nameMatcher) string {
-	var b strings.Builder
-	last := 0
-	for i := 0; i < len(s); {
-		k := strings.Index(s[i:], "://")
-		if k < 0 {
-			break
-		}
-		sep := i + k
-		start := sep
-		for start > 0 && schemeByte(s[start-1]) {
-			start--
-		}
-		end := sep + 3
-		for end < len(s) && !urlEnds(s[end]) {
-			end++
-		}
-		if start < sep {
-			if red := redactURL(s[start:end], names); red != s[start:end] {
-				b.WriteString(s[last:start])
-				b.WriteString(red)
-				last = end
-			}
-		}
-		i = end
+// urlCredentials is a URL (a scheme, "://", and what follows up to a
+// space, a quote or an angle bracket) as redactURL leaves it.
+func urlCredentials(s string, i int, names *nameMatcher) (start, end int, with string, next int, ok bool) {
+	k := strings.Index(s[i:], "://")
+	if k < 0 {
+		return 0, 0, "", 0, false
 	}
-	if last == 0 {
-		return s
+	sep := i + k
+	start = sep
+	for start > 0 && schemeByte(s[start-1]) {
+		start--
 	}
-	b.WriteString(s[last:])
-	return b.String()
+	end = sep + 3
+	for end < len(s) && !urlEnds(s[end]) {
+		end++
+	}
+	if start == sep {
+		return sep, sep, "", end, true
+	}
+	return start, end, redactURL(s[start:end], names), end, true
 }
 
 func schemeByte(c byte) bool {
@@ -260,6 +133,101 @@ func schemeByte(c byte) bool {
 
 func urlEnds(c byte) bool {
 	return c <= ' ' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`' || c == 0x7f
+}
+
+// assignedValue is the value of a NAME=VALUE whose name is a credential's:
+// a flag (--api-key=K), a setting (API_KEY=K, password=K in a log line), a
+// query parameter outside a URL.
+func assignedValue(s string, i int, names *nameMatcher) (start, end int, with string, next int, ok bool) {
+	k := strings.IndexByte(s[i:], '=')
+	if k < 0 {
+		return 0, 0, "", 0, false
+	}
+	eq := i + k
+	from := eq
+	for from > 0 && nameByte(s[from-1]) {
+		from--
+	}
+	end = eq + 1
+	for end < len(s) && !valueEnds(s[end]) {
+		end++
+	}
+	value := s[eq+1 : end]
+	name := strings.TrimLeft(s[from:eq], "-")
+	if name == "" || value == "" || value == Redacted || !names.isCredentialInText(name) {
+		return eq, eq, "", end, true
+	}
+	return eq + 1, end, Redacted, end, true
+}
+
+// flagValue is the word after a flag named like a credential, as a
+// command line in a message writes it (--token K).
+func flagValue(s string, i int, names *nameMatcher) (start, end int, with string, next int, ok bool) {
+	k := strings.Index(s[i:], "--")
+	if k < 0 {
+		return 0, 0, "", 0, false
+	}
+	at := i + k
+	nameEnd := at + 2
+	for nameEnd < len(s) && nameByte(s[nameEnd]) {
+		nameEnd++
+	}
+	if at > 0 && s[at-1] != ' ' || nameEnd == at+2 || nameEnd >= len(s) || s[nameEnd] != ' ' {
+		return at, at, "", nameEnd, true
+	}
+	start = nameEnd + 1
+	end = start
+	for end < len(s) && s[end] > ' ' {
+		end++
+	}
+	value := s[start:end]
+	if value == "" || value[0] == '-' || value == Redacted || !names.isCredentialInText(s[at+2:nameEnd]) {
+		return at, at, "", nameEnd, true
+	}
+	return start, end, Redacted, end, true
+}
+
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+func valueEnds(c byte) bool {
+	return c <= ' ' || strings.IndexByte("&;,\"'()[]{}<>`", c) >= 0 || c == 0x7f
+}
+
+// headerLine is a line that reads as a credential header ("Authorization:
+// Bearer tok", "token: abc", as a server echoing its request writes it)
+// with its value redacted.
+func headerLine(s string, i int, names *nameMatcher) (start, end int, with string, next int, ok bool) {
+	end = strings.IndexByte(s[i:], '\n')
+	if end < 0 {
+		end = len(s)
+	} else {
+		end += i
+	}
+	return i, end, redactHeaderLine(s[i:end], names), end + 1, true
+}
+
+func redactHeaderLine(line string, names *nameMatcher) string {
+	trimmed := strings.TrimLeft(line, " \t")
+	name, rest, found := strings.Cut(trimmed, ": ") // "Name: value" as headers are written; "task:call" is no header
+	if !found || name == "" {
+		return line
+	}
+	for i := 0; i < len(name); i++ {
+		if !nameByte(name[i]) {
+			return line
+		}
+	}
+	value := strings.TrimSpace(rest)
+	if value == "" || !names.isCredentialInText(name) {
+		return line
+	}
+	red := credentialValue(value)
+	if red == value {
+		return line
+	}
+	return line[:len(line)-len(trimmed)] + name + ": " + red
 }
 
 // redactURL is one URL (scheme://...) with its userinfo ("user:[redacted]@",

@@ -52,8 +52,9 @@ type Hub struct {
 	// Redactor is the run's policy (its --redact names, its secrets); set
 	// before sources start. NewHub sets the policy without them.
 	Redactor *model.Redactor
-	// OnWriteError is told, off the emitting goroutine, when an output
-	// fails or is stuck, once each time. The store gets a warning either way.
+	// OnWriteError is told when an output fails (from that output's
+	// goroutine) or is stuck (on a goroutine of its own), once each time.
+	// The store gets a warning either way.
 	OnWriteError func(error)
 	// CloseTimeout bounds Close for outputs whose own Close does not
 	// return (default 10 s): they are given up.
@@ -125,8 +126,12 @@ func (h *Hub) problem(p Problem) {
 		ev.Message += " (monitoring goes on)"
 		h.Store.Apply(ev) // not through the outputs: one of them just failed
 	}
-	if h.OnWriteError != nil {
-		go h.OnWriteError(p.Err) // stderr may be stuck too
+	switch {
+	case h.OnWriteError == nil:
+	case p.Code == model.WarnOutputStuck:
+		go h.OnWriteError(p.Err) // said from an emitter, which must not wait on stderr
+	default:
+		h.OnWriteError(p.Err) // from the writer's own goroutine
 	}
 }
 

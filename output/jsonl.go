@@ -289,9 +289,10 @@ func (f *fields) context(c *model.Context) {
 	})
 }
 
-// stringMap writes a map with its keys sorted, as encoding/json does.
-func (f *fields) stringMap(m map[string]string) {
-	var stack [16]string
+// writeMap writes a map as an object, its keys sorted as encoding/json
+// does, each value by value.
+func writeMap[V any](f *fields, m map[string]V, value func(V)) {
+	var stack [16]string // the small maps of every event sort here
 	f.b = append(f.b, '{')
 	for i, k := range sortedKeys(stack[:0], m) {
 		if i > 0 {
@@ -299,24 +300,14 @@ func (f *fields) stringMap(m map[string]string) {
 		}
 		f.quote(k)
 		f.b = append(f.b, ':')
-		f.quote(m[k])
+		value(m[k])
 	}
 	f.b = append(f.b, '}')
 }
 
-func (f *fields) anyMap(m map[string]any) {
-	var stack [16]string
-	f.b = append(f.b, '{')
-	for i, k := range sortedKeys(stack[:0], m) {
-		if i > 0 {
-			f.b = append(f.b, ',')
-		}
-		f.quote(k)
-		f.b = append(f.b, ':')
-		f.any(m[k])
-	}
-	f.b = append(f.b, '}')
-}
+func (f *fields) stringMap(m map[string]string) { writeMap(f, m, f.quote) }
+
+func (f *fields) anyMap(m map[string]any) { writeMap(f, m, f.any) }
 
 // any writes what JSON decoding makes (and numbers of any Go type); other
 // values go through encoding/json.
@@ -363,8 +354,7 @@ func (f *fields) any(v any) {
 	}
 }
 
-// sortedKeys appends m's keys to keys (a buffer on the caller's stack, for
-// the small maps of every event), sorted.
+// sortedKeys appends m's keys to keys, sorted.
 func sortedKeys[V any](keys []string, m map[string]V) []string {
 	for k := range m {
 		keys = append(keys, k)
