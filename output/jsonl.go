@@ -53,305 +53,283 @@ func DecodeLine(line []byte) (model.Event, error) {
 	return e, nil
 }
 
-// fields writes an object's members: each name (with its comma and colon)
-// before its value, a member left out when empty.
-type fields struct{ b []byte }
+// The writers below append to a line and return it, as strconv's do: a
+// line is built in a local slice, member by member, each name written with
+// its comma and colon (`,"name":`), a member left out when empty; the comma
+// before an object's first member is dropped when the object closes.
 
-// name starts a member; n is `,"name":` (the first member's comma is
-// dropped by object).
-func (f *fields) name(n string) { f.b = append(f.b, n...) }
-
-func (f *fields) str(n, s string) {
-	if s != "" {
-		f.name(n)
-		f.quote(s)
+func appendStr(b []byte, name, s string) []byte {
+	if s == "" {
+		return b
 	}
+	return appendQuote(append(b, name...), s)
 }
 
-func (f *fields) int(n string, v int64) {
-	if v != 0 {
-		f.name(n)
-		f.b = strconv.AppendInt(f.b, v, 10)
+func appendInt(b []byte, name string, v int64) []byte {
+	if v == 0 {
+		return b
 	}
+	return strconv.AppendInt(append(b, name...), v, 10)
 }
 
-func (f *fields) flag(n string, set bool) {
-	if set {
-		f.name(n)
-		f.b = append(f.b, "true"...)
+func appendFlag(b []byte, name string, set bool) []byte {
+	if !set {
+		return b
 	}
+	return append(append(b, name...), "true"...)
 }
 
-func (f *fields) bool(v bool) { f.b = strconv.AppendBool(f.b, v) }
+// appendQuote writes s as a JSON string; invalid UTF-8 becomes U+FFFD.
+func appendQuote(b []byte, s string) []byte {
+	b, _ = jsontext.AppendQuote(b, s)
+	return b
+}
 
-// quote writes s as a JSON string; invalid UTF-8 becomes U+FFFD.
-func (f *fields) quote(s string) { f.b, _ = jsontext.AppendQuote(f.b, s) }
-
-// float writes a number as JSON writes it; a value JSON has no number for
-// (NaN, infinities) is null.
-func (f *fields) float(v float64) {
+// appendFloat writes a number as JSON writes it; a value JSON has no
+// number for (NaN, infinities) is null.
+func appendFloat(b []byte, v float64) []byte {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		f.b = append(f.b, "null"...)
-		return
+		return append(b, "null"...)
 	}
 	// A whole number below 2^53 (timestamps, counts: most numbers of an
 	// event) is its digits, written without the float formatting.
 	if n := int64(v); float64(n) == v && n > -1<<53 && n < 1<<53 && (n != 0 || !math.Signbit(v)) {
-		f.b = strconv.AppendInt(f.b, n, 10)
-		return
+		return strconv.AppendInt(b, n, 10)
 	}
-	f.b = jsontext.AppendFloat(f.b, v, 64)
+	return jsontext.AppendFloat(b, v, 64)
 }
 
-// raw writes a raw JSON member, compacted; a value that is not JSON is
-// written as a string of its text.
-func (f *fields) raw(n string, v []byte) {
-	if len(v) > 0 {
-		f.name(n)
-		f.rawValue(v)
+// appendRaw writes a raw JSON member, compacted.
+func appendRaw(b []byte, name string, v []byte) []byte {
+	if len(v) == 0 {
+		return b
 	}
+	return appendRawValue(append(b, name...), v)
 }
 
-func (f *fields) rawValue(v []byte) {
-	start := len(f.b)
-	var err error
-	if f.b, err = jsontext.AppendFormat(f.b, v); err != nil {
-		f.b = f.b[:start]
-		f.quote(string(v))
+// appendRawValue writes a raw JSON value compacted; a value that is not
+// JSON is written as a string of its text.
+func appendRawValue(b, v []byte) []byte {
+	start := len(b)
+	b, err := jsontext.AppendFormat(b, v)
+	if err != nil {
+		b = appendQuote(b[:start], string(v))
 	}
+	return b
 }
 
-// object writes {members} and drops the comma before the first member.
-func (f *fields) object(members func()) {
-	f.b = append(f.b, '{')
-	start := len(f.b)
-	members()
-	if len(f.b) > start && f.b[start] == ',' {
-		f.b = append(f.b[:start], f.b[start+1:]...)
+// closeObject ends the object opened at b[open] ('{'), dropping the comma
+// its first member was written with.
+func closeObject(b []byte, open int) []byte {
+	if len(b) > open+1 && b[open+1] == ',' {
+		b = append(b[:open+1], b[open+2:]...)
 	}
-	f.b = append(f.b, '}')
+	return append(b, '}')
 }
 
-func appendEvent(dst []byte, e *model.Event) []byte {
-	f := fields{b: dst}
-	f.object(func() {
-		f.name(`"time":`)
-		f.b = append(f.b, '"')
-		f.b = e.Time.UTC().AppendFormat(f.b, time.RFC3339Nano)
-		f.b = append(f.b, '"')
-		f.name(`,"source":`)
-		f.quote(e.Source)
-		f.name(`,"source_name":`)
-		f.quote(e.SourceName)
-		f.name(`,"kind":`)
-		f.quote(string(e.Kind))
-		f.str(`,"task_id":`, e.TaskID)
-		f.str(`,"tool_call_id":`, e.ToolCallID)
-		f.str(`,"tool":`, e.Tool)
-		f.str(`,"event_id":`, e.EventID)
-		f.str(`,"exchange":`, e.Exchange)
-		f.str(`,"request_id":`, e.RequestID)
-		f.str(`,"idempotency_key":`, e.IdempotencyKey)
-		f.callFields(e)
-		f.resultFields(e)
-		f.str(`,"reason":`, e.Reason)
-		f.str(`,"event_type":`, e.EventType)
-		f.str(`,"message":`, e.Message)
-		f.str(`,"state":`, e.State)
-		f.str(`,"detail":`, e.Detail)
-		f.str(`,"code":`, e.Code)
-		f.raw(`,"data":`, e.Data)
-		if e.Kind == model.KindToolProgress {
-			f.name(`,"progress":`)
-			f.float(e.Progress)
-			f.name(`,"total":`)
-			if e.Total == nil {
-				f.b = append(f.b, "null"...)
-			} else {
-				f.float(*e.Total)
-			}
-			f.name(`,"relayed":`)
-			f.bool(e.Relayed)
+func appendEvent(b []byte, e *model.Event) []byte {
+	b = append(b, `{"time":"`...)
+	b = e.Time.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","source":`...)
+	b = appendQuote(b, e.Source)
+	b = append(b, `,"source_name":`...)
+	b = appendQuote(b, e.SourceName)
+	b = append(b, `,"kind":`...)
+	b = appendQuote(b, string(e.Kind))
+	b = appendStr(b, `,"task_id":`, e.TaskID)
+	b = appendStr(b, `,"tool_call_id":`, e.ToolCallID)
+	b = appendStr(b, `,"tool":`, e.Tool)
+	b = appendStr(b, `,"event_id":`, e.EventID)
+	b = appendStr(b, `,"exchange":`, e.Exchange)
+	b = appendStr(b, `,"request_id":`, e.RequestID)
+	b = appendStr(b, `,"idempotency_key":`, e.IdempotencyKey)
+	b = appendCallFields(b, e)
+	b = appendResultFields(b, e)
+	b = appendStr(b, `,"reason":`, e.Reason)
+	b = appendStr(b, `,"event_type":`, e.EventType)
+	b = appendStr(b, `,"message":`, e.Message)
+	b = appendStr(b, `,"state":`, e.State)
+	b = appendStr(b, `,"detail":`, e.Detail)
+	b = appendStr(b, `,"code":`, e.Code)
+	b = appendRaw(b, `,"data":`, e.Data)
+	if e.Kind == model.KindToolProgress {
+		b = appendFloat(append(b, `,"progress":`...), e.Progress)
+		b = append(b, `,"total":`...)
+		if e.Total == nil {
+			b = append(b, "null"...)
+		} else {
+			b = appendFloat(b, *e.Total)
 		}
-	})
-	return f.b
+		b = strconv.AppendBool(append(b, `,"relayed":`...), e.Relayed)
+	}
+	return append(b, '}')
 }
 
-// callFields are the tool.call fields, arguments to after_cancel.
-func (f *fields) callFields(e *model.Event) {
-	f.raw(`,"arguments":`, e.Arguments)
-	f.int(`,"attempt":`, int64(e.Attempt))
+// appendCallFields writes the tool.call fields, arguments to after_cancel.
+func appendCallFields(b []byte, e *model.Event) []byte {
+	b = appendRaw(b, `,"arguments":`, e.Arguments)
+	b = appendInt(b, `,"attempt":`, int64(e.Attempt))
 	if len(e.Meta) > 0 {
-		f.name(`,"meta":`)
-		f.anyMap(e.Meta)
+		b = appendAnyMap(append(b, `,"meta":`...), e.Meta)
 	}
 	if e.Context != nil {
-		f.name(`,"context":`)
-		f.context(e.Context)
+		b = appendContext(append(b, `,"context":`...), e.Context)
 	}
 	if len(e.SoatContext) > 0 {
-		f.name(`,"soat_context":`)
-		f.stringMap(e.SoatContext)
+		b = appendStringMap(append(b, `,"soat_context":`...), e.SoatContext)
 	}
-	f.str(`,"agent_name":`, e.AgentName)
-	f.int(`,"timeout_ms":`, e.TimeoutMS)
+	b = appendStr(b, `,"agent_name":`, e.AgentName)
+	b = appendInt(b, `,"timeout_ms":`, e.TimeoutMS)
 	if len(e.Headers) > 0 {
-		f.name(`,"headers":`)
-		f.stringMap(e.Headers)
+		b = appendStringMap(append(b, `,"headers":`...), e.Headers)
 	}
-	f.str(`,"traceparent":`, e.TraceParent)
-	f.str(`,"tracestate":`, e.TraceState)
-	f.flag(`,"after_cancel":`, e.AfterCancel)
+	b = appendStr(b, `,"traceparent":`, e.TraceParent)
+	b = appendStr(b, `,"tracestate":`, e.TraceState)
+	return appendFlag(b, `,"after_cancel":`, e.AfterCancel)
 }
 
-// resultFields are the tool.result fields, is_error to timed_out.
-func (f *fields) resultFields(e *model.Event) {
-	f.flag(`,"is_error":`, e.IsError)
-	f.str(`,"error":`, e.Error)
-	f.flag(`,"replayed":`, e.Replayed)
-	f.int(`,"duration_ms":`, e.DurationMS)
-	f.int(`,"http_status":`, int64(e.HTTPStatus))
-	f.int(`,"rpc_code":`, int64(e.RPCCode))
-	f.int(`,"text_chars":`, int64(e.TextChars))
-	f.str(`,"text_preview":`, e.TextPreview)
-	f.flag(`,"offloaded":`, e.Offloaded)
+// appendResultFields writes the tool.result fields, is_error to timed_out.
+func appendResultFields(b []byte, e *model.Event) []byte {
+	b = appendFlag(b, `,"is_error":`, e.IsError)
+	b = appendStr(b, `,"error":`, e.Error)
+	b = appendFlag(b, `,"replayed":`, e.Replayed)
+	b = appendInt(b, `,"duration_ms":`, e.DurationMS)
+	b = appendInt(b, `,"http_status":`, int64(e.HTTPStatus))
+	b = appendInt(b, `,"rpc_code":`, int64(e.RPCCode))
+	b = appendInt(b, `,"text_chars":`, int64(e.TextChars))
+	b = appendStr(b, `,"text_preview":`, e.TextPreview)
+	b = appendFlag(b, `,"offloaded":`, e.Offloaded)
 	if len(e.Images) > 0 {
-		f.name(`,"images":[`)
+		b = append(b, `,"images":[`...)
 		for i := range e.Images {
 			im := &e.Images[i]
 			if i > 0 {
-				f.b = append(f.b, ',')
+				b = append(b, ',')
 			}
-			f.object(func() {
-				f.str(`,"id":`, im.ID)
-				f.name(`,"mime_type":`)
-				f.quote(im.MimeType)
-				f.name(`,"size":`)
-				f.b = strconv.AppendInt(f.b, int64(im.Size), 10)
-				f.str(`,"problem":`, im.Problem)
-			})
+			open := len(b)
+			b = append(b, '{')
+			b = appendStr(b, `,"id":`, im.ID)
+			b = appendQuote(append(b, `,"mime_type":`...), im.MimeType)
+			b = strconv.AppendInt(append(b, `,"size":`...), int64(im.Size), 10)
+			b = appendStr(b, `,"problem":`, im.Problem)
+			b = closeObject(b, open)
 		}
-		f.b = append(f.b, ']')
+		b = append(b, ']')
 	}
-	f.raw(`,"structured_content":`, e.StructuredContent)
-	f.int(`,"structured_content_bytes":`, int64(e.StructuredContentBytes))
-	f.flag(`,"structured_content_dropped":`, e.StructuredContentDropped)
-	f.flag(`,"late":`, e.Late)
-	f.str(`,"result_type":`, e.ResultType)
-	f.str(`,"denied":`, e.Denied)
-	f.flag(`,"timed_out":`, e.TimedOut)
+	b = appendRaw(b, `,"structured_content":`, e.StructuredContent)
+	b = appendInt(b, `,"structured_content_bytes":`, int64(e.StructuredContentBytes))
+	b = appendFlag(b, `,"structured_content_dropped":`, e.StructuredContentDropped)
+	b = appendFlag(b, `,"late":`, e.Late)
+	b = appendStr(b, `,"result_type":`, e.ResultType)
+	b = appendStr(b, `,"denied":`, e.Denied)
+	return appendFlag(b, `,"timed_out":`, e.TimedOut)
 }
 
-func (f *fields) context(c *model.Context) {
-	f.object(func() {
-		f.name(`"present":`)
-		f.bool(c.Present)
-		f.name(`,"verdict":`)
-		f.quote(c.Verdict)
-		f.int(`,"http_status":`, int64(c.HTTPStatus))
-		f.int(`,"rpc_code":`, int64(c.RPCCode))
-		f.str(`,"reason":`, c.Reason)
-		if len(c.Header) > 0 {
-			f.name(`,"header":`)
-			f.anyMap(c.Header)
-		}
-		if len(c.Claims) > 0 {
-			f.name(`,"claims":`)
-			f.anyMap(c.Claims)
-		}
-		if len(c.Steps) > 0 {
-			f.name(`,"steps":[`)
-			for i, s := range c.Steps {
-				if i > 0 {
-					f.b = append(f.b, ',')
-				}
-				f.object(func() {
-					f.name(`"name":`)
-					f.quote(s.Name)
-					f.name(`,"passed":`)
-					f.bool(s.Passed)
-					f.str(`,"detail":`, s.Detail)
-				})
+func appendContext(b []byte, c *model.Context) []byte {
+	b = strconv.AppendBool(append(b, `{"present":`...), c.Present)
+	b = appendQuote(append(b, `,"verdict":`...), c.Verdict)
+	b = appendInt(b, `,"http_status":`, int64(c.HTTPStatus))
+	b = appendInt(b, `,"rpc_code":`, int64(c.RPCCode))
+	b = appendStr(b, `,"reason":`, c.Reason)
+	if len(c.Header) > 0 {
+		b = appendAnyMap(append(b, `,"header":`...), c.Header)
+	}
+	if len(c.Claims) > 0 {
+		b = appendAnyMap(append(b, `,"claims":`...), c.Claims)
+	}
+	if len(c.Steps) > 0 {
+		b = append(b, `,"steps":[`...)
+		for i, st := range c.Steps {
+			if i > 0 {
+				b = append(b, ',')
 			}
-			f.b = append(f.b, ']')
+			b = appendQuote(append(b, `{"name":`...), st.Name)
+			b = strconv.AppendBool(append(b, `,"passed":`...), st.Passed)
+			b = appendStr(b, `,"detail":`, st.Detail)
+			b = append(b, '}')
 		}
-		if len(c.Warnings) > 0 {
-			f.name(`,"warnings":[`)
-			for i, w := range c.Warnings {
-				if i > 0 {
-					f.b = append(f.b, ',')
-				}
-				f.quote(w)
+		b = append(b, ']')
+	}
+	if len(c.Warnings) > 0 {
+		b = append(b, `,"warnings":[`...)
+		for i, w := range c.Warnings {
+			if i > 0 {
+				b = append(b, ',')
 			}
-			f.b = append(f.b, ']')
+			b = appendQuote(b, w)
 		}
-		f.flag(`,"credential_present":`, c.CredentialPresent)
-	})
+		b = append(b, ']')
+	}
+	b = appendFlag(b, `,"credential_present":`, c.CredentialPresent)
+	return append(b, '}')
 }
 
-// writeMap writes a map as an object, its keys sorted as encoding/json
-// does, each value by value.
-func writeMap[V any](f *fields, m map[string]V, value func(V)) {
+// appendStringMap and appendAnyMap write a map as an object, its keys
+// sorted as encoding/json does.
+func appendStringMap(b []byte, m map[string]string) []byte {
 	var stack [16]string // the small maps of every event sort here
-	f.b = append(f.b, '{')
+	b = append(b, '{')
 	for i, k := range sortedKeys(stack[:0], m) {
 		if i > 0 {
-			f.b = append(f.b, ',')
+			b = append(b, ',')
 		}
-		f.quote(k)
-		f.b = append(f.b, ':')
-		value(m[k])
+		b = appendQuote(append(appendQuote(b, k), ':'), m[k])
 	}
-	f.b = append(f.b, '}')
+	return append(b, '}')
 }
 
-func (f *fields) stringMap(m map[string]string) { writeMap(f, m, f.quote) }
+func appendAnyMap(b []byte, m map[string]any) []byte {
+	var stack [16]string
+	b = append(b, '{')
+	for i, k := range sortedKeys(stack[:0], m) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendAny(append(appendQuote(b, k), ':'), m[k])
+	}
+	return append(b, '}')
+}
 
-func (f *fields) anyMap(m map[string]any) { writeMap(f, m, f.any) }
-
-// any writes what JSON decoding makes (and numbers of any Go type); other
-// values go through encoding/json.
-func (f *fields) any(v any) {
+// appendAny writes what JSON decoding makes (and numbers of any Go type);
+// other values go through encoding/json.
+func appendAny(b []byte, v any) []byte {
 	switch t := v.(type) {
 	case nil:
-		f.b = append(f.b, "null"...)
+		return append(b, "null"...)
 	case string:
-		f.quote(t)
+		return appendQuote(b, t)
 	case bool:
-		f.bool(t)
+		return strconv.AppendBool(b, t)
 	case float64:
-		f.float(t)
+		return appendFloat(b, t)
 	case int:
-		f.b = strconv.AppendInt(f.b, int64(t), 10)
+		return strconv.AppendInt(b, int64(t), 10)
 	case int64:
-		f.b = strconv.AppendInt(f.b, t, 10)
+		return strconv.AppendInt(b, t, 10)
 	case map[string]any:
-		f.anyMap(t)
+		return appendAnyMap(b, t)
 	case []any:
-		f.b = append(f.b, '[')
+		b = append(b, '[')
 		for i, e := range t {
 			if i > 0 {
-				f.b = append(f.b, ',')
+				b = append(b, ',')
 			}
-			f.any(e)
+			b = appendAny(b, e)
 		}
-		f.b = append(f.b, ']')
+		return append(b, ']')
 	case json.Number:
-		f.rawValue([]byte(t))
+		return appendRawValue(b, []byte(t))
 	case json.RawMessage:
 		if len(t) == 0 {
-			f.b = append(f.b, "null"...)
-			return
+			return append(b, "null"...)
 		}
-		f.rawValue(t)
-	default:
-		b, err := json.Marshal(v)
-		if err != nil || len(b) == 0 {
-			f.b = append(f.b, "null"...)
-			return
-		}
-		f.rawValue(b)
+		return appendRawValue(b, t)
 	}
+	raw, err := json.Marshal(v)
+	if err != nil || len(raw) == 0 {
+		return append(b, "null"...)
+	}
+	return appendRawValue(b, raw)
 }
 
 // sortedKeys appends m's keys to keys, sorted.
