@@ -23,7 +23,7 @@ const (
 // Defaults of a WriterConfig.
 const (
 	defaultMaxDelay     = 100 * time.Millisecond
-	defaultQueueLen     = 16384
+	defaultQueueLen     = 8192
 	defaultStallAfter   = 5 * time.Second
 	defaultCloseTimeout = 2 * time.Second
 )
@@ -36,7 +36,7 @@ type WriterConfig struct {
 	// MaxDelay is the longest a written line stays in the buffer while
 	// events keep coming (default 100 ms); an idle writer flushes within 2 ms.
 	MaxDelay time.Duration
-	// QueueLen bounds the events waiting to be written (default 16384).
+	// QueueLen bounds the events waiting to be written (default 8192).
 	// Past it an event is dropped whole and counted; the count is written
 	// (an output_overflow warning line) before the next line that is.
 	QueueLen int

@@ -3,8 +3,6 @@ package ui
 import (
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -13,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"toolscope/model"
+	"toolscope/model/userfiles"
 )
 
 // callJSON is what `y` copies: the call as one redacted JSON document.
@@ -165,6 +164,7 @@ type copiedMsg struct {
 	id    string
 	bytes int
 	path  string // where the JSON was saved ("" when not)
+	clip  string // what can be said of the clipboard ("" when not sent)
 	err   error
 }
 
@@ -199,19 +199,27 @@ func (m *Model) copyFocused() tea.Cmd {
 		if w != nil {
 			if _, err := w.Write(clipboardSequence(b, mode)); err != nil && msg.err == nil {
 				msg.err = err
+			} else if err == nil {
+				msg.clip = clipboardNote(mode)
 			}
 		}
 		return msg
 	}
 }
 
-// saveCopy writes a copied call to dir/<id>.json, readable by the user only.
+// saveCopy writes a copied call to a new file dir/<id>.json (<id>-2.json
+// when taken, ...) that only the user can read, in a directory only the
+// user can enter (userfiles: nothing planted there is written through).
 func saveCopy(dir, id string, b []byte) (string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	f, path, err := userfiles.Create(dir, fileSafe(id), ".json")
+	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, fileSafe(id)+".json")
-	return path, os.WriteFile(path, b, 0o600)
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return "", err
+	}
+	return path, f.Close()
 }
 
 // fileSafe turns a call id into a file name: letters, digits, . _ - only.
@@ -241,13 +249,16 @@ func (m *Model) onCopied(msg copiedMsg) {
 		m.setFlash("copy failed: " + msg.err.Error())
 		return
 	}
-	// The terminal never says whether it took the OSC 52 copy: the file is
-	// the copy that is sure.
-	what := "sent " + formatBytes(msg.bytes) + " JSON to the clipboard (OSC 52)"
+	// The file is the copy that is sure; the clipboard is said as far as
+	// it is known (clipboardNote).
+	var parts []string
 	if msg.path != "" {
-		what = "sent to the clipboard, saved " + model.Sanitize(msg.path)
+		parts = append(parts, "saved "+formatBytes(msg.bytes)+" JSON to "+model.Sanitize(msg.path))
 	}
-	m.setFlash(what)
+	if msg.clip != "" {
+		parts = append(parts, msg.clip)
+	}
+	m.setFlash("y: " + strings.Join(parts, " · "))
 }
 
 var _ io.Writer = (*lockedFile)(nil)
