@@ -2,8 +2,10 @@ package model
 
 import (
 	"bytes"
+	"maps"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -43,12 +45,13 @@ var notCredentialNames = map[string]bool{"progresstoken": true, "tokentype": tru
 // keys come with every call.
 type nameMatcher struct {
 	extra []namePattern
-	mu    sync.RWMutex
-	cache map[string]bool // at most maxCachedNames
+	mu    sync.Mutex                      // held by who adds a verdict
+	cache atomic.Pointer[map[string]bool] // read without a lock, replaced whole
 }
 
-// maxCachedNames bounds the verdicts kept: names come from the wire.
-const maxCachedNames = 4096
+// maxCachedNames bounds the verdicts kept (names come from the wire), and
+// so the copies made to add one.
+const maxCachedNames = 1024
 
 // defaultNames judges names for a Redactor made without extra words.
 var defaultNames = &nameMatcher{}
@@ -65,21 +68,23 @@ func newNameMatcher(extra []string) *nameMatcher {
 
 // isCredential says whether a value under this name is a credential.
 func (m *nameMatcher) isCredential(name string) bool {
-	m.mu.RLock()
-	v, ok := m.cache[name]
-	m.mu.RUnlock()
-	if ok {
-		return v
+	if c := m.cache.Load(); c != nil {
+		if v, ok := (*c)[name]; ok {
+			return v
+		}
 	}
-	v = m.judge(name)
+	v := m.judge(name)
 	m.mu.Lock()
-	if m.cache == nil {
-		m.cache = make(map[string]bool)
+	defer m.mu.Unlock()
+	old := m.cache.Load()
+	if old == nil || len(*old) < maxCachedNames {
+		next := make(map[string]bool, maxCachedNames/8)
+		if old != nil {
+			next = maps.Clone(*old)
+		}
+		next[strings.Clone(name)] = v
+		m.cache.Store(&next)
 	}
-	if len(m.cache) < maxCachedNames {
-		m.cache[strings.Clone(name)] = v
-	}
-	m.mu.Unlock()
 	return v
 }
 
