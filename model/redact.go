@@ -22,7 +22,9 @@ const ContextHeader = "X-AgentArea-Context"
 //     scheme ("Bearer [redacted]");
 //   - the context token's signature (the header and claims stay: whoever
 //     holds the token can read them), and that of any JWT in any text;
-//   - a URL's userinfo and credential query parameters, in any text;
+//   - in any text: a URL's userinfo and credential query parameters, the
+//     value of NAME=VALUE, --flag VALUE and "Name: value" lines of credential
+//     names, and a JSON document written as text as JSON is;
 //   - any value it was told is secret (context secrets, the feed's API key)
 //     and any credential it saw in a redacted header, wherever it appears
 //     again (X-Soat-Context-ocaToken beside Authorization: Bearer tok_...).
