@@ -14,10 +14,10 @@ import (
 	"toolscope/model"
 )
 
-// The JSON-lines format (--output json, --record, replay): one event an
-// object a line, field names as model.Event's tags give them, in that
-// order, a field left out when empty; a tool.progress always carries
-// progress, total (null when unknown) and relayed. Strings are quoted and
+// The JSON-lines format (docs/json-lines.md: --output json, --record,
+// replay): one event an object a line, field names as model.Event's tags
+// give them, in that order, a field left out when empty; a tool.progress
+// always carries progress, total (null when unknown) and relayed. Strings are quoted and
 // raw values compacted by jsontext; the line is then made safe to view on
 // a terminal (model.TerminalSafeJSON: DEL, C1 and bidirectional controls,
 // U+2028 and U+2029 as \u escapes). Events reach the outputs redacted (the
