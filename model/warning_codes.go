@@ -83,6 +83,8 @@ const (
 	WarnBackfillFailed              WarningCode = "backfill_failed"
 	WarnMalformedLine               WarningCode = "malformed_line"
 	WarnWriteFailed                 WarningCode = "write_failed"
+	WarnOutputOverflow              WarningCode = "output_overflow"
+	WarnOutputStuck                 WarningCode = "output_stuck"
 	WarnDemoFailed                  WarningCode = "demo_failed"
 	WarnOTLPExportFailed            WarningCode = "otlp_export_failed"
 	WarnStdoutClosed                WarningCode = "stdout_closed"
@@ -169,7 +171,7 @@ var WarningCodes = []WarningInfo{
 	{WarnMalformedCall, "`tools/call` params the tap could not read", ruleToolscope, 0},
 	{WarnMalformedResponse, "a message from the server the tap could not read", ruleToolscope, 0},
 	{WarnParseSkipped, "a body or SSE event over the parse limit: forwarded, not parsed", ruleToolscope, 0},
-	{WarnParseLagging, "the tap's parser fell behind a stream: some bytes forwarded, not parsed", ruleToolscope, 0},
+	{WarnParseLagging, "the tap's observation fell behind the traffic: everything was forwarded, some of it not parsed (exchanges, stdio messages or a stream's bytes)", ruleToolscope, 0},
 	{WarnTapServerError, "what net/http's server in the tap reported (a recovered panic, a failed accept): its first line, at most one a second", ruleToolscope, 0},
 	{WarnUnexpectedFieldType, "a feed event field of an unexpected JSON type: the rest is kept", ruleToolscope, 0},
 	{WarnMalformedEvent, "a feed frame that is not JSON", ruleFeed, 0},
@@ -177,6 +179,8 @@ var WarningCodes = []WarningInfo{
 	{WarnBackfillFailed, "the history could not be read", ruleFeed, 0},
 	{WarnMalformedLine, "a replay line that is not an event", ruleToolscope, 0},
 	{WarnWriteFailed, "a writer that failed", ruleToolscope, 0},
+	{WarnOutputOverflow, "an output (stdout, `--record`) could not keep up: the number of lines it lost, written where they were lost; the traffic never waits on an output", ruleToolscope, 0},
+	{WarnOutputStuck, "an output's write has not completed for 5 s: said once on stderr and in the other outputs; its lines are dropped and counted until the write returns", ruleToolscope, 0},
 	{WarnDemoFailed, "the demo's own failure", ruleToolscope, 0},
 	{WarnStdoutClosed, "a stdio tap's client stopped reading its standard output: the server's messages are parsed but reach no one", ruleToolscope, 0},
 	{WarnOTLPExportFailed, "spans could not be sent to the `--otlp` collector (once per outage; monitoring goes on)", ruleToolscope, 0},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 var feedOpts = Options{SourceName: "t1", TaskID: "task-from-url", Now: time.Date(2026, 7, 29, 9, 0, 0, 0, time.UTC)}
@@ -283,7 +284,7 @@ func FuzzDecodeFeedEvent(f *testing.F) {
 			t.Fatalf("terminal frame of kind %s", fr.Event.Kind)
 		}
 		if fr.Event.Kind != "" {
-			if _, err := model.EncodeLine(fr.Event); err != nil {
+			if _, err := output.DecodeLine(output.EncodeLine(&fr.Event)); err != nil {
 				t.Fatalf("event does not encode: %v", err)
 			}
 		}
@@ -302,7 +303,7 @@ func FuzzDecodeHistoryEvent(f *testing.F) {
 		if fr.Terminal && fr.Event.Kind != model.KindTaskStatus {
 			t.Fatalf("terminal frame of kind %s", fr.Event.Kind)
 		}
-		if _, err := model.EncodeLine(fr.Event); err != nil {
+		if _, err := output.DecodeLine(output.EncodeLine(&fr.Event)); err != nil {
 			t.Fatalf("event does not encode: %v", err)
 		}
 	})

@@ -30,8 +30,7 @@ type Tap struct {
 	calls    *registry
 	judge    *decoder.Judge // judges each request; remembers what earlier calls carried
 	cancels  pendingCancels
-	budget   *byteBudget    // request-body bytes held (see reqbody.go)
-	redactor model.Redactor // knows the configured credential header too
+	budget   *byteBudget // request-body bytes held (see reqbody.go)
 
 	seq      atomic.Uint64
 	inflight sync.WaitGroup // exchanges being run
@@ -55,7 +54,7 @@ func New(cfg Config, sink model.Sink) (*Tap, error) {
 		return nil, errors.New("tap: a sink is required")
 	}
 	t := &Tap{cfg: cfg, sink: sink, upstream: u, calls: newRegistry(), runners: newRunners(),
-		budget: &byteBudget{limit: cfg.MaxBufferedBytes}, redactor: model.NewRedactor(cfg.CredentialHeader), judge: newJudge(cfg)}
+		budget: &byteBudget{limit: cfg.MaxBufferedBytes}, judge: newJudge(cfg)}
 	t.proxy = t.newProxy()
 	return t, nil
 }
