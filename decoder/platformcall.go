@@ -1,8 +1,6 @@
 package decoder
 
 import (
-	"crypto/rand"
-	"fmt"
 	"net/http"
 
 	"toolscope/decoder/jsonrpc"
@@ -70,14 +68,4 @@ func PlatformHeaders(method, name string) http.Header {
 		h.Set(HeaderName, name)
 	}
 	return h
-}
-
-// NewUUID returns a random (version 4) UUID, as AgentArea uses for task,
-// instance, token (jti) and event ids.
-func NewUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
 
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
@@ -85,9 +86,9 @@ func reportCPUPerOp(b *testing.B) func() {
 // platformInput is a call as AgentArea sends it (its agentarea/* keys,
 // Claims, Sign), read as a tap reads _meta: through JSON text.
 func platformInput(t testing.TB) Input {
-	task, call := newUUID(), newUUID()
+	task, call := uuid.NewString(), uuid.NewString()
 	meta := map[string]any{jsonrpc.MetaProtocol: ProtocolMajor, jsonrpc.MetaTaskID: task, jsonrpc.MetaToolCallID: call,
-		jsonrpc.MetaWorkspaceID: newUUID(), jsonrpc.MetaIdempotencyKey: task + ":" + call}
+		jsonrpc.MetaWorkspaceID: uuid.NewString(), jsonrpc.MetaIdempotencyKey: task + ":" + call}
 	token, err := Sign(Claims(testInstance, "get_order", meta, testNow.Add(-2*time.Second)), []byte(testSecret))
 	if err != nil {
 		t.Fatal(err)

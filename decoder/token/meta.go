@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/google/uuid"
 
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
@@ -38,7 +41,7 @@ func contextClaimNames(claims map[string]any) []string {
 }
 
 // checkMetaClaims is step 3: every agentarea/* key of _meta equals its claim
-// (objects compared regardless of key order), values have the contract's
+// (decoded JSON compared as such: objects regardless of key order), values have the contract's
 // types (a malformed one is 400/-32602), and the protocol's major is known.
 // keys are meta's agentarea/* keys (agentAreaKeys), names the context
 // claims (contextClaimNames).
@@ -73,7 +76,7 @@ func checkMetaClaims(meta, claims map[string]any, keys, names []string, warn fun
 		switch {
 		case !present:
 			m = fmt.Sprintf("%s has no claim", k)
-		case !jsonEqual(meta[k], cv):
+		case !reflect.DeepEqual(meta[k], cv):
 			m = fmt.Sprintf("%s is %s but the claim is %s", k, describe(meta[k]), describe(cv))
 		default:
 			continue
@@ -179,21 +182,8 @@ func contractWarnings(claims, meta map[string]any, names []string, warn func(mod
 // isUUID says whether s is a UUID in its canonical text form,
 // 8-4-4-4-12 hex digits (any case), as the platform writes a jti.
 func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return false
-			}
-		case !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'):
-			return false
-		}
-	}
-	return true
+	_, err := uuid.Parse(s)
+	return len(s) == 36 && err == nil
 }
 
 func stripPrefix(meta map[string]any) map[string]any {

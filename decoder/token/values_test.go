@@ -1,38 +1,9 @@
 package token
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 )
-
-func TestJSONEqual(t *testing.T) {
-	var reordered any
-	must(json.Unmarshal([]byte(`{"b":[1,{"y":2,"x":1}],"a":"s"}`), &reordered))
-	cases := []struct {
-		rule string
-		a, b any
-		want bool
-	}{
-		{"objects are equal regardless of key order", map[string]any{"a": "s", "b": []any{1.0, map[string]any{"x": 1.0, "y": 2.0}}}, reordered, true},
-		{"arrays keep their order", []any{1.0, 2.0}, []any{2.0, 1.0}, false},
-		{"a string is not a number", "1", 1.0, false},
-		{"null equals null", nil, nil, true},
-		{"null is not false", nil, false, false},
-		{"an extra key differs", map[string]any{"a": 1.0}, map[string]any{"a": 1.0, "b": 2.0}, false},
-		{"a missing key differs", map[string]any{"a": 1.0, "c": nil}, map[string]any{"a": 1.0, "b": nil}, false},
-	}
-	for _, c := range cases {
-		t.Run(c.rule, func(t *testing.T) {
-			if got := jsonEqual(c.a, c.b); got != c.want {
-				t.Fatalf("jsonEqual = %v", got)
-			}
-			if got := jsonEqual(c.b, c.a); got != c.want {
-				t.Fatalf("not symmetric")
-			}
-		})
-	}
-}
 
 func TestHumanDuration(t *testing.T) {
 	cases := []struct {

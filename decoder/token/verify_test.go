@@ -188,6 +188,20 @@ func TestVerifyContextRules(t *testing.T) {
 			verdict: model.VerdictRejected, status: 400, code: -32602, failed: StepMeta},
 		{rule: "malformed metadata claim is 400", claims: func(c jwt.MapClaims) { c["metadata"] = []any{"x"} },
 			verdict: model.VerdictRejected, status: 400, code: -32602, failed: StepMeta},
+		{rule: "metadata equals its claim whatever the order of its keys", claims: func(c jwt.MapClaims) {
+			c["metadata"] = map[string]any{"a": "s", "b": []any{1.0, map[string]any{"x": 1.0, "y": 2.0}}}
+		}, meta: func(m map[string]any) {
+			var reordered any
+			must(json.Unmarshal([]byte(`{"b":[1,{"y":2,"x":1}],"a":"s"}`), &reordered))
+			m[jsonrpc.MetaMetadata] = reordered
+		}, verdict: model.VerdictValid},
+		{rule: "metadata arrays keep their order", claims: func(c jwt.MapClaims) {
+			c["metadata"] = map[string]any{"b": []any{1.0, 2.0}}
+		}, meta: func(m map[string]any) { m[jsonrpc.MetaMetadata] = map[string]any{"b": []any{2.0, 1.0}} },
+			verdict: model.VerdictRejected, status: 403, code: -32003, failed: StepMeta},
+		{rule: "a string is not a number", meta: func(m map[string]any) { m[jsonrpc.MetaMetadata] = map[string]any{"n": "1"} },
+			claims: func(c jwt.MapClaims) { c["metadata"] = map[string]any{"n": 1.0} },
+			verdict: model.VerdictRejected, status: 403, code: -32003, failed: StepMeta},
 		{rule: "no secret gives unverified", input: func(in *Input) { in.Secrets = nil }, verdict: model.VerdictUnverified},
 		{rule: "no secret with a mismatching call stays unverified", input: func(in *Input) { in.Secrets = nil },
 			meta: func(m map[string]any) { m[jsonrpc.MetaTaskID] = "other" }, verdict: model.VerdictUnverified, warning: "meta_claim_mismatch"},

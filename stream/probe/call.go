@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
 
 	"toolscope/decoder"
 	"toolscope/decoder/jsonrpc"
@@ -47,10 +48,10 @@ func probeMetadata() map[string]any {
 // ("probe.<case>.<random>"), so a server's log says which case called.
 func newContext(caseID string) decoder.CallContext {
 	return decoder.CallContext{
-		TaskID:      decoder.NewUUID(),
+		TaskID:      uuid.NewString(),
 		ToolCallID:  "probe." + caseID + "." + randomHex(4),
-		WorkspaceID: decoder.NewUUID(),
-		AgentID:     decoder.NewUUID(),
+		WorkspaceID: uuid.NewString(),
+		AgentID:     uuid.NewString(),
 		EndUserID:   "probe-user",
 		Metadata:    probeMetadata(),
 	}

@@ -6,7 +6,8 @@ import (
 	"slices"
 	"time"
 
-	"toolscope/decoder"
+	"github.com/google/uuid"
+
 	"toolscope/decoder/jsonrpc"
 	"toolscope/decoder/token"
 	"toolscope/model"
@@ -101,7 +102,7 @@ func Cases() []Case {
 		{ID: "iat_too_old", Title: "token issued 11 minutes ago (exp still ahead)", Expect: unauthorized,
 			change: func(c *call, now time.Time) { setTimes(c, now.Add(-11*time.Minute), 15*time.Minute) }},
 		{ID: "wrong_aud", Title: "aud names another instance", Expect: unauthorized,
-			change: func(c *call, _ time.Time) { c.claims["aud"] = decoder.NewUUID() }},
+			change: func(c *call, _ time.Time) { c.claims["aud"] = uuid.NewString() }},
 		{ID: "wrong_iss", Title: "iss is not agentarea", Expect: unauthorized,
 			change: func(c *call, _ time.Time) { c.claims["iss"] = "agentarea-probe" }},
 		{ID: "skew_expired", Title: "token expired 20 s ago, inside the 30 s skew", Expect: ran,
@@ -113,7 +114,7 @@ func Cases() []Case {
 		{ID: "tool_mismatch", Title: "tool claim names another tool than params.name", Expect: forbidden,
 			change: func(c *call, _ time.Time) { c.claims["tool"] = c.tool + "_other" }},
 		{ID: "meta_mismatch", Title: "_meta agentarea/workspace_id differs from its claim", Expect: forbidden,
-			change: func(c *call, _ time.Time) { c.meta[jsonrpc.MetaWorkspaceID] = decoder.NewUUID() }},
+			change: func(c *call, _ time.Time) { c.meta[jsonrpc.MetaWorkspaceID] = uuid.NewString() }},
 		{ID: "protocol_unknown_major", Title: `protocol "2", an unknown major, in _meta and token`, Expect: forbidden,
 			change: func(c *call, _ time.Time) { setBoth(c, "protocol", "2") }},
 		{ID: "key_order", Title: "agentarea/metadata with its keys in another order than the claim", Expect: ran,

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolscope/decoder"
@@ -50,7 +51,7 @@ type contractServer struct {
 func startContractServer(t *testing.T, lax laxness) *contractServer {
 	t.Helper()
 	s := &contractServer{lax: lax, secret: []byte("probe-test-secret-0123456789abcdef-xyz"),
-		instanceID: decoder.NewUUID(), credential: "cred-" + randomHex(8),
+		instanceID: uuid.NewString(), credential: "cred-" + randomHex(8),
 		runs: map[string]int{}, idem: map[string]*mcp.CallToolResult{}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "probe-test", Version: "1.0.0"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "echo", Description: "echo", InputSchema: map[string]any{"type": "object"}}, s.echo)
