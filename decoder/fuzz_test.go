@@ -20,7 +20,7 @@ func FuzzSummarizeResult(f *testing.F) {
 		if s.TextChars < 0 || s.Offloaded != (s.TextChars > MaxTextChars) {
 			t.Fatalf("text %d offloaded %v", s.TextChars, s.Offloaded)
 		}
-		if utf8.RuneCountInString(s.TextPreview) > previewChars || utf8.RuneCountInString(s.Error) > previewChars {
+		if utf8.RuneCountInString(s.TextPreview) > model.PreviewChars || utf8.RuneCountInString(s.Error) > model.PreviewChars {
 			t.Fatal("preview too long")
 		}
 		if s.StructuredContentDropped != (s.StructuredContentChars > MaxStructuredChars) {
@@ -41,7 +41,7 @@ func FuzzSummarizeResult(f *testing.F) {
 		}
 		var ev model.Event
 		s.ApplyTo(&ev)
-		if len(ev.StructuredContent) > maxKeptStructuredBytes {
+		if len(ev.StructuredContent) > model.MaxKeptStructuredBytes {
 			t.Fatal("kept too much structured content")
 		}
 	})

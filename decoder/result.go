@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -26,11 +25,6 @@ const (
 	MaxImageBytes = 5 * 1024 * 1024
 	// MaxImages: at most this many images per result.
 	MaxImages = 8
-	// previewChars is how much text ApplyTo keeps as the event's preview.
-	previewChars = 2000
-	// maxKeptStructuredBytes: ApplyTo keeps the raw structuredContent only up
-	// to this size, so one result cannot bloat the store or a recording.
-	maxKeptStructuredBytes = 64 * 1024
 )
 
 // Result types of MCP 2026-07-28 (a missing resultType means complete).
@@ -51,7 +45,7 @@ type ResultSummary struct {
 	// reads: text blocks and embedded text resources, or the
 	// structuredContent JSON when content is empty.
 	TextChars int
-	// TextPreview is the start of that text (previewChars characters).
+	// TextPreview is the start of that text (model.PreviewChars characters).
 	TextPreview string
 	// Offloaded: TextChars is over MaxTextChars.
 	Offloaded bool
@@ -100,7 +94,7 @@ func SummarizeResult(r *jsonrpc.Result) (ResultSummary, []model.Warning) {
 	s.summarizeText(r, warn)
 	s.IsError, s.Replayed = r.IsError, r.Replayed
 	if s.IsError {
-		s.Error = keptPrefix(r.Text, previewChars)
+		s.Error = model.Prefix(r.Text, model.PreviewChars)
 	}
 	if r.ResultType != "" {
 		s.ResultType = r.ResultType
@@ -159,7 +153,7 @@ func (s *ResultSummary) summarizeText(r *jsonrpc.Result, warn warnFunc) {
 		warn(model.WarnContentEmpty, "content is empty; the model reads structuredContent as text")
 	}
 	s.TextChars = utf8.RuneCountInString(modelText)
-	s.TextPreview = keptPrefix(modelText, previewChars)
+	s.TextPreview = model.Prefix(modelText, model.PreviewChars)
 	if s.TextChars > MaxTextChars {
 		s.Offloaded = true
 		warn(model.WarnTextOffloaded, "the model reads %d characters; over %d the text is offloaded and the model sees a pointer and a preview",
@@ -172,7 +166,7 @@ func ErrorSummary(e *jsonrpc.RPCError) ResultSummary {
 	s := ResultSummary{IsError: true}
 	if e != nil {
 		s.RPCCode = e.Code
-		s.Error = keptPrefix(e.Message, previewChars)
+		s.Error = model.Prefix(e.Message, model.PreviewChars)
 	}
 	return s
 }
@@ -185,7 +179,7 @@ func (s ResultSummary) ApplyTo(ev *model.Event) {
 	if len(s.Images) > 0 {
 		ev.Images = append([]model.Image(nil), s.Images...)
 	}
-	if s.StructuredContent != nil && len(s.StructuredContent) <= maxKeptStructuredBytes {
+	if s.StructuredContent != nil && len(s.StructuredContent) <= model.MaxKeptStructuredBytes {
 		ev.StructuredContent = append(json.RawMessage(nil), s.StructuredContent...)
 	}
 	ev.StructuredContentBytes = s.StructuredContentBytes
@@ -197,32 +191,6 @@ func (s ResultSummary) ApplyTo(ev *model.Event) {
 	if s.RPCCode != 0 {
 		ev.RPCCode = s.RPCCode
 	}
-}
-
-// keptPrefix is truncateRunes for text the store keeps: a cut preview is a
-// copy, so a retained call holds its 2000 characters, not the whole text
-// the preview was cut from (a large result's megabytes, per call).
-func keptPrefix(s string, n int) string {
-	p := truncateRunes(s, n)
-	if len(p) < len(s) {
-		return strings.Clone(p)
-	}
-	return p
-}
-
-// truncateRunes returns at most n code points of s, never splitting one.
-func truncateRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i]
-		}
-		count++
-	}
-	return s
 }
 
 // spacedASCIIJSONLen is the length of compact JSON as Python's json.dumps

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
@@ -72,7 +71,7 @@ func TestSummarizeResult(t *testing.T) {
 			}},
 		{"text over 8000 characters is offloaded", resultJSON([]map[string]any{textBlock(strings.Repeat("a", 8001))}, nil), "text_offloaded",
 			func(t *testing.T, s ResultSummary) {
-				if !s.Offloaded || len([]rune(s.TextPreview)) != previewChars {
+				if !s.Offloaded || len([]rune(s.TextPreview)) != model.PreviewChars {
 					t.Fatalf("%v %d", s.Offloaded, len(s.TextPreview))
 				}
 			}},
@@ -290,21 +289,5 @@ func TestSpacedASCIIJSONLen(t *testing.T) {
 		if got := spacedASCIIJSONLen([]byte(c.compact)); got != c.want {
 			t.Errorf("spacedASCIIJSONLen(%s) = %d, want %d", c.compact, got, c.want)
 		}
-	}
-}
-
-// A preview cut from a long text is a copy: the store keeps the preview,
-// and it must not keep the whole text alive with it.
-func TestCutPreviewIsACopy(t *testing.T) {
-	text := strings.Repeat("x", 3*previewChars)
-	p := keptPrefix(text, previewChars)
-	if p != text[:previewChars] {
-		t.Fatalf("preview %d bytes", len(p))
-	}
-	if unsafe.StringData(p) == unsafe.StringData(text) {
-		t.Fatal("the preview shares the text's bytes")
-	}
-	if short := "short"; unsafe.StringData(keptPrefix(short, previewChars)) != unsafe.StringData(short) {
-		t.Fatal("an uncut text was copied")
 	}
 }

@@ -1,6 +1,9 @@
 package model
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Clip keeps at most n bytes of s, never splitting a character, and ends
 // a cut text with "…": untrusted text in a message or a line stays short.
@@ -12,6 +15,23 @@ func Clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// Prefix keeps at most n characters (code points) of s, never splitting
+// one. A cut prefix is a copy: what keeps it (the store, a recording) does
+// not keep the whole text it was cut from.
+func Prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n {
+			return strings.Clone(s[:i])
+		}
+		count++
+	}
+	return s
 }
 
 // ShortID keeps the first 8 bytes of a long id (never splitting a

@@ -2,6 +2,7 @@ package feedevent
 
 import (
 	jsonv1 "github.com/go-json-experiment/json/v1"
+	"unicode/utf8"
 
 	"toolscope/model"
 )
@@ -56,10 +57,10 @@ func fillFeedResult(ev *model.Event, d *feedData, failed bool) {
 		if d.Result[0] == '"' {
 			var text string
 			if jsonv1.Unmarshal(d.Result, &text) == nil {
-				ev.TextChars, ev.TextPreview = feedRuneCountPreview(text, model.PreviewChars)
+				ev.TextChars, ev.TextPreview = utf8.RuneCountInString(text), model.Prefix(text, model.PreviewChars)
 			}
 		} else if string(d.Result) != "null" {
-			_, ev.TextPreview = feedRuneCountPreview(string(d.Result), model.PreviewChars)
+			ev.TextPreview = model.Prefix(string(d.Result), model.PreviewChars)
 		}
 	}
 	if sc := d.StructuredContent; len(sc) > 0 && string(sc) != "null" {
@@ -75,19 +76,4 @@ func fillFeedResult(ev *model.Event, d *feedData, failed bool) {
 			ev.Images[i] = model.Image{ID: string(im.ID), MimeType: im.MimeType, Size: im.Size}
 		}
 	}
-}
-
-// feedRuneCountPreview counts the characters of s and keeps its first n.
-func feedRuneCountPreview(s string, n int) (int, string) {
-	count, cut := 0, len(s)
-	for i := range s {
-		if count == n {
-			cut = i
-		}
-		count++
-	}
-	if count <= n {
-		cut = len(s)
-	}
-	return count, s[:cut]
 }

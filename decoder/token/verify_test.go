@@ -200,7 +200,7 @@ func TestVerifyContextRules(t *testing.T) {
 		}, meta: func(m map[string]any) { m[jsonrpc.MetaMetadata] = map[string]any{"b": []any{2.0, 1.0}} },
 			verdict: model.VerdictRejected, status: 403, code: -32003, failed: StepMeta},
 		{rule: "a string is not a number", meta: func(m map[string]any) { m[jsonrpc.MetaMetadata] = map[string]any{"n": "1"} },
-			claims: func(c jwt.MapClaims) { c["metadata"] = map[string]any{"n": 1.0} },
+			claims:  func(c jwt.MapClaims) { c["metadata"] = map[string]any{"n": 1.0} },
 			verdict: model.VerdictRejected, status: 403, code: -32003, failed: StepMeta},
 		{rule: "no secret gives unverified", input: func(in *Input) { in.Secrets = nil }, verdict: model.VerdictUnverified},
 		{rule: "no secret with a mismatching call stays unverified", input: func(in *Input) { in.Secrets = nil },
