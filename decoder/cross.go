@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -40,23 +39,14 @@ type boundedMap struct {
 }
 
 func (b *boundedMap) get(k string) ([2]string, bool) {
-	if len(k) <= maxShort {
-		v, ok := b.m[k]
-		return v, ok
-	}
-	var buf [shortDigestLen]byte
-	v, ok := b.m[string(appendDigest(buf[:0], k))] // looked up, not made
+	v, ok := b.m[short(k)]
 	return v, ok
 }
 
 // set records v for k, a key get has just looked up (present: it was
 // found): every call passes here, and the map is not searched for it again.
 func (b *boundedMap) set(k string, v [2]string, present bool) {
-	same := v[0] == k // a jti is its own value: one digest for both
-	k = short(k)
-	if v[0] = short(v[0]); same {
-		v[0] = k
-	}
+	k, v[0] = short(k), short(v[0])
 	if b.m == nil {
 		b.m = make(map[string][2]string)
 	}
@@ -73,36 +63,15 @@ func (b *boundedMap) set(k string, v [2]string, present bool) {
 	b.next = (b.next + 1) % maxCrossEntries
 }
 
-// short keeps a key or value small: past maxShort bytes it is a digest,
-// so a hostile megabyte-long key costs the index no more than a short one.
+// short keeps a key or value small: past 80 bytes (an idempotency key is
+// 73) it is a digest, so a hostile megabyte-long key costs the index no
+// more than a short one.
 func short(s string) string {
-	if len(s) <= maxShort {
+	if len(s) <= 80 {
 		return s
 	}
-	var buf [shortDigestLen]byte
-	return string(appendDigest(buf[:0], s))
-}
-
-// sameShort is short(s) == kept, without making short(s).
-func sameShort(s, kept string) bool {
-	if len(s) <= maxShort {
-		return s == kept
-	}
-	var buf [shortDigestLen]byte
-	return string(appendDigest(buf[:0], s)) == kept
-}
-
-const (
-	maxShort       = 64
-	shortDigestLen = len("sha256:") + sha256.Size
-)
-
-// appendDigest appends "sha256:" and the raw digest of s. s is hashed in
-// place (Sum256 only reads it): a long key is not copied to be hashed.
-func appendDigest(dst []byte, s string) []byte {
-	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(s), len(s)))
-	dst = append(dst, "sha256:"...)
-	return append(dst, sum[:]...)
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + string(sum[:])
 }
 
 // crossCall is what the cross-call rules read of one tools/call.
@@ -151,7 +120,7 @@ func (x *crossIndex) check(c crossCall) []model.Warning {
 			val = eu
 		}
 		prev, seen := x.endUsers.get(c.taskID)
-		if seen && !sameShort(val, prev[0]) {
+		if seen && short(val) != prev[0] {
 			ws = append(ws, model.Warning{Code: model.WarnEndUserIDChanged, Message: fmt.Sprintf(
 				"end_user_id is %s but was %s on %s %s of the same task; it is fixed when the task is created", describeEndUser(val), describeEndUser(prev[0]), c.what, prev[1])})
 		}
