@@ -1,7 +1,6 @@
 package feedevent
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -15,17 +14,8 @@ import (
 type feedString string
 
 func (s *feedString) UnmarshalJSON(b []byte) error {
-	if len(b) >= 2 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 {
-		*s = feedString(b[1 : len(b)-1]) // no escapes: the text is the value
-		return nil
-	}
 	if len(b) > 0 && b[0] == '"' {
-		var v string
-		if err := jsonv1.Unmarshal(b, &v); err != nil {
-			return err
-		}
-		*s = feedString(v)
-		return nil
+		return jsonv1.Unmarshal(b, (*string)(s))
 	}
 	if string(b) != "null" {
 		*s = feedString(b)

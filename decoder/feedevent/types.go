@@ -37,53 +37,12 @@ var feedTerminal = map[string]bool{
 	"workflowcanceled":  true,
 }
 
-// feedKnownTypes maps the spellings servers use to their normalized form,
-// so the common names cost a map lookup rather than an allocation.
-var feedKnownTypes = func() map[string]string {
-	m := map[string]string{}
-	for _, t := range []string{"tool.call", "tool.progress", "tool.result", "ToolCallStarted", "ToolCallCompleted",
-		"ToolCallFailed", "ToolCallProgress", "task.completed", "task.failed", "task.cancelled", "task.started",
-		"task_completed", "task_failed", "task_cancelled", "workflow_completed", "workflow_failed",
-		"task.awaiting_follow_up", "task.awaiting_continuation", "task.continued", "llm.call.chunk",
-		"llm.call.started", "llm.call.completed", "llm.call.failed", "approval.request", "approval.response"} {
-		m[t] = normalizeFeedTypeSlow(t)
-	}
-	return m
-}()
-
 // normalizeFeedType lowers an event type and drops its separators.
 func normalizeFeedType(t string) string {
-	if n, ok := feedKnownTypes[t]; ok {
-		return n
-	}
-	return normalizeFeedTypeSlow(t)
+	return strings.ToLower(feedTypeSeparators.Replace(t))
 }
 
-func normalizeFeedTypeSlow(t string) string {
-	clean := true
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		if c == '.' || c == '_' || c == '-' || (c >= 'A' && c <= 'Z') {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return t
-	}
-	b := make([]byte, 0, len(t))
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		switch {
-		case c == '.' || c == '_' || c == '-':
-		case c >= 'A' && c <= 'Z':
-			b = append(b, c+'a'-'A')
-		default:
-			b = append(b, c)
-		}
-	}
-	return string(b)
-}
+var feedTypeSeparators = strings.NewReplacer(".", "", "_", "", "-", "")
 
 // isFeedTaskType says whether a normalized type is a task.status event.
 func isFeedTaskType(norm string) bool {
