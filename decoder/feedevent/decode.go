@@ -57,12 +57,6 @@ func Decode(eventName string, data []byte, o Options) Frame {
 	if normalizeFeedType(eventName) == feedHeartbeat {
 		return Frame{} // silence-breaker only, whatever its data
 	}
-	return decodeFeedEventGeneral(eventName, data, o)
-}
-
-// decodeFeedEventGeneral decodes any frame: envelopes, flat frames, nested
-// data, fields of unexpected types.
-func decodeFeedEventGeneral(eventName string, data []byte, o Options) Frame {
 	var env feedEnvelope
 	if err := jsonv1.Unmarshal(data, &env); err != nil {
 		return Frame{Event: feedMalformed(eventName, data, err, o)}
