@@ -1,7 +1,18 @@
 // Package decoder holds toolscope's knowledge of the wire contracts as pure
-// functions with no I/O (LoadSecrets, which reads --secret-file, is the one
-// exception): JSON-RPC framing, MCP tools/call params and results, the
-// AgentArea context token, SOAT context headers and agent-facing names.
+// functions with no I/O (token.LoadSecrets, which reads --secret-file, is
+// the one exception). Each job has one place:
+//
+//   - decoder/jsonrpc reads a body, a response or a stdio line once, on
+//     jsontext, into typed messages (envelope, tools/call params, _meta,
+//     progress, cancellations, a CallToolResult's summary), and finds in
+//     the same pass what servers could read differently (Body.Strict).
+//   - decoder/token decodes and verifies the context token step by step.
+//   - decoder/soat reads SOAT context headers; decoder/sse parses event
+//     streams; decoder/feedevent decodes the task feed's frames.
+//   - decoder (this package) judges: Judge.Request for a request (HTTP or
+//     stdio, and decode --call), Judge.Feed for a feed's tool events,
+//     SummarizeResult for a result; the rules across calls, agent-facing
+//     names, and what AgentArea sends (PlatformMeta, PlatformHeaders).
 //
 // Choices the contracts leave open, made here once:
 //

@@ -187,3 +187,44 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+// FuzzRead holds Read to JSON-RPC's shapes on any body: a request has an
+// id, a notification none, a response a result or an error, an invalid
+// message a problem, and an error answer to any id reads back.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":3}}}`))
+	f.Add([]byte(`[{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":3,"progress":1,"total":2}},{"jsonrpc":"2.0","id":"a","result":{}}]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		b := Read(body)
+		if b.Err != nil {
+			return
+		}
+		if len(b.Messages) == 0 || (!b.Batch && len(b.Messages) != 1) {
+			t.Fatalf("%d messages, batch %v", len(b.Messages), b.Batch)
+		}
+		for _, m := range b.Messages {
+			switch m.Kind {
+			case KindRequest:
+				if m.ID == nil {
+					t.Fatal("request without id")
+				}
+			case KindNotification:
+				if m.ID != nil {
+					t.Fatal("notification with id")
+				}
+			case KindResponse:
+				if m.ID == nil || (m.Result == nil) == (m.Error == nil) {
+					t.Fatalf("response %+v", m)
+				}
+			case KindInvalid:
+				if m.Problem == "" {
+					t.Fatal("invalid without a problem")
+				}
+			}
+			back := Read(ErrorResponse(m.ID, CodeInvalidRequest, "x"))
+			if back.Err != nil || back.Messages[0].Kind != KindResponse {
+				t.Fatalf("error response for id %s does not read back: %v", m.ID, back.Err)
+			}
+		}
+	})
+}
