@@ -1,6 +1,7 @@
 package feedevent
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -14,6 +15,12 @@ import (
 type feedString string
 
 func (s *feedString) UnmarshalJSON(b []byte) error {
+	if len(b) >= 2 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 {
+		// No escapes: the text is the value, byte for byte. Ids holding
+		// invalid UTF-8 stay apart (a decoder would make each U+FFFD).
+		*s = feedString(b[1 : len(b)-1])
+		return nil
+	}
 	if len(b) > 0 && b[0] == '"' {
 		return jsonv1.Unmarshal(b, (*string)(s))
 	}
