@@ -37,12 +37,19 @@ var feedTerminal = map[string]bool{
 	"workflowcanceled":  true,
 }
 
-// normalizeFeedType lowers an event type and drops its separators.
+// normalizeFeedType lowers an event type's ASCII letters and drops its
+// separators.
 func normalizeFeedType(t string) string {
-	return strings.ToLower(feedTypeSeparators.Replace(t))
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '.' || r == '_' || r == '-':
+			return -1
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return r
+	}, t)
 }
-
-var feedTypeSeparators = strings.NewReplacer(".", "", "_", "", "-", "")
 
 // isFeedTaskType says whether a normalized type is a task.status event.
 func isFeedTaskType(norm string) bool {
