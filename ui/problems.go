@@ -67,7 +67,7 @@ func wrapText(text string, width int) []string {
 func (m *tableModel) renderEmptyTable(b *strings.Builder, h int) {
 	st := &m.st
 	var lines []string
-	if m.filter.empty() {
+	if m.filter.Empty() {
 		lines = m.sourceProblems(m.width)
 		if len(lines) > 0 {
 			lines = append([]string{""}, lines...)
@@ -75,7 +75,7 @@ func (m *tableModel) renderEmptyTable(b *strings.Builder, h int) {
 	}
 	if len(lines) == 0 {
 		msg := "waiting for tool calls…"
-		if !m.filter.empty() {
+		if !m.filter.Empty() {
 			msg = "no call matches the filter (esc clears it)"
 		}
 		pad := max(0, (m.width-ansi.StringWidth(msg))/2)

@@ -25,7 +25,7 @@ type tableModel struct {
 	width, height int
 	rows          []*model.Call // filtered view of snap.Calls (may alias it)
 	rowsBuf       []*model.Call
-	filter        filterQuery
+	filter        model.Filter
 	follow        bool
 	cursor        int
 	offset        int
@@ -65,19 +65,19 @@ func (m *tableModel) setSnapshot() {
 }
 
 func (m *tableModel) setFilter(s string) {
-	m.filter = parseFilter(s)
-	m.filter.text = s
+	m.filter = model.ParseFilter(s)
+	m.filter.Text = s
 	m.applyFilter()
 }
 
 // applyFilter rebuilds the visible rows and keeps the cursor on its call.
 func (m *tableModel) applyFilter() {
-	if m.filter.empty() {
+	if m.filter.Empty() {
 		m.rows = m.snap.Calls
 	} else {
 		rows := m.rowsBuf[:0]
 		for _, c := range m.snap.Calls {
-			if m.filter.match(c) {
+			if m.filter.Match(c) {
 				rows = append(rows, c)
 			}
 		}
@@ -220,8 +220,8 @@ func (m *tableModel) onMouse(msg tea.MouseMsg) tea.Cmd {
 // appendStatus adds the footer's right side: the filter, what it names
 // that does not exist, and the position.
 func (m *tableModel) appendStatus(right []string) []string {
-	if !m.filter.empty() {
-		right = append(right, m.st.warn.on("/"+model.Sanitize(m.filter.text)))
+	if !m.filter.Empty() {
+		right = append(right, m.st.warn.on("/"+model.Sanitize(m.filter.Text)))
 	}
 	if p := m.filterProblem(); p != "" {
 		right = append(right, p)
@@ -235,8 +235,8 @@ func (m *tableModel) appendStatus(right []string) []string {
 
 // filterProblem is the first thing the filter names that does not exist.
 func (m *tableModel) filterProblem() string {
-	if len(m.filter.problems) == 0 {
+	if len(m.filter.Problems) == 0 {
 		return ""
 	}
-	return m.st.warn.on("⚠ " + model.Sanitize(m.filter.problems[0]))
+	return m.st.warn.on("⚠ " + model.Sanitize(filterProblemText(m.filter.Problems[0])))
 }

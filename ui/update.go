@@ -89,7 +89,7 @@ func (m *Model) answer(req request) tea.Cmd {
 		m.openLog()
 	case startFilter:
 		m.filtering = true
-		m.input.SetValue(m.table.filter.text)
+		m.input.SetValue(m.table.filter.Text)
 		m.input.CursorEnd()
 		m.layout()
 		return m.input.Focus()
@@ -100,7 +100,7 @@ func (m *Model) answer(req request) tea.Cmd {
 			m.layout()
 		case m.mode != modeTable:
 			m.closeView()
-		case !m.table.filter.empty():
+		case !m.table.filter.Empty():
 			m.table.setFilter("")
 		}
 	}
@@ -119,7 +119,7 @@ func (m *Model) onFilterKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
-	if m.input.Value() != m.table.filter.text {
+	if m.input.Value() != m.table.filter.Text {
 		m.table.setFilter(m.input.Value())
 	}
 	return cmd
