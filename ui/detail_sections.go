@@ -159,7 +159,7 @@ func (m *detailModel) pointSummary(p *model.Point) string {
 	case p.Relayed:
 		s += " " + st.ok.on("would relay")
 	default:
-		s += " " + st.muted.on("dropped by the 0.5 s rule")
+		s += " " + st.muted.on("dropped by "+model.SaysRelayRule)
 	}
 	if p.Message != "" {
 		s += " " + st.muted.on(strconv.Quote(wire(p.Message)))

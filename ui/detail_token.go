@@ -31,20 +31,17 @@ func (m *detailModel) detailToken(d *detailText, c *model.Call) {
 	d.section("TOKEN", m.verdictPaint(ctx.Verdict).on(verdictText(ctx)))
 	switch ctx.Verdict {
 	case model.VerdictRejected:
-		ans := "HTTP " + strconv.Itoa(ctx.HTTPStatus)
-		if ctx.RPCCode != 0 {
-			ans += " · JSON-RPC " + strconv.Itoa(ctx.RPCCode)
-		}
+		ans := model.RequiredAnswer(ctx)
 		if ctx.Reason != "" {
 			ans += " · " + model.Sanitize(ctx.Reason)
 		}
 		d.kv("server must answer", st.err.on(ans))
 	case model.VerdictValid:
-		d.kv("server", st.ok.on("runs the tool: every step passes"))
+		d.kv("server", st.ok.on(model.SaysValid))
 	case model.VerdictUnverified:
-		d.kv("server", st.warn.on("decoded, not verified: no secret (TOOLSCOPE_CONTEXT_SECRET or --secret-file)"))
+		d.kv("server", st.warn.on(model.SaysUnverified))
 	case model.VerdictAbsent:
-		d.kv("server", st.warn.on("no X-AgentArea-Context header on this call"))
+		d.kv("server", st.warn.on(model.SaysAbsent))
 	}
 	cred := "not sent"
 	if ctx.CredentialPresent {

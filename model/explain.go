@@ -1,0 +1,389 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Explanation says why a call ended as it did, in plain words: what
+// happened, the contract rule it touches, and what the server or the
+// platform must do. The MCP server's explain_call returns it.
+type Explanation struct {
+	ID       string    `json:"id"`
+	Tool     string    `json:"tool,omitempty"`
+	Status   Status    `json:"status"`
+	Cause    string    `json:"cause,omitempty"`
+	Summary  string    `json:"summary"`
+	Findings []Finding `json:"findings"`
+}
+
+// Finding is one thing said about a call.
+type Finding struct {
+	Level      string `json:"level"` // error, warning or info
+	What       string `json:"what"`
+	Rule       string `json:"rule,omitempty"` // the contract's rule, by document and section
+	Must       string `json:"must,omitempty"` // what the server or the platform must do
+	HTTPStatus int    `json:"http_status,omitempty"`
+	RPCCode    int    `json:"rpc_code,omitempty"`
+	Code       string `json:"code,omitempty"` // a warning's code
+}
+
+// Finding levels.
+const (
+	LevelError   = "error"
+	LevelWarning = "warning"
+	LevelInfo    = "info"
+)
+
+// The contract's rules explain names (the documents are in the spec: the
+// AgentArea MCP tool call context, MCP over Streamable HTTP).
+const (
+	ruleVerification = "AgentArea tool context, \"Verification a server performs\": signature (HS256 only), " +
+		"exp/iat (at most 10 minutes old, 30 s skew), aud = the instance id, iss = agentarea; tool = params.name; " +
+		"every agentarea/* _meta key equal to its claim; run the tool only after all pass. Failures are answered on " +
+		"the HTTP layer with a JSON-RPC error and the request id: 401/-32001 missing credential or token, bad " +
+		"signature, expired, wrong aud or iss; 403/-32003 a valid token that does not match the call or an unknown " +
+		"major protocol; 400/-32602 a malformed context value; 400/-32600 tools/call in a batch"
+	ruleTimeout = "AgentArea tool context, \"Timeout\": a call waits tool_timeout_seconds (default 300 s, 1 to 1800 s), " +
+		"progress notifications included, then fails as \"MCP tool call timed out: no result within <n> s\" and " +
+		"the server is sent notifications/cancelled"
+	ruleResultsText = "AgentArea tool context, \"Results\": text over 8000 characters is offloaded; the model sees a pointer and a preview"
+	ruleResultsSC   = "AgentArea tool context, \"Results\": structuredContent over 16000 characters of JSON is left out " +
+		"of the tool.result event (structured_content_dropped: true); the model does not read structuredContent"
+	ruleResultsImg = "AgentArea tool context, \"Results\": PNG, JPEG, GIF and WebP up to 5 MB, at most 8 per result"
+	ruleIsError    = "MCP tools and AgentArea tool context, \"Results\": isError: true is a failed tool.result; its content is the error the model reads"
+	ruleRelay      = "AgentArea tool context, \"Progress\": at most one tool.progress per 0.5 s per call is relayed, " +
+		"notifications in between are dropped; a completion (progress >= total) is always relayed"
+	ruleReplayed = "AgentArea tool context, \"Idempotency\": a retry sends the same task_id, tool_call_id, idempotency key " +
+		"and arguments with a new token; _meta[\"agentarea/replayed\"]: true says the server answered from what it stored"
+	ruleJSONRPC = "MCP over Streamable HTTP: a request is answered with its result or a JSON-RPC error carrying its id"
+)
+
+// Explain says why the call ended as it did.
+func Explain(c *Call, now time.Time) Explanation {
+	x := Explanation{ID: c.ID, Tool: c.Tool, Status: c.Status, Cause: c.Cause()}
+	if x.Tool == "" {
+		x.Tool = c.AgentName
+	}
+	x.token(c)
+	x.outcome(c, now)
+	x.result(c)
+	x.progress(c)
+	x.warnings(c)
+	x.Summary = x.summary(c, now)
+	return x
+}
+
+func (x *Explanation) add(f Finding) { x.Findings = append(x.Findings, f) }
+
+// token: the verdict on the call's context token, and whether the server
+// answered as the contract makes it.
+func (x *Explanation) token(c *Call) {
+	ctx := c.Context
+	switch {
+	case ctx == nil && c.Flags&FlagRejected != 0:
+		f := Finding{Level: LevelError, What: "the platform reports that the server rejected the credentials", Rule: ruleVerification,
+			Must: "check the instance's static credential and its context_secret against the server's; a tap in front of " +
+				"the server shows which verification step fails"}
+		if a := c.LastAttempt(); a != nil {
+			f.HTTPStatus = a.Result.HTTPStatus
+		}
+		x.add(f)
+	case ctx == nil:
+		return
+	case ctx.Verdict == VerdictRejected:
+		what := "the context token fails verification"
+		if ctx.Reason != "" {
+			what += ": " + ctx.Reason
+		}
+		if step := failedStep(ctx); step != "" {
+			what += " (step " + step + ")"
+		}
+		must := "the server must answer " + RequiredAnswer(ctx) + " with the request id, and not run the tool"
+		if answered := serverAnswer(c); answered != "" {
+			must += "; " + answered
+		}
+		x.add(Finding{Level: LevelError, What: what, Rule: ruleVerification, Must: must, HTTPStatus: ctx.HTTPStatus, RPCCode: ctx.RPCCode})
+	case ctx.Verdict == VerdictValid:
+		x.add(Finding{Level: LevelInfo, What: "the context token is valid: the server " + SaysValid, Rule: ruleVerification})
+	case ctx.Verdict == VerdictUnverified:
+		what := "the context token was " + SaysUnverified
+		if ctx.Reason != "" {
+			what += "; " + ctx.Reason
+		}
+		x.add(Finding{Level: LevelWarning, What: what, Rule: ruleVerification,
+			Must: "give toolscope the instance's context_secret to judge the token as the server must"})
+	case ctx.Verdict == VerdictAbsent && len(c.Meta) == 0:
+		x.add(Finding{Level: LevelInfo, What: "a plain MCP call: no AgentArea context token and no agentarea/* _meta keys, " +
+			"so no token check and no relay rule apply"})
+	case ctx.Verdict == VerdictAbsent:
+		x.add(Finding{Level: LevelError, What: "agentarea/* _meta keys without a token: " + SaysAbsent, Rule: ruleVerification,
+			Must:       "the server must answer HTTP 401 · JSON-RPC -32001 (missing token) and not trust _meta alone",
+			HTTPStatus: 401, RPCCode: -32001})
+	}
+}
+
+// failedStep is the first verification step that failed, with its detail.
+func failedStep(ctx *Context) string {
+	for _, s := range ctx.Steps {
+		if !s.Passed {
+			if s.Detail != "" && !strings.Contains(ctx.Reason, s.Detail) {
+				return s.Name + ": " + s.Detail
+			}
+			return s.Name
+		}
+	}
+	return ""
+}
+
+// serverAnswer says whether the server answered a rejected token as it must.
+func serverAnswer(c *Call) string {
+	a := c.LastAttempt()
+	if a == nil || !a.HasResult || a.Exchange == "" { // only a tap sees the server's own answer
+		return ""
+	}
+	r := &a.Result
+	want := c.Context
+	switch {
+	case r.HTTPStatus == want.HTTPStatus && (want.RPCCode == 0 || r.RPCCode == want.RPCCode):
+		return "it did"
+	case r.HTTPStatus < 300 && r.RPCCode == 0:
+		return fmt.Sprintf("this server answered HTTP %d with a result: it ran the tool on a token it had to refuse", r.HTTPStatus)
+	}
+	got := "HTTP " + strconv.Itoa(r.HTTPStatus)
+	if r.RPCCode != 0 {
+		got += " · JSON-RPC " + strconv.Itoa(r.RPCCode)
+	}
+	return "this server answered " + got + " instead"
+}
+
+// outcome: how the call ended (error, cancelled, late, running).
+func (x *Explanation) outcome(c *Call, now time.Time) {
+	a := c.LastAttempt()
+	switch c.Status {
+	case StatusCancelled:
+		reason := ""
+		if a != nil {
+			reason = a.Cancelled
+		}
+		if isTimeout(c) {
+			x.add(Finding{Level: LevelError, What: "the call timed out: " + orNone(reason, "no result within the timeout"), Rule: ruleTimeout,
+				Must: "the server must send its result within the instance's timeout (" + timeoutText(c) + "); progress does " +
+					"not extend it: make the tool answer sooner, or raise the instance's tool_timeout_seconds (at most 1800 s)"})
+			return
+		}
+		x.add(Finding{Level: LevelWarning, What: "the call was cancelled: " + orNone(reason, "no reason given"),
+			Must: "a client that disconnects or sends notifications/cancelled ends the call; the server should stop its work"})
+	case StatusLate:
+		x.add(Finding{Level: LevelError, What: "the result came after the call's timeout (" + timeoutText(c) + "): the platform had " +
+			"already failed the call, so the model never read it", Rule: ruleTimeout,
+			Must: "the server must answer within the timeout, or the instance's tool_timeout_seconds must be raised"})
+	case StatusRunning:
+		x.add(Finding{Level: LevelInfo, What: "still running after " + c.Elapsed(now).Round(time.Millisecond).String() +
+			" of a " + timeoutText(c) + " timeout"})
+	case StatusError:
+		if a == nil || !a.HasResult {
+			return
+		}
+		r := &a.Result
+		switch {
+		case c.Context != nil && c.Context.Verdict == VerdictRejected && r.HTTPStatus == c.Context.HTTPStatus:
+			// said by token()
+		case r.IsError:
+			x.add(Finding{Level: LevelError, What: "the tool answered isError: true; the model reads: " + orNone(cut(firstNonEmpty(r.Error, r.TextPreview), 300), "(no text)"),
+				Rule: ruleIsError, Must: "nothing, if the tool meant to fail; otherwise fix what its text says"})
+		case r.RPCCode != 0:
+			x.add(Finding{Level: LevelError, What: "the server answered a JSON-RPC error " + strconv.Itoa(r.RPCCode) + ": " + orNone(cut(r.Error, 300), "(no message)"),
+				Rule: ruleJSONRPC, HTTPStatus: r.HTTPStatus, RPCCode: r.RPCCode,
+				Must: "a tool that fails should answer a result with isError: true, which the model reads; a JSON-RPC error fails the call"})
+		case r.HTTPStatus >= 400:
+			x.add(Finding{Level: LevelError, What: "the server answered HTTP " + strconv.Itoa(r.HTTPStatus) + ": " + orNone(cut(r.Error, 300), "(no message)"),
+				Rule: ruleJSONRPC, HTTPStatus: r.HTTPStatus,
+				Must: "answer a tools/call with a JSON-RPC response carrying its id; an HTTP error fails the call"})
+		default:
+			x.add(Finding{Level: LevelError, What: "the call failed: " + orNone(cut(r.Error, 300), "(no message)")})
+		}
+	}
+}
+
+func isTimeout(c *Call) bool {
+	for i := range c.Warnings {
+		if c.Warnings[i].Code == string(WarnCallTimeout) {
+			return true
+		}
+	}
+	a := c.LastAttempt()
+	return a != nil && (strings.Contains(a.Cancelled, "timed out") || strings.Contains(a.Result.Error, "timed out"))
+}
+
+func timeoutText(c *Call) string {
+	if c.TimeoutMS > 0 {
+		return (time.Duration(c.TimeoutMS) * time.Millisecond).String()
+	}
+	return DefaultTimeout.String() + " (the default)"
+}
+
+// result: the answer against the platform's limits.
+func (x *Explanation) result(c *Call) {
+	a := c.LastAttempt()
+	if a == nil || !a.HasResult {
+		return
+	}
+	r := &a.Result
+	if r.Replayed {
+		x.add(Finding{Level: LevelInfo, What: "replayed: " + SaysReplayed, Rule: ruleReplayed})
+	}
+	if r.Offloaded || r.TextChars > MaxTextChars {
+		x.add(Finding{Level: LevelWarning, What: fmt.Sprintf("text of %d characters, over %d: %s", r.TextChars, MaxTextChars, SaysOffloaded),
+			Rule: ruleResultsText, Must: "return text under 8000 characters if the model must read it whole"})
+	}
+	if size := max(r.StructuredContentBytes, len(r.StructuredContent)); r.StructuredContentDropped || size > MaxStructuredChars {
+		x.add(Finding{Level: LevelWarning, What: fmt.Sprintf("structured content of %d bytes, over %d characters of JSON: %s", size, MaxStructuredChars, SaysDropped),
+			Rule: ruleResultsSC, Must: "keep structuredContent under 16000 characters of JSON, and put what the model must read in content"})
+	}
+	if len(r.Images) > MaxImages {
+		x.add(Finding{Level: LevelWarning, What: fmt.Sprintf("%d images, over %d: the platform keeps %d", len(r.Images), MaxImages, MaxImages),
+			Rule: ruleResultsImg, Must: "return at most 8 images"})
+	}
+	for _, im := range r.Images {
+		problem := im.Problem
+		if problem == "" && im.Size > MaxImageBytes {
+			problem = fmt.Sprintf("%d bytes, over 5 MB", im.Size)
+		}
+		if problem != "" {
+			x.add(Finding{Level: LevelWarning, What: "image " + orNone(im.ID, im.MimeType) + " is refused: " + problem,
+				Rule: ruleResultsImg, Must: "send PNG, JPEG, GIF or WebP of at most 5 MB"})
+		}
+	}
+}
+
+// progress: what the relay rule does to the call's notifications.
+func (x *Explanation) progress(c *Call) {
+	sent, relayed := c.SentCount(), c.RelayedCount()
+	if sent == 0 || sent <= relayed || c.Context == nil || c.Context.Verdict == VerdictAbsent && len(c.Meta) == 0 {
+		return // plain MCP has no relay rule
+	}
+	x.add(Finding{Level: LevelInfo, What: fmt.Sprintf("%d progress notifications sent, %d relayed to the task feed under %s", sent, relayed, SaysRelayRule),
+		Rule: ruleRelay, Must: "nothing is wrong; send progress at most every 0.5 s if every update must reach the feed"})
+}
+
+// warnings: each code once, with its meaning and rule from the one table.
+func (x *Explanation) warnings(c *Call) {
+	seen := map[string]bool{}
+	for i := range c.Warnings {
+		w := &c.Warnings[i]
+		if seen[w.Code] || w.Code == string(WarnCallTimeout) {
+			continue
+		}
+		seen[w.Code] = true
+		f := Finding{Level: LevelWarning, Code: w.Code, What: cut(w.Message, 300)}
+		if info, ok := WarningInfoOf(w.Code); ok {
+			f.What = plainMarkdown(info.Meaning) + ": " + f.What
+			f.Rule = plainMarkdown(info.Rule)
+		}
+		x.add(f)
+	}
+}
+
+// WarningInfoOf is the table's row for a code.
+func WarningInfoOf(code string) (WarningInfo, bool) {
+	for _, w := range WarningCodes {
+		if string(w.Code) == code {
+			return w, true
+		}
+	}
+	return WarningInfo{}, false
+}
+
+func (x *Explanation) summary(c *Call, now time.Time) string {
+	s := string(c.Status)
+	if c.Status == StatusRunning {
+		s += " for " + c.Elapsed(now).Round(time.Millisecond).String()
+	}
+	if x.Cause != "" {
+		s += ": " + x.Cause
+	}
+	for _, f := range x.Findings {
+		if f.Level == LevelError && f.Must != "" {
+			return s + ". " + upperFirst(f.Must) + "."
+		}
+	}
+	return s + "."
+}
+
+// Cause is the most specific reason a call ended as it did, in one line:
+// the token's failed step before the platform's generic text; "" for a
+// call that went well.
+func (c *Call) Cause() string {
+	if ctx := c.Context; ctx != nil && ctx.Verdict == VerdictRejected {
+		s := "token rejected"
+		if ctx.Reason != "" {
+			s += ": " + ctx.Reason
+		}
+		if ans := RequiredAnswer(ctx); ans != "" {
+			s += " (" + ans + ")"
+		}
+		return cut(s, 200)
+	}
+	a := c.LastAttempt()
+	if a == nil {
+		return ""
+	}
+	r := &a.Result
+	switch c.Status {
+	case StatusCancelled:
+		return cut(firstNonEmpty(a.Cancelled, r.Error, "cancelled"), 200)
+	case StatusLate:
+		return "result after the " + timeoutText(c) + " timeout"
+	case StatusError:
+		switch {
+		case r.Error != "":
+			return cut(r.Error, 200)
+		case r.IsError:
+			return cut("isError: "+r.TextPreview, 200)
+		case r.RPCCode != 0:
+			return "JSON-RPC " + strconv.Itoa(r.RPCCode)
+		case r.HTTPStatus != 0:
+			return "HTTP " + strconv.Itoa(r.HTTPStatus)
+		}
+		return "error"
+	}
+	return ""
+}
+
+func orNone(s, none string) string {
+	if s == "" {
+		return none
+	}
+	return s
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// cut keeps the first n runes of s, saying that it was cut.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "… (cut)"
+}
+
+func upperFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// plainMarkdown drops the table's code marks (`x` reads as x).
+func plainMarkdown(s string) string { return strings.ReplaceAll(s, "`", "") }
