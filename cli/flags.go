@@ -63,6 +63,7 @@ type outputFlags struct {
 	maxCalls        int
 	maxRunningCalls int
 	otlp            string
+	mcp             mcpFlags
 	// redactor knows the configured credential header (set by the live
 	// skeleton before newPipeline).
 	redactor model.Redactor
@@ -74,6 +75,7 @@ func (o *outputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.otlp, "otlp", "", "export every call as OpenTelemetry spans over OTLP/HTTP to `URL` (+ /v1/traces); OTEL_EXPORTER_OTLP_ENDPOINT and _HEADERS work too")
 	fs.IntVar(&o.maxCalls, "max-calls", model.DefaultOptions().MaxFinishedCalls, "keep `N` finished calls in memory (oldest evicted first)")
 	fs.IntVar(&o.maxRunningCalls, "max-running-calls", model.DefaultMaxRunningCalls, "keep at most `N` running calls in memory (past it the oldest is ended; see README: Memory ceiling)")
+	o.mcp.register(fs)
 }
 
 func (o *outputFlags) resolve(cmd string) (string, bool) {

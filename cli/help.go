@@ -25,6 +25,7 @@ var flagGroups = []struct {
 }{
 	{"Output:", []string{"output", "record", "max-calls"}},
 	{"Feeds:", []string{"feed", "include-chunks", "backfill", "max-event-bytes", "max-backoff", "give-up-after"}},
+	{"MCP server:", []string{"mcp-listen", "mcp-allow-remote"}},
 	{"Taps and token verification:", []string{"tap", "instance-id", "instance-name", "credential-header", "secret-file", "timeout", "enforce", "max-parse-bytes"}},
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"toolscope/model"
 	"toolscope/output"
+	"toolscope/output/mcpserver"
 	"toolscope/output/otlp"
 	"toolscope/ui"
 )
@@ -22,6 +23,7 @@ type pipeline struct {
 	hub    *output.Hub
 	output string
 	title  string
+	mcp    *mcpserver.Server // --mcp-listen, nil without
 	// reported is set once a write error has been said on stderr.
 	reported atomic.Bool
 }
@@ -50,6 +52,10 @@ func newPipeline(o outputFlags, mode string) (*pipeline, error) {
 	p := &pipeline{store: model.NewStore(opts), output: mode}
 	p.hub = output.NewHub(p.store, outs...)
 	hub.Store(p.hub)
+	if p.mcp, err = o.mcp.start(p.store); err != nil {
+		p.hub.Close()
+		return nil, err
+	}
 	p.hub.OnWriteError = func(err error) {
 		if mode != "tui" { // the screen shows it as a warning; said on exit too
 			p.reported.Store(true)
@@ -94,6 +100,7 @@ func (o *outputFlags) outputs(mode string, warn func(model.Event)) ([]output.Out
 // close flushes and closes the outputs. A write error is said once: here,
 // unless it was already said when it happened.
 func (p *pipeline) close(cmd string) {
+	p.closeMCP()
 	if err := p.hub.Close(); err != nil && !p.reported.Load() {
 		fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
 	}

@@ -61,6 +61,9 @@ func runStdioTap(args, command []string) int {
 	case live.timeout < tap.MinTimeout || live.timeout > tap.MaxTimeout:
 		return usageError("tap", "--timeout %v is outside 1s..1800s (the range the contract allows)", live.timeout)
 	}
+	if err := out.mcp.check(); err != nil {
+		return usageError("tap", "%v", err)
+	}
 	cfg, code := stdioTapConfig(&live, *name)
 	if code != 0 {
 		return code
@@ -77,6 +80,9 @@ func runStdioTap(args, command []string) int {
 	}
 	if out.record == "" {
 		fmt.Fprintf(os.Stderr, "toolscope tap: recording to %s (watch it: toolscope replay --follow %s)\n", path, path)
+	}
+	if p.mcp != nil { // it serves while the child runs: the tap's life is its client's
+		fmt.Fprintf(os.Stderr, "toolscope tap: serving MCP at %s\n", p.mcp.URL())
 	}
 	exit, err := tap.RunStdio(context.Background(), cfg, command, os.Stdin, os.Stdout, os.Stderr, p.hub)
 	p.close("tap")  // a write error is said once

@@ -26,7 +26,7 @@ const (
 // Result types of MCP 2026-07-28 (a missing resultType means complete).
 const (
 	resultComplete      = "complete"
-	resultInputRequired = "input_required"
+	resultInputRequired = model.ResultInputRequired
 )
 
 // supportedImageTypes are the image types the platform keeps.

@@ -32,6 +32,9 @@ type CallJSON struct {
 	Attempts       []AttemptJSON     `json:"attempts,omitempty"`
 	Warnings       []Event           `json:"warnings,omitempty"`
 	Timeline       []Event           `json:"timeline,omitempty"`
+	// Cut says which values a bounded reader (the MCP server) cut, and by
+	// how much; `y` never cuts.
+	Cut []string `json:"cut,omitempty"`
 }
 
 // ProgressJSON is a call's progress in CallJSON.

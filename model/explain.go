@@ -99,7 +99,7 @@ func (x *Explanation) token(c *Call) {
 			what += ": " + ctx.Reason
 		}
 		if step := failedStep(ctx); step != "" {
-			what += " (step " + step + ")"
+			what += " (failed step: " + step + ")"
 		}
 		must := "the server must answer " + RequiredAnswer(ctx) + " with the request id, and not run the tool"
 		if answered := serverAnswer(c); answered != "" {
@@ -236,15 +236,15 @@ func (x *Explanation) result(c *Call) {
 		x.add(Finding{Level: LevelInfo, What: "replayed: " + SaysReplayed, Rule: ruleReplayed})
 	}
 	if r.Offloaded || r.TextChars > MaxTextChars {
-		x.add(Finding{Level: LevelWarning, What: fmt.Sprintf("text of %d characters, over %d: %s", r.TextChars, MaxTextChars, SaysOffloaded),
+		x.add(Finding{Level: LevelWarning, Code: string(WarnTextOffloaded), What: fmt.Sprintf("text of %d characters, over %d: %s", r.TextChars, MaxTextChars, SaysOffloaded),
 			Rule: ruleResultsText, Must: "return text under 8000 characters if the model must read it whole"})
 	}
 	if size := max(r.StructuredContentBytes, len(r.StructuredContent)); r.StructuredContentDropped || size > MaxStructuredChars {
-		x.add(Finding{Level: LevelWarning, What: fmt.Sprintf("structured content of %d bytes, over %d characters of JSON: %s", size, MaxStructuredChars, SaysDropped),
+		x.add(Finding{Level: LevelWarning, Code: string(WarnStructuredContentDropped), What: fmt.Sprintf("structured content of %d characters of JSON, over %d: %s", size, MaxStructuredChars, SaysDropped),
 			Rule: ruleResultsSC, Must: "keep structuredContent under 16000 characters of JSON, and put what the model must read in content"})
 	}
 	if len(r.Images) > MaxImages {
-		x.add(Finding{Level: LevelWarning, What: fmt.Sprintf("%d images, over %d: the platform keeps %d", len(r.Images), MaxImages, MaxImages),
+		x.add(Finding{Level: LevelWarning, Code: string(WarnTooManyImages), What: fmt.Sprintf("%d images, over %d: the platform keeps %d", len(r.Images), MaxImages, MaxImages),
 			Rule: ruleResultsImg, Must: "return at most 8 images"})
 	}
 	for _, im := range r.Images {
@@ -269,9 +269,13 @@ func (x *Explanation) progress(c *Call) {
 		Rule: ruleRelay, Must: "nothing is wrong; send progress at most every 0.5 s if every update must reach the feed"})
 }
 
-// warnings: each code once, with its meaning and rule from the one table.
+// warnings: each code once, with its meaning and rule from the one table;
+// a code a finding above said already is not said twice.
 func (x *Explanation) warnings(c *Call) {
 	seen := map[string]bool{}
+	for _, f := range x.Findings {
+		seen[f.Code] = f.Code != ""
+	}
 	for i := range c.Warnings {
 		w := &c.Warnings[i]
 		if seen[w.Code] || w.Code == string(WarnCallTimeout) {

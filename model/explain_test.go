@@ -52,7 +52,7 @@ func TestExplainTimeoutAndLimits(t *testing.T) {
 		"error | the call timed out: MCP tool call timed out",
 		"\"Timeout\"", "within the instance's timeout (10s)",
 		"text of 13628 characters, over 8000: offloaded",
-		"structured content of 20136 bytes, over 16000 characters of JSON: dropped by the platform",
+		"structured content of 20136 characters of JSON, over 16000: dropped by the platform",
 		"23 progress notifications sent, 12 relayed to the task feed under the 0.5 s rule",
 	} {
 		if !strings.Contains(text.String(), want) {
