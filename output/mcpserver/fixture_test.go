@@ -68,6 +68,7 @@ type fixture struct {
 	store  *model.Store
 	tapURL string
 	mcp    *Server
+	tokens []string // the context tokens sent, whole
 }
 
 func newFixture(t *testing.T, cfg Config) *fixture {
@@ -116,6 +117,7 @@ func (f *fixture) call(task, toolCall, tool, aud string, args any) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	f.tokens = append(f.tokens, token)
 	body := modeltest.CallBody(f.t, 7, tool, args, meta)
 	req, _ := http.NewRequest(http.MethodPost, f.tapURL, bytes.NewReader(body))
 	req.Header = decoder.PlatformHeaders("tools/call", tool)

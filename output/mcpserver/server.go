@@ -145,11 +145,11 @@ func (s *Server) newHandler() http.Handler {
 	}
 	want := sha256.Sum256([]byte(s.cfg.Token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		got, scheme := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		// Hashes of equal length, compared in constant time: neither the
 		// token nor its length leaks through timing.
 		sum := sha256.Sum256([]byte(got))
-		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+		if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !scheme {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="toolscope"`)
 			http.Error(w, "401 Unauthorized: send Authorization: Bearer <"+TokenEnv+">", http.StatusUnauthorized)
 			return
