@@ -31,6 +31,9 @@ const Path = "/mcp"
 // TokenEnv names the variable holding the bearer token clients must send.
 const TokenEnv = "TOOLSCOPE_MCP_TOKEN"
 
+// maxEventStoreBytes bounds what is kept to resume session streams.
+const maxEventStoreBytes = 4 << 20
+
 // newProtocol is the first MCP revision without sessions: the go-sdk serves
 // it from a stateless handler only.
 const newProtocol = "2026-07-28"
@@ -129,7 +132,11 @@ const instructions = `toolscope watches the tool calls between an agent platform
 // refused; a token, when set, is required first.
 func (s *Server) newHandler() http.Handler {
 	get := func(*http.Request) *mcp.Server { return s.mcp }
-	stateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+	// A 2025-11-25 session's streams can be resumed (Last-Event-ID) from a
+	// bounded store of what was sent; idle sessions end.
+	events := mcp.NewMemoryEventStore(nil)
+	events.SetMaxBytes(maxEventStoreBytes)
+	stateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute, EventStore: events})
 	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true})
 	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Protocol-Version") >= newProtocol {

@@ -28,9 +28,10 @@ const (
 
 // schemaTypes are the types whose inferred schema would be wrong: raw
 // JSON is any JSON value (not an array of bytes), and an event is an object
-// whose encoder adds fields of its kind (the JSON-lines interface).
+// whose encoder adds fields of its kind (the JSON-lines interface). Each is
+// an object, not the schema `true`, which the TypeScript SDK refuses.
 var schemaTypes = map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[json.RawMessage](): {},
+	reflect.TypeFor[json.RawMessage](): {Description: "any JSON value, as it was sent"},
 	reflect.TypeFor[model.Event]():     {Type: "object"},
 }
 
