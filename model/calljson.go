@@ -9,29 +9,33 @@ import (
 // copies, and what the MCP server's get_call and toolscope://calls/{id}
 // return. Its field names are stable.
 type CallJSON struct {
-	ID             string            `json:"id"`
-	TaskID         string            `json:"task_id,omitempty"`
-	ToolCallID     string            `json:"tool_call_id,omitempty"`
-	Tool           string            `json:"tool,omitempty"`
-	AgentName      string            `json:"agent_name,omitempty"`
-	IdempotencyKey string            `json:"idempotency_key,omitempty"`
-	RequestID      string            `json:"request_id,omitempty"`
-	Sources        []string          `json:"sources,omitempty"`
-	Status         Status            `json:"status"`
-	Started        *time.Time        `json:"started,omitempty"`
-	Ended          *time.Time        `json:"ended,omitempty"`
-	ElapsedMS      int64             `json:"elapsed_ms"`
-	TimeoutMS      int64             `json:"timeout_ms,omitempty"`
-	Flags          []string          `json:"flags,omitempty"`
-	Arguments      json.RawMessage   `json:"arguments,omitempty"`
-	Meta           map[string]any    `json:"meta,omitempty"`
-	Context        *Context          `json:"context,omitempty"`
-	SoatContext    map[string]string `json:"soat_context,omitempty"`
-	Headers        map[string]string `json:"headers,omitempty"`
-	Progress       ProgressJSON      `json:"progress"`
-	Attempts       []AttemptJSON     `json:"attempts,omitempty"`
-	Warnings       []Event           `json:"warnings,omitempty"`
-	Timeline       []Event           `json:"timeline,omitempty"`
+	ID             string          `json:"id"`
+	TaskID         string          `json:"task_id,omitempty"`
+	ToolCallID     string          `json:"tool_call_id,omitempty"`
+	Tool           string          `json:"tool,omitempty"`
+	AgentName      string          `json:"agent_name,omitempty"`
+	IdempotencyKey string          `json:"idempotency_key,omitempty"`
+	RequestID      string          `json:"request_id,omitempty"`
+	Sources        []string        `json:"sources,omitempty"`
+	Status         Status          `json:"status"`
+	Started        *time.Time      `json:"started,omitempty"`
+	Ended          *time.Time      `json:"ended,omitempty"`
+	ElapsedMS      int64           `json:"elapsed_ms"`
+	TimeoutMS      int64           `json:"timeout_ms,omitempty"`
+	Flags          []string        `json:"flags,omitempty"`
+	Rounds         int             `json:"rounds"`
+	Arguments      json.RawMessage `json:"arguments,omitempty"`
+	Meta           map[string]any  `json:"meta,omitempty"`
+	// MetaVsClaims is each _meta key against its claim (the detail's
+	// "_META vs CLAIMS").
+	MetaVsClaims []MetaClaim       `json:"meta_vs_claims,omitempty"`
+	Context      *Context          `json:"context,omitempty"`
+	SoatContext  map[string]string `json:"soat_context,omitempty"`
+	Headers      map[string]string `json:"headers,omitempty"`
+	Progress     ProgressJSON      `json:"progress"`
+	Attempts     []AttemptJSON     `json:"attempts,omitempty"`
+	Warnings     []Event           `json:"warnings,omitempty"`
+	Timeline     []Event           `json:"timeline,omitempty"`
 	// Cut says which values a bounded reader (the MCP server) cut, and by
 	// how much; `y` never cuts.
 	Cut []string `json:"cut,omitempty"`
@@ -101,7 +105,7 @@ func NewCallJSON(c *Call, now time.Time) CallJSON {
 		IdempotencyKey: c.IdempotencyKey, RequestID: c.RequestID, Sources: c.Sources, Status: c.Status,
 		Started: timePtr(c.Started), Ended: timePtr(c.Ended), ElapsedMS: c.Elapsed(now).Milliseconds(),
 		TimeoutMS: c.TimeoutMS, Flags: c.FlagNames(), Arguments: validJSON(c.Arguments), Meta: c.Meta,
-		Context: c.Context, SoatContext: c.SoatContext,
+		Context: c.Context, SoatContext: c.SoatContext, MetaVsClaims: c.MetaAgainstClaims(), Rounds: c.Rounds(),
 	}
 	if len(c.Headers) > 0 {
 		out.Headers = make(map[string]string, len(c.Headers))

@@ -29,6 +29,11 @@ func boundedCall(c *model.Call, now time.Time) model.CallJSON {
 	doc.Arguments = b.raw("arguments", doc.Arguments, maxRawBytes)
 	doc.Meta = b.object("meta", doc.Meta, maxObjectBytes)
 	doc.Context = b.context("context", doc.Context)
+	for i := range doc.MetaVsClaims {
+		r := &doc.MetaVsClaims[i]
+		at := fmt.Sprintf("meta_vs_claims[%d]", i)
+		r.Meta, r.Signed = b.value(at+".meta", r.Meta), b.value(at+".signed", r.Signed)
+	}
 	doc.Progress.Message = b.text("progress.message", doc.Progress.Message)
 	for i := range doc.Attempts {
 		a := &doc.Attempts[i]
@@ -77,6 +82,17 @@ func (b *bounder) object(where string, m map[string]any, max int) map[string]any
 	}
 	b.note("%s: %d bytes of JSON, the first %d kept as a string under \"(cut)\"", where, len(j), max)
 	return map[string]any{"(cut)": string(j[:max]) + "…"}
+}
+
+// value keeps any JSON value within maxEventRawBytes; a larger one becomes
+// a string of its first bytes.
+func (b *bounder) value(where string, v any) any {
+	j, err := json.Marshal(v)
+	if err != nil || len(j) <= maxEventRawBytes {
+		return v
+	}
+	b.note("%s: %d bytes of JSON, the first %d kept as a string", where, len(j), maxEventRawBytes)
+	return string(j[:maxEventRawBytes]) + "…"
 }
 
 func (b *bounder) text(where, s string) string {

@@ -111,6 +111,13 @@ func checkGetAndExplain(t *testing.T, cs *mcp.ClientSession) {
 		len(doc.Context.Steps) == 0 || doc.Meta["agentarea/task_id"] != "task-1" || len(doc.Timeline) == 0 || len(doc.Attempts) != 1 {
 		t.Fatalf("get_call: %s\n%s", text(res), dumpJSON(doc))
 	}
+	signed := false
+	for _, r := range doc.MetaVsClaims {
+		signed = signed || r.Key == "agentarea/task_id" && r.Verdict == model.MetaEqual && r.Signed == "task-1"
+	}
+	if !signed || doc.Rounds != 1 {
+		t.Errorf("_meta against claims %+v, rounds %d", doc.MetaVsClaims, doc.Rounds)
+	}
 	// A tool_call_id finds the call too.
 	if res := callTool(t, cs, "get_call", map[string]any{"id": "call_aud"}, &doc); res.IsError || doc.ID != "task-1/call_aud" {
 		t.Errorf("by tool_call_id: %s", text(res))
