@@ -63,7 +63,7 @@ const (
 
 // Explain says why the call ended as it did.
 func Explain(c *Call, now time.Time) Explanation {
-	x := Explanation{ID: c.ID, Tool: c.Tool, Status: c.Status, Cause: c.Cause()}
+	x := Explanation{ID: c.ID, Tool: c.Tool, Status: c.Status, Cause: c.Cause(now)}
 	if x.Tool == "" {
 		x.Tool = c.AgentName
 	}
@@ -317,44 +317,78 @@ func (x *Explanation) summary(c *Call, now time.Time) string {
 	return s + "."
 }
 
-// Cause is the most specific reason a call ended as it did, in one line:
-// the token's failed step before the platform's generic text; "" for a
-// call that went well.
-func (c *Call) Cause() string {
-	if ctx := c.Context; ctx != nil && ctx.Verdict == VerdictRejected {
-		s := "token rejected"
-		if ctx.Reason != "" {
-			s += ": " + ctx.Reason
+// Cause is why the call failed, was cancelled, came late or had its token
+// rejected, in the most specific words toolscope has: the token's reason
+// (or first failed step) before the server's or the platform's error (a
+// rejected call's error is the platform's generic "… rejected the
+// credentials"), the platform's account of a cancellation before the
+// tap's, then how late the result came. "" for a call running or ended
+// well. The screen's rows and the MCP server's list_calls say it.
+func (c *Call) Cause(now time.Time) string {
+	if ctx := c.Context; ctx != nil && ctx.Verdict == VerdictRejected && c.Status != StatusOK {
+		if why := tokenFailure(ctx); why != "" {
+			return why
 		}
-		if ans := RequiredAnswer(ctx); ans != "" {
-			s += " (" + ans + ")"
-		}
-		return cut(s, 200)
 	}
 	a := c.LastAttempt()
-	if a == nil {
-		return ""
-	}
-	r := &a.Result
 	switch c.Status {
-	case StatusCancelled:
-		return cut(firstNonEmpty(a.Cancelled, r.Error, "cancelled"), 200)
-	case StatusLate:
-		return "result after the " + timeoutText(c) + " timeout"
 	case StatusError:
-		switch {
-		case r.Error != "":
-			return cut(r.Error, 200)
-		case r.IsError:
-			return cut("isError: "+r.TextPreview, 200)
-		case r.RPCCode != 0:
-			return "JSON-RPC " + strconv.Itoa(r.RPCCode)
-		case r.HTTPStatus != 0:
-			return "HTTP " + strconv.Itoa(r.HTTPStatus)
+		if a == nil {
+			return "error"
 		}
-		return "error"
+		return resultError(&a.Result)
+	case StatusCancelled:
+		switch {
+		case a == nil:
+			return "cancelled"
+		case a.Result.Error != "":
+			return Sanitize(a.Result.Error)
+		case a.Cancelled != "":
+			return Sanitize(a.Cancelled)
+		}
+		return "cancelled"
+	case StatusLate:
+		s := "result after " + c.Elapsed(now).Round(time.Millisecond).String()
+		if c.TimeoutMS > 0 {
+			s += ", over the " + timeoutText(c) + " timeout"
+		}
+		return s
 	}
 	return ""
+}
+
+// tokenFailure is the rejected token's reason, else its first failed step.
+func tokenFailure(ctx *Context) string {
+	if ctx.Reason != "" {
+		return Sanitize(ctx.Reason)
+	}
+	for _, s := range ctx.Steps {
+		if !s.Passed {
+			if s.Detail == "" {
+				return Sanitize(s.Name) + " failed"
+			}
+			return Sanitize(s.Name) + ": " + Sanitize(s.Detail)
+		}
+	}
+	return ""
+}
+
+// resultError is what an error result said: its error, the denial, the
+// HTTP status or JSON-RPC code, the start of its text.
+func resultError(r *Result) string {
+	switch {
+	case r.Error != "":
+		return Sanitize(r.Error)
+	case r.Denied != "":
+		return "denied by " + Sanitize(r.Denied)
+	case r.HTTPStatus >= 400:
+		return "HTTP " + strconv.Itoa(r.HTTPStatus)
+	case r.RPCCode != 0:
+		return "JSON-RPC error " + strconv.Itoa(r.RPCCode)
+	case r.TextPreview != "":
+		return "isError: " + Sanitize(r.TextPreview)
+	}
+	return "isError"
 }
 
 func orNone(s, none string) string {

@@ -14,7 +14,7 @@ func TestExplainSaysRuleAndAnswer(t *testing.T) {
 	ranAnyway := &Call{ID: "t/c1", Tool: "lookup_customer", Status: StatusOK, Context: ctx,
 		Attempts: []Attempt{{N: 1, Exchange: "1", HasResult: true, Result: Result{HTTPStatus: 200}}}}
 	x := Explain(ranAnyway, time.Now())
-	if x.Cause != "token rejected: wrong aud: token is for other (HTTP 401 · JSON-RPC -32001)" {
+	if x.Cause != "" { // it ended ok: the token is a finding, not why it ended
 		t.Errorf("cause %q", x.Cause)
 	}
 	f := x.Findings[0]
@@ -22,15 +22,16 @@ func TestExplainSaysRuleAndAnswer(t *testing.T) {
 		!strings.Contains(f.Must, "must answer HTTP 401 · JSON-RPC -32001") || !strings.Contains(f.Must, "ran the tool on a token it had to refuse") {
 		t.Errorf("finding %+v", f)
 	}
-	if !strings.HasPrefix(x.Summary, "ok: token rejected") || !strings.Contains(x.Summary, "The server must answer") {
+	if !strings.HasPrefix(x.Summary, "ok. The server must answer HTTP 401") {
 		t.Errorf("summary %q", x.Summary)
 	}
 
 	refused := *ranAnyway
 	refused.Status = StatusError
 	refused.Attempts = []Attempt{{N: 1, Exchange: "1", HasResult: true, Result: Result{HTTPStatus: 401, RPCCode: -32001}}}
-	if f := Explain(&refused, time.Now()).Findings; len(f) != 1 || !strings.HasSuffix(f[0].Must, "; it did") {
-		t.Errorf("a server that refused as it must: %+v", f)
+	x = Explain(&refused, time.Now())
+	if len(x.Findings) != 1 || !strings.HasSuffix(x.Findings[0].Must, "; it did") || x.Cause != "wrong aud: token is for other" {
+		t.Errorf("a server that refused as it must: %+v", x)
 	}
 }
 

@@ -218,7 +218,7 @@ func (s *Server) listCalls(_ context.Context, _ *mcp.CallToolRequest, in ListCal
 
 func newCallRow(c *model.Call, now time.Time) CallRow {
 	row := CallRow{ID: c.ID, TaskID: c.TaskID, ToolCallID: c.ToolCallID, Tool: c.Tool, Status: string(c.Status),
-		Cause: c.Cause(), Flags: c.FlagNames(), DurationMS: c.Elapsed(now).Milliseconds(), Rounds: c.Rounds(),
+		Cause: c.Cause(now), Flags: c.FlagNames(), DurationMS: c.Elapsed(now).Milliseconds(), Rounds: c.Rounds(),
 		Attempts: len(c.Attempts), Sent: c.SentCount(), Relayed: c.RelayedCount()}
 	if row.Tool == "" {
 		row.Tool = c.AgentName
@@ -254,7 +254,7 @@ func (s *Server) getCall(_ context.Context, _ *mcp.CallToolRequest, in CallInput
 	}
 	doc := boundedCall(c, s.cfg.Now())
 	line := fmt.Sprintf("call %s: %s, %s after %s", doc.ID, c.Tool, doc.Status, time.Duration(doc.ElapsedMS)*time.Millisecond)
-	if cause := c.Cause(); cause != "" {
+	if cause := c.Cause(s.cfg.Now()); cause != "" {
 		line += "; " + cause
 	}
 	lines := []string{line, "The structured content holds the whole call (also at toolscope://calls/" + doc.ID + "); explain_call says why it ended so."}
