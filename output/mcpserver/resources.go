@@ -93,7 +93,7 @@ func (t *subscriptions) subscribe(_ context.Context, req *mcp.SubscribeRequest) 
 		t.uris[uri] = map[*mcp.ServerSession]bool{}
 		// The call as it is now: a change from here on is told (a call
 		// not yet seen is told when it appears).
-		t.seen[uri] = t.store.Snapshot().FindCall(id)
+		t.seen[uri] = lookupCall(t.store.Snapshot(), id)
 	}
 	t.uris[uri][req.Session] = true
 	// A session that goes without unsubscribing (a client that quits) must
@@ -141,7 +141,7 @@ func (t *subscriptions) changed(snap *model.Snapshot) []string {
 	var uris []string
 	for uri, prev := range t.seen {
 		id, _ := callID(uri)
-		if c := snap.FindCall(id); c != prev {
+		if c := lookupCall(snap, id); c != prev {
 			t.seen[uri] = c
 			uris = append(uris, uri)
 		}

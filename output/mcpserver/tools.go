@@ -120,11 +120,16 @@ func textResultOf(lines []string, width int) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(lines, "\n")}}}
 }
 
-// findCall is the one lookup of a call by the id a client gives: the
-// store's call id (list_calls' id), else a tool_call_id.
+// lookupCall is the one lookup of a call by the id a client gives (a
+// tool's argument, a resource URI): the store's call id (list_calls' id),
+// else a tool_call_id; nil when none.
+func lookupCall(snap *model.Snapshot, id string) *model.Call {
+	return snap.FindCall(strings.TrimSpace(id))
+}
+
+// findCall is lookupCall, or an error saying what ids are valid.
 func findCall(snap *model.Snapshot, id string) (*model.Call, error) {
-	id = strings.TrimSpace(id)
-	if c := snap.FindCall(id); c != nil {
+	if c := lookupCall(snap, id); c != nil {
 		return c, nil
 	}
 	msg := fmt.Sprintf("no call %q among the %d calls toolscope holds: give an id from list_calls (or a tool_call_id)", id, len(snap.Calls))
