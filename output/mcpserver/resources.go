@@ -37,7 +37,7 @@ func (s *Server) readCall(_ context.Context, req *mcp.ReadResourceRequest) (*mcp
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	c, err := findCall(s.store.Snapshot(), id)
+	c, err := findCall(s.snapshot(), id)
 	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
@@ -54,8 +54,9 @@ const maxSubscriptions = 1000
 // subscriptions are the call resources some session listens to, and the
 // version of each call last seen; the watcher says when one changes.
 type subscriptions struct {
-	store *model.Store
-	mu    sync.Mutex
+	store    *model.Store
+	snapshot func() *model.Snapshot // the server's, bounded in rate
+	mu       sync.Mutex
 	// uris holds the sessions subscribed to each URI.
 	uris map[string]map[*mcp.ServerSession]bool
 	// seen is each watched call as last seen (nil: not in the store).
@@ -64,8 +65,8 @@ type subscriptions struct {
 	watching map[*mcp.ServerSession]bool
 }
 
-func newSubscriptions(store *model.Store) *subscriptions {
-	return &subscriptions{store: store, uris: map[string]map[*mcp.ServerSession]bool{},
+func newSubscriptions(store *model.Store, snapshot func() *model.Snapshot) *subscriptions {
+	return &subscriptions{store: store, snapshot: snapshot, uris: map[string]map[*mcp.ServerSession]bool{},
 		seen: map[string]*model.Call{}, watching: map[*mcp.ServerSession]bool{}}
 }
 
@@ -93,7 +94,7 @@ func (t *subscriptions) subscribe(_ context.Context, req *mcp.SubscribeRequest) 
 		t.uris[uri] = map[*mcp.ServerSession]bool{}
 		// The call as it is now: a change from here on is told (a call
 		// not yet seen is told when it appears).
-		t.seen[uri] = lookupCall(t.store.Snapshot(), id)
+		t.seen[uri] = lookupCall(t.snapshot(), id)
 	}
 	t.uris[uri][req.Session] = true
 	// A session that goes without unsubscribing (a client that quits) must
@@ -170,12 +171,14 @@ func (t *subscriptions) watch(ctx context.Context, srv *mcp.Server, every time.D
 			return
 		case <-tick.C:
 		}
-		v := t.store.Version()
-		if v == version || !t.any() {
+		if t.store.Version() == version || !t.any() {
 			continue
 		}
-		version = v
-		for _, uri := range t.changed(t.store.Snapshot()) {
+		// The version of the snapshot read, not the store's: a snapshot up
+		// to snapshotEvery old is read again at the next tick.
+		snap := t.snapshot()
+		version = snap.Version
+		for _, uri := range t.changed(snap) {
 			_ = srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,6 +31,10 @@ const Path = "/mcp"
 
 // TokenEnv names the variable holding the bearer token clients must send.
 const TokenEnv = "TOOLSCOPE_MCP_TOKEN"
+
+// maxRequestBytes bounds a request's body: the tools take an id, a filter
+// and a number.
+const maxRequestBytes = 64 << 10
 
 // maxEventStoreBytes bounds what is kept to resume session streams.
 const maxEventStoreBytes = 4 << 20
@@ -64,6 +69,27 @@ type Server struct {
 	ln      net.Listener
 	stop    context.CancelFunc
 	done    chan struct{}
+
+	snapMu sync.Mutex
+	snap   *model.Snapshot
+	taken  time.Time
+}
+
+// snapshotEvery bounds how often the tools take a store snapshot: a client
+// asking in a loop must not hold the store's lock for the traffic (each
+// snapshot copies a slice of every call, and makes the store copy a call
+// before its next change). What a tool says is at most this old.
+const snapshotEvery = 100 * time.Millisecond
+
+// snapshot is the store's latest snapshot, taken again once snapshotEvery
+// has passed.
+func (s *Server) snapshot() *model.Snapshot {
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	if now := time.Now(); s.snap == nil || now.Sub(s.taken) >= snapshotEvery {
+		s.snap, s.taken = s.store.Snapshot(), now
+	}
+	return s.snap
 }
 
 // CheckListen says why an address may not be listened on: an address
@@ -104,7 +130,8 @@ func New(store *model.Store, cfg Config) (*Server, error) {
 	if cfg.Poll <= 0 {
 		cfg.Poll = 250 * time.Millisecond
 	}
-	s := &Server{cfg: cfg, store: store, subs: newSubscriptions(store), done: make(chan struct{})}
+	s := &Server{cfg: cfg, store: store, done: make(chan struct{})}
+	s.subs = newSubscriptions(store, s.snapshot)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "toolscope", Title: "toolscope: what an MCP server's tool calls did", Version: cfg.Version},
 		&mcp.ServerOptions{
 			Instructions:       instructions,
@@ -136,8 +163,9 @@ func (s *Server) newHandler() http.Handler {
 	// bounded store of what was sent; idle sessions end.
 	events := mcp.NewMemoryEventStore(nil)
 	events.SetMaxBytes(maxEventStoreBytes)
-	stateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute, EventStore: events})
-	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true})
+	stateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute, EventStore: events,
+		MaxRequestBodyBytes: maxRequestBytes})
+	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true, MaxRequestBodyBytes: maxRequestBytes})
 	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Protocol-Version") >= newProtocol {
 			stateless.ServeHTTP(w, r)

@@ -188,7 +188,7 @@ func (s *Server) listCalls(_ context.Context, _ *mcp.CallToolRequest, in ListCal
 		return nil, ListCallsOutput{}, fmt.Errorf("filter %q never matches: %s. Terms are tool:NAME, task:ID, status:%s, source:tap|feed|NAME, flag:%s or plain text; -term negates",
 			in.Filter, strings.Join(probs, "; "), strings.Join(model.FilterStatuses, ","), strings.Join(model.FilterFlagNames, ","))
 	}
-	snap := s.store.Snapshot()
+	snap := s.snapshot()
 	now := s.cfg.Now()
 	out := ListCallsOutput{Calls: []CallRow{}, Held: len(snap.Calls), Evicted: snap.Evicted}
 	lines := []string{""}
@@ -253,7 +253,7 @@ type CallInput struct {
 }
 
 func (s *Server) getCall(_ context.Context, _ *mcp.CallToolRequest, in CallInput) (*mcp.CallToolResult, model.CallJSON, error) {
-	c, err := findCall(s.store.Snapshot(), in.ID)
+	c, err := findCall(s.snapshot(), in.ID)
 	if err != nil {
 		return nil, model.CallJSON{}, err
 	}
@@ -270,7 +270,7 @@ func (s *Server) getCall(_ context.Context, _ *mcp.CallToolRequest, in CallInput
 }
 
 func (s *Server) explainCall(_ context.Context, _ *mcp.CallToolRequest, in CallInput) (*mcp.CallToolResult, model.Explanation, error) {
-	c, err := findCall(s.store.Snapshot(), in.ID)
+	c, err := findCall(s.snapshot(), in.ID)
 	if err != nil {
 		return nil, model.Explanation{}, err
 	}
@@ -325,7 +325,7 @@ func (s *Server) listWarnings(_ context.Context, _ *mcp.CallToolRequest, in List
 		}
 		return nil, ListWarningsOutput{}, fmt.Errorf("no warning code %q; the codes are: %s", code, strings.Join(codes, ", "))
 	}
-	snap := s.store.Snapshot()
+	snap := s.snapshot()
 	var all []WarningRow
 	add := func(e *model.Event, c *model.Call) {
 		if e.Kind != model.KindWarning || code != "" && e.Code != code {
@@ -386,7 +386,7 @@ type SourcesOutput struct {
 }
 
 func (s *Server) sources(_ context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, SourcesOutput, error) {
-	snap := s.store.Snapshot()
+	snap := s.snapshot()
 	out := SourcesOutput{Sources: []SourceRow{}, Events: snap.Events, Calls: len(snap.Calls), Warnings: snap.Warnings,
 		Duplicates: snap.Duplicates, Evicted: snap.Evicted}
 	lines := []string{fmt.Sprintf("%d sources, %d events, %d calls, %d warnings", len(snap.Sources), snap.Events, len(snap.Calls), snap.Warnings)}
