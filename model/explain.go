@@ -192,18 +192,18 @@ func (x *Explanation) outcome(c *Call, now time.Time) {
 		case c.Context != nil && c.Context.Verdict == VerdictRejected && r.HTTPStatus == c.Context.HTTPStatus:
 			// said by token()
 		case r.IsError:
-			x.add(Finding{Level: LevelError, What: "the tool answered isError: true; the model reads: " + orNone(cut(firstNonEmpty(r.Error, r.TextPreview), 300), "(no text)"),
+			x.add(Finding{Level: LevelError, What: "the tool answered isError: true; the model reads: " + orNone(Truncate(firstNonEmpty(r.Error, r.TextPreview), 300), "(no text)"),
 				Rule: ruleIsError, Must: "nothing, if the tool meant to fail; otherwise fix what its text says"})
 		case r.RPCCode != 0:
-			x.add(Finding{Level: LevelError, What: "the server answered a JSON-RPC error " + strconv.Itoa(r.RPCCode) + ": " + orNone(cut(r.Error, 300), "(no message)"),
+			x.add(Finding{Level: LevelError, What: "the server answered a JSON-RPC error " + strconv.Itoa(r.RPCCode) + ": " + orNone(Truncate(r.Error, 300), "(no message)"),
 				Rule: ruleJSONRPC, HTTPStatus: r.HTTPStatus, RPCCode: r.RPCCode,
 				Must: "a tool that fails should answer a result with isError: true, which the model reads; a JSON-RPC error fails the call"})
 		case r.HTTPStatus >= 400:
-			x.add(Finding{Level: LevelError, What: "the server answered HTTP " + strconv.Itoa(r.HTTPStatus) + ": " + orNone(cut(r.Error, 300), "(no message)"),
+			x.add(Finding{Level: LevelError, What: "the server answered HTTP " + strconv.Itoa(r.HTTPStatus) + ": " + orNone(Truncate(r.Error, 300), "(no message)"),
 				Rule: ruleJSONRPC, HTTPStatus: r.HTTPStatus,
 				Must: "answer a tools/call with a JSON-RPC response carrying its id; an HTTP error fails the call"})
 		default:
-			x.add(Finding{Level: LevelError, What: "the call failed: " + orNone(cut(r.Error, 300), "(no message)")})
+			x.add(Finding{Level: LevelError, What: "the call failed: " + orNone(Truncate(r.Error, 300), "(no message)")})
 		}
 	}
 }
@@ -282,7 +282,7 @@ func (x *Explanation) warnings(c *Call) {
 			continue
 		}
 		seen[w.Code] = true
-		f := Finding{Level: LevelWarning, Code: w.Code, What: cut(w.Message, 300)}
+		f := Finding{Level: LevelWarning, Code: w.Code, What: Truncate(w.Message, 300)}
 		if info, ok := WarningInfoOf(w.Code); ok {
 			f.What = plainMarkdown(info.Meaning) + ": " + f.What
 			f.Rule = plainMarkdown(info.Rule)
@@ -405,15 +405,6 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
-}
-
-// cut keeps the first n runes of s, saying that it was cut.
-func cut(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "… (cut)"
 }
 
 func upperFirst(s string) string {

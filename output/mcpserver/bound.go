@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"time"
-	"unicode/utf8"
 
 	"toolscope/model"
 )
@@ -18,7 +17,7 @@ const (
 	maxRawBytes      = 16 << 10 // the call's arguments, a result's structured content
 	maxEventRawBytes = 1 << 10  // a raw value in a timeline event or warning
 	maxObjectBytes   = 16 << 10 // _meta, a token's claims, as JSON
-	maxTextRunes     = 4000     // one string (an error, a preview, a reason)
+	maxTextBytes     = 4000     // one string (an error, a preview, a reason)
 )
 
 // boundedCall is the call's document (model.CallJSON, what `y` copies)
@@ -96,11 +95,11 @@ func (b *bounder) value(where string, v any) any {
 }
 
 func (b *bounder) text(where, s string) string {
-	if len(s) <= maxTextRunes || utf8.RuneCountInString(s) <= maxTextRunes {
+	if len(s) <= maxTextBytes {
 		return s
 	}
-	b.note("%s: %d characters, the first %d kept", where, utf8.RuneCountInString(s), maxTextRunes)
-	return cutRunes(s, maxTextRunes)
+	b.note("%s: %d bytes, the first %d kept", where, len(s), maxTextBytes)
+	return model.Truncate(s, maxTextBytes)
 }
 
 // context copies a context (the store's is shared) with its claims bounded.
@@ -130,21 +129,6 @@ func (b *bounder) events(where string, evs []model.Event) []model.Event {
 		e.Detail = b.text(at+".detail", e.Detail)
 	}
 	return evs
-}
-
-// cutRunes keeps the first n runes of s, marking the cut.
-func cutRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j] + "…"
-		}
-		i++
-	}
-	return s
 }
 
 func sortNewestFirst(rows []WarningRow) {

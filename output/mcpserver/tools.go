@@ -20,10 +20,10 @@ import (
 const (
 	defaultLimit = 50
 	maxLimit     = 500
-	maxLineRunes = 300
-	// maxExplainRunes bounds one line of explain_call's text: a finding
+	maxLineBytes = 300
+	// maxExplainBytes bounds one line of explain_call's text: a finding
 	// with its rule and what must be done is said whole.
-	maxExplainRunes = 1500
+	maxExplainBytes = 1500
 )
 
 // schemaTypes are the types whose inferred schema would be wrong: raw
@@ -110,12 +110,12 @@ func limit(n int) (int, error) {
 }
 
 // textResult is the short text beside the structured content, each line
-// made terminal safe and cut to maxLineRunes.
-func textResult(lines []string) *mcp.CallToolResult { return textResultOf(lines, maxLineRunes) }
+// made terminal safe and cut to maxLineBytes.
+func textResult(lines []string) *mcp.CallToolResult { return textResultOf(lines, maxLineBytes) }
 
 func textResultOf(lines []string, width int) *mcp.CallToolResult {
 	for i, l := range lines {
-		lines[i] = cutRunes(model.Sanitize(l), width)
+		lines[i] = model.Truncate(model.Sanitize(l), width)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(lines, "\n")}}}
 }
@@ -283,7 +283,7 @@ func (s *Server) explainCall(_ context.Context, _ *mcp.CallToolRequest, in CallI
 		}
 		lines = append(lines, line)
 	}
-	return textResultOf(lines, maxExplainRunes), x, nil
+	return textResultOf(lines, maxExplainBytes), x, nil
 }
 
 // ListWarningsInput is list_warnings' arguments.
@@ -331,7 +331,7 @@ func (s *Server) listWarnings(_ context.Context, _ *mcp.CallToolRequest, in List
 		if e.Kind != model.KindWarning || code != "" && e.Code != code {
 			return
 		}
-		row := WarningRow{Time: e.Time.UTC(), Code: e.Code, Message: cutRunes(e.Message, maxLineRunes*2), Source: e.Source,
+		row := WarningRow{Time: e.Time.UTC(), Code: e.Code, Message: model.Truncate(e.Message, maxLineBytes*2), Source: e.Source,
 			SourceName: e.SourceName, Tool: e.Tool}
 		if c != nil {
 			row.Call, row.Tool = c.ID, c.Tool
@@ -391,7 +391,7 @@ func (s *Server) sources(_ context.Context, _ *mcp.CallToolRequest, _ struct{}) 
 		Duplicates: snap.Duplicates, Evicted: snap.Evicted}
 	lines := []string{fmt.Sprintf("%d sources, %d events, %d calls, %d warnings", len(snap.Sources), snap.Events, len(snap.Calls), snap.Warnings)}
 	for _, src := range snap.Sources {
-		row := SourceRow{Source: src.Source, Name: src.Name, State: src.State, Detail: cutRunes(src.Detail, maxLineRunes),
+		row := SourceRow{Source: src.Source, Name: src.Name, State: src.State, Detail: model.Truncate(src.Detail, maxLineBytes),
 			Events: src.Events, Calls: src.Calls, Reconnects: src.Attempts}
 		if !src.Changed.IsZero() {
 			t := src.Changed.UTC()
