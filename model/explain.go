@@ -37,30 +37,6 @@ const (
 	LevelInfo    = "info"
 )
 
-// The contract's rules explain names (the documents are in the spec: the
-// AgentArea MCP tool call context, MCP over Streamable HTTP).
-const (
-	ruleVerification = "AgentArea tool context, \"Verification a server performs\": signature (HS256 only), " +
-		"exp/iat (at most 10 minutes old, 30 s skew), aud = the instance id, iss = agentarea; tool = params.name; " +
-		"every agentarea/* _meta key equal to its claim; run the tool only after all pass. Failures are answered on " +
-		"the HTTP layer with a JSON-RPC error and the request id: 401/-32001 missing credential or token, bad " +
-		"signature, expired, wrong aud or iss; 403/-32003 a valid token that does not match the call or an unknown " +
-		"major protocol; 400/-32602 a malformed context value; 400/-32600 tools/call in a batch"
-	ruleTimeout = "AgentArea tool context, \"Timeout\": a call waits tool_timeout_seconds (default 300 s, 1 to 1800 s), " +
-		"progress notifications included, then fails as \"MCP tool call timed out: no result within <n> s\" and " +
-		"the server is sent notifications/cancelled"
-	ruleResultsText = "AgentArea tool context, \"Results\": text over 8000 characters is offloaded; the model sees a pointer and a preview"
-	ruleResultsSC   = "AgentArea tool context, \"Results\": structuredContent over 16000 characters of JSON is left out " +
-		"of the tool.result event (structured_content_dropped: true); the model does not read structuredContent"
-	ruleResultsImg = "AgentArea tool context, \"Results\": PNG, JPEG, GIF and WebP up to 5 MB, at most 8 per result"
-	ruleIsError    = "MCP tools and AgentArea tool context, \"Results\": isError: true is a failed tool.result; its content is the error the model reads"
-	ruleRelay      = "AgentArea tool context, \"Progress\": at most one tool.progress per 0.5 s per call is relayed, " +
-		"notifications in between are dropped; a completion (progress >= total) is always relayed"
-	ruleReplayed = "AgentArea tool context, \"Idempotency\": a retry sends the same task_id, tool_call_id, idempotency key " +
-		"and arguments with a new token; _meta[\"agentarea/replayed\"]: true says the server answered from what it stored"
-	ruleJSONRPC = "MCP over Streamable HTTP: a request is answered with its result or a JSON-RPC error carrying its id"
-)
-
 // Explain says why the call ended as it did.
 func Explain(c *Call, now time.Time) Explanation {
 	x := Explanation{ID: c.ID, Tool: c.Tool, Status: c.Status, Cause: c.Cause(now)}
@@ -315,80 +291,6 @@ func (x *Explanation) summary(c *Call, now time.Time) string {
 		}
 	}
 	return s + "."
-}
-
-// Cause is why the call failed, was cancelled, came late or had its token
-// rejected, in the most specific words toolscope has: the token's reason
-// (or first failed step) before the server's or the platform's error (a
-// rejected call's error is the platform's generic "… rejected the
-// credentials"), the platform's account of a cancellation before the
-// tap's, then how late the result came. "" for a call running or ended
-// well. The screen's rows and the MCP server's list_calls say it.
-func (c *Call) Cause(now time.Time) string {
-	if ctx := c.Context; ctx != nil && ctx.Verdict == VerdictRejected && c.Status != StatusOK {
-		if why := tokenFailure(ctx); why != "" {
-			return why
-		}
-	}
-	a := c.LastAttempt()
-	switch c.Status {
-	case StatusError:
-		if a == nil {
-			return "error"
-		}
-		return resultError(&a.Result)
-	case StatusCancelled:
-		switch {
-		case a == nil:
-			return "cancelled"
-		case a.Result.Error != "":
-			return Sanitize(a.Result.Error)
-		case a.Cancelled != "":
-			return Sanitize(a.Cancelled)
-		}
-		return "cancelled"
-	case StatusLate:
-		s := "result after " + c.Elapsed(now).Round(time.Millisecond).String()
-		if c.TimeoutMS > 0 {
-			s += ", over the " + timeoutText(c) + " timeout"
-		}
-		return s
-	}
-	return ""
-}
-
-// tokenFailure is the rejected token's reason, else its first failed step.
-func tokenFailure(ctx *Context) string {
-	if ctx.Reason != "" {
-		return Sanitize(ctx.Reason)
-	}
-	for _, s := range ctx.Steps {
-		if !s.Passed {
-			if s.Detail == "" {
-				return Sanitize(s.Name) + " failed"
-			}
-			return Sanitize(s.Name) + ": " + Sanitize(s.Detail)
-		}
-	}
-	return ""
-}
-
-// resultError is what an error result said: its error, the denial, the
-// HTTP status or JSON-RPC code, the start of its text.
-func resultError(r *Result) string {
-	switch {
-	case r.Error != "":
-		return Sanitize(r.Error)
-	case r.Denied != "":
-		return "denied by " + Sanitize(r.Denied)
-	case r.HTTPStatus >= 400:
-		return "HTTP " + strconv.Itoa(r.HTTPStatus)
-	case r.RPCCode != 0:
-		return "JSON-RPC error " + strconv.Itoa(r.RPCCode)
-	case r.TextPreview != "":
-		return "isError: " + Sanitize(r.TextPreview)
-	}
-	return "isError"
 }
 
 func orNone(s, none string) string {
