@@ -113,8 +113,10 @@ func (b *bounder) context(where string, ctx *model.Context) *model.Context {
 	return &c
 }
 
-// events bounds the raw values and texts of events (already copies).
+// events bounds the raw values and texts of events, in a copy (the
+// document's events may be the store's).
 func (b *bounder) events(where string, evs []model.Event) []model.Event {
+	evs = append([]model.Event(nil), evs...)
 	for i := range evs {
 		e := &evs[i]
 		at := fmt.Sprintf("%s[%d]", where, i)
