@@ -36,9 +36,9 @@ func (c *Call) Cause(now time.Time) string {
 		}
 		return "cancelled"
 	case StatusLate:
-		s := "result after " + c.Elapsed(now).Round(time.Millisecond).String()
+		s := "result after " + FormatDuration(c.Elapsed(now))
 		if c.TimeoutMS > 0 {
-			s += ", over the " + timeoutText(c) + " timeout"
+			s += ", over the " + FormatTimeout(c.TimeoutMS) + " timeout"
 		}
 		return s
 	}

@@ -157,7 +157,7 @@ func (x *Explanation) outcome(c *Call, now time.Time) {
 			"already failed the call, so the model never read it", Rule: ruleTimeout,
 			Must: "the server must answer within the timeout, or the instance's tool_timeout_seconds must be raised"})
 	case StatusRunning:
-		x.add(Finding{Level: LevelInfo, What: "still running after " + c.Elapsed(now).Round(time.Millisecond).String() +
+		x.add(Finding{Level: LevelInfo, What: "still running after " + FormatDuration(c.Elapsed(now)) +
 			" of a " + timeoutText(c) + " timeout"})
 	case StatusError:
 		if a == nil || !a.HasResult {
@@ -196,9 +196,9 @@ func isTimeout(c *Call) bool {
 
 func timeoutText(c *Call) string {
 	if c.TimeoutMS > 0 {
-		return (time.Duration(c.TimeoutMS) * time.Millisecond).String()
+		return FormatTimeout(c.TimeoutMS)
 	}
-	return DefaultTimeout.String() + " (the default)"
+	return FormatTimeout(DefaultTimeout.Milliseconds()) + " (the default)"
 }
 
 // result: the answer against the platform's limits.
@@ -280,7 +280,7 @@ func WarningInfoOf(code string) (WarningInfo, bool) {
 func (x *Explanation) summary(c *Call, now time.Time) string {
 	s := string(c.Status)
 	if c.Status == StatusRunning {
-		s += " for " + c.Elapsed(now).Round(time.Millisecond).String()
+		s += " for " + FormatDuration(c.Elapsed(now))
 	}
 	if x.Cause != "" {
 		s += ": " + x.Cause

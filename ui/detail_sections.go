@@ -80,9 +80,9 @@ func (m *detailModel) detailCallSection(d *detailText, c *model.Call) {
 		start = c.FirstSeen
 	}
 	d.kv("started", clockMillis(start)+" UTC")
-	el := formatDuration(c.Elapsed(m.now))
+	el := model.FormatDuration(c.Elapsed(m.now))
 	if c.TimeoutMS > 0 {
-		el += st.muted.on(" of a " + formatTimeout(c.TimeoutMS) + " timeout")
+		el += st.muted.on(" of a " + model.FormatTimeout(c.TimeoutMS) + " timeout")
 	}
 	if c.Finished() {
 		d.kv("ended", clockMillis(c.Ended)+" UTC  "+st.muted.on("after ")+el)
@@ -119,7 +119,7 @@ func (m *detailModel) detailTimeline(d *detailText, c *model.Call) {
 	for _, e := range entries {
 		delta := "      "
 		if !prev.IsZero() {
-			delta = "+" + formatDuration(e.at.Sub(prev))
+			delta = "+" + model.FormatDuration(e.at.Sub(prev))
 		}
 		prev = e.at
 		var src, kind, sum string
@@ -138,12 +138,16 @@ func (m *detailModel) detailTimeline(d *detailText, c *model.Call) {
 			kind, sum, kp = "tool.progress", m.pointSummary(e.point), st.run
 		}
 		d.line("   " + st.muted.on(clockMillis(e.at)) + " " + fitRight(delta, 7) + "  " +
-			fit(cut(src, 16), 16) + " " + kp.on(fit(kind, 14)) + " " + cut(sum, max(10, d.width-60)))
+			fit(cut(src, 16), 16) + " " + kp.on(fit(kind, 14)) + " " + cut(sum, max(10, d.width-timelineText-1)))
 	}
 	if len(entries) == 0 {
 		d.line("   " + st.muted.on("(nothing yet)"))
 	}
 }
+
+// timelineText is where a timeline line's summary starts: indent, time,
+// delta, source and kind before it.
+const timelineText = 3 + 12 + 1 + 7 + 2 + 16 + 1 + 14 + 1
 
 func (m *detailModel) pointSummary(p *model.Point) string {
 	st := &m.st
@@ -191,7 +195,7 @@ func (m *detailModel) eventSummary(e *model.Event) (string, string, paint) {
 			add("args " + formatBytes(len(e.Arguments)))
 		}
 		if e.TimeoutMS > 0 {
-			add("timeout " + formatTimeout(e.TimeoutMS))
+			add("timeout " + model.FormatTimeout(e.TimeoutMS))
 		}
 	case model.KindToolResult:
 		kp = st.ok
@@ -222,7 +226,7 @@ func (m *detailModel) eventSummary(e *model.Event) (string, string, paint) {
 			add("late")
 		}
 		if e.DurationMS > 0 {
-			add(formatDuration(time.Duration(e.DurationMS) * time.Millisecond))
+			add(model.FormatDuration(time.Duration(e.DurationMS) * time.Millisecond))
 		}
 		add(cut(model.Sanitize(e.Error), 60))
 	case model.KindToolCancelled:
