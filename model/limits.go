@@ -6,8 +6,9 @@ import (
 )
 
 // The platform's limits a call is measured against (the tool context
-// contract's Results, Progress and Timeout rules). The decoder checks them,
-// the screen and the MCP server's explain_call say them: one place.
+// contract's Results, Progress and Timeout rules; docs/warning-codes.md).
+// The decoder checks them, the screen and the MCP server's explain_call say
+// them: one place.
 const (
 	// MaxTextChars: text over this many characters is offloaded; the model
 	// sees a pointer and a preview.
