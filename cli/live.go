@@ -39,10 +39,13 @@ func runLive(r liveRun) int {
 	if err := r.out.mcp.check(); err != nil {
 		return usageError(r.cmd, "%v", err)
 	}
+	redaction := model.RedactionConfig{Names: r.out.redact}
 	if r.live != nil {
 		r.live.settle(r.fs, mode)
-		r.out.redactor = model.NewRedactor(r.live.credentialHeader)
+		redaction.Names = append(redaction.Names, r.live.credentialHeader)
+		redaction.Secrets = append(redaction.Secrets, os.Getenv(apiKeyEnv))
 	}
+	r.out.redactor = model.NewRedactor(redaction)
 	p, err := newPipeline(*r.out, mode)
 	if err != nil {
 		return exitCode(r.cmd, err)
@@ -54,6 +57,7 @@ func runLive(r liveRun) int {
 			p.close(r.cmd)
 			return code
 		}
+		r.out.redactor.AddSecrets(r.live.secretValues()...) // loaded by build
 	}
 	if err := src.start(); err != nil {
 		p.close(r.cmd)

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolscope/model/modeltest"
+	"toolscope/output/mcpserver"
 )
 
 var mcpURLLine = regexp.MustCompile(`serving MCP at (http://\S+/mcp)`)
@@ -146,4 +147,43 @@ func TestMCPFlagsChecked(t *testing.T) {
 			t.Errorf("%v: %v, stderr %q; want exit 2 saying %q", c.args, err, stderr.String(), c.want)
 		}
 	}
+}
+
+// mcpServed is everything the pipeline's MCP server answers, as JSON text:
+// each tool (list_calls with and without a filter, list_warnings, sources)
+// and, for every call, get_call, explain_call and its resource. The secrets
+// table test checks it.
+func mcpServed(t *testing.T, p *pipeline) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: p.mcp.URL()}, nil)
+	if err != nil {
+		t.Fatalf("connect %s: %v", p.mcp.URL(), err)
+	}
+	defer cs.Close()
+	var served strings.Builder
+	call := func(tool string, args map[string]any) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		b, _ := json.Marshal(res)
+		served.Write(b)
+		served.WriteByte('\n')
+	}
+	call("list_calls", nil)
+	call("list_calls", map[string]any{"filter": "status:ok,error,cancelled,running,late"})
+	call("list_warnings", nil)
+	call("sources", nil)
+	for _, c := range p.store.Snapshot().Calls {
+		call("get_call", map[string]any{"id": c.ID})
+		call("explain_call", map[string]any{"id": c.ID})
+		rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: mcpserver.CallURI(c.ID)})
+		if err != nil {
+			t.Fatalf("read %s: %v", c.ID, err)
+		}
+		served.WriteString(rr.Contents[0].Text + "\n")
+	}
+	return served.String()
 }

@@ -95,10 +95,9 @@ func timePtr(t time.Time) *time.Time {
 	return &u
 }
 
-// NewCallJSON renders the call redacted: headers through RedactHeader (the
-// token keeps header and claims only, never its signature; credentials
-// never), events through Redact. A raw value that is not JSON becomes a
-// JSON string, so the document always marshals.
+// NewCallJSON renders the call as the store holds it: redacted by the hub
+// before it reached the store (the one Redactor). A raw value that is not
+// JSON becomes a JSON string, so the document always marshals.
 func NewCallJSON(c *Call, now time.Time) CallJSON {
 	out := CallJSON{
 		ID: c.ID, TaskID: c.TaskID, ToolCallID: c.ToolCallID, Tool: c.Tool, AgentName: c.AgentName,
@@ -107,12 +106,7 @@ func NewCallJSON(c *Call, now time.Time) CallJSON {
 		TimeoutMS: c.TimeoutMS, Flags: c.FlagNames(), Arguments: validJSON(c.Arguments), Meta: c.Meta,
 		Context: c.Context, SoatContext: c.SoatContext, MetaVsClaims: c.MetaAgainstClaims(), Rounds: c.Rounds(),
 	}
-	if len(c.Headers) > 0 {
-		out.Headers = make(map[string]string, len(c.Headers))
-		for k, v := range c.Headers {
-			out.Headers[k] = RedactHeader(k, v)
-		}
-	}
+	out.Headers = c.Headers
 	p := &c.Progress
 	out.Progress = ProgressJSON{Progress: p.Progress, Message: p.Message, Sent: c.SentCount(),
 		Relayed: c.RelayedCount(), WouldRelay: p.WouldRelay, NotIncreasing: p.NotIncreasing}
@@ -130,11 +124,8 @@ func NewCallJSON(c *Call, now time.Time) CallJSON {
 		}
 		out.Attempts = append(out.Attempts, aj)
 	}
-	for _, w := range c.Warnings {
-		out.Warnings = append(out.Warnings, Redact(w))
-	}
+	out.Warnings = c.Warnings
 	for _, e := range c.Timeline {
-		e = Redact(e)
 		e.Arguments = validJSON(e.Arguments)
 		e.StructuredContent = validJSON(e.StructuredContent)
 		e.Data = validJSON(e.Data)
