@@ -41,6 +41,7 @@ func newDemoCommand() *demoCommand {
 	c.fs.Float64Var(&c.speed, "speed", 1, "scenario clock scale `F`: 10 finishes in a few seconds, with the same outcomes")
 	c.fs.group(groupOutput, c.out.registerMode)
 	c.fs.group(groupOutput, c.out.register)
+	c.fs.group(groupMCP, c.out.mcp.register)
 	return c
 }
 

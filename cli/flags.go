@@ -64,6 +64,7 @@ type outputFlags struct {
 	maxCalls        int
 	maxRunningCalls int
 	otlp            string
+	mcp             mcpFlags
 	redact          multiFlag // --redact: more credential names
 	// redactor is the run's redaction policy, the hub's (set by the live
 	// skeleton before newPipeline).

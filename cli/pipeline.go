@@ -14,6 +14,7 @@ import (
 
 	"toolscope/model"
 	"toolscope/output"
+	"toolscope/output/mcpserver"
 	"toolscope/output/otlp"
 	"toolscope/ui"
 )
@@ -24,6 +25,7 @@ type pipeline struct {
 	hub    *output.Hub
 	output string
 	title  string
+	mcp    *mcpserver.Server // --mcp-listen, nil without
 	// said are the output problems already said on stderr.
 	said sync.Map
 }
@@ -55,6 +57,10 @@ func newPipeline(o outputFlags, mode string) (*pipeline, error) {
 		p.hub.Redactor = o.redactor
 	}
 	hub.Store(p.hub)
+	if p.mcp, err = o.mcp.start(p.store); err != nil {
+		p.hub.Close()
+		return nil, err
+	}
 	p.hub.OnWriteError = func(err error) {
 		if mode != "tui" { // the screen shows it as a warning; said on exit too
 			p.said.Store(err.Error(), true)
@@ -105,6 +111,7 @@ const textOrderWindow = 250 * time.Millisecond
 // close flushes and closes the outputs, within the hub's bounds. Each
 // error is said once: here, unless it was already said when it happened.
 func (p *pipeline) close(cmd string) {
+	p.closeMCP()
 	for _, e := range leafErrors(p.hub.Close()) {
 		if _, said := p.said.Load(e.Error()); !said {
 			fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, e)

@@ -55,6 +55,7 @@ func newStdioTapCommand() *stdioTapCommand {
 	c.fs.StringVar(&c.name, "name", "", "the source's `NAME` in events (default: COMMAND's base name)")
 	c.fs.group(groupOutput, c.out.register) // no --output: stdout is the protocol's
 	c.fs.group(groupCallChecks, c.live.registerCallChecks)
+	c.fs.group(groupMCP, c.out.mcp.register)
 	return c
 }
 
@@ -76,6 +77,9 @@ func (c *stdioTapCommand) Run(args, command []string) int {
 	case c.live.timeout < tap.MinTimeout || c.live.timeout > tap.MaxTimeout:
 		return stdioUsageError("--timeout %v is outside 1s..1800s (the range the contract allows)", c.live.timeout)
 	}
+	if err := c.out.mcp.check(); err != nil {
+		return stdioUsageError("%v", err)
+	}
 	cfg, code := stdioTapConfig(&c.live, c.name)
 	if code != 0 {
 		return code
@@ -92,6 +96,9 @@ func (c *stdioTapCommand) Run(args, command []string) int {
 	}
 	if c.out.record == "" {
 		fmt.Fprintf(os.Stderr, "toolscope tap: recording to %s (watch it: toolscope replay --follow %s)\n", path, path)
+	}
+	if p.mcp != nil { // it serves while the child runs: the tap's life is its client's
+		fmt.Fprintf(os.Stderr, "toolscope tap: serving MCP at %s\n", p.mcp.URL())
 	}
 	exit, err := tap.RunStdio(context.Background(), cfg, command, os.Stdin, os.Stdout, os.Stderr, p.hub)
 	p.close("tap")  // a write error is said once

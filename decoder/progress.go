@@ -14,9 +14,8 @@ import (
 // MethodProgress is the MCP progress notification.
 const MethodProgress = "notifications/progress"
 
-// RelayInterval is the platform's rate: at most one relayed progress event
-// per call in this interval.
-const RelayInterval = 500 * time.Millisecond
+// RelayInterval is the platform's rate (model.RelayInterval).
+const RelayInterval = model.RelayInterval
 
 // Progress is the params of one notifications/progress.
 type Progress struct {

@@ -10,19 +10,12 @@ import (
 	"toolscope/model"
 )
 
-// The platform's result limits (the tool context contract's results rules;
-// docs/warning-codes.md).
+// The platform's result limits (model/limits.go holds them for every reader).
 const (
-	// MaxTextChars: text over this many characters is offloaded; the model
-	// sees a pointer and a preview.
-	MaxTextChars = 8000
-	// MaxStructuredChars: structuredContent over this many characters of JSON
-	// is left out of the tool.result event.
-	MaxStructuredChars = 16000
-	// MaxImageBytes: an image over 5 MB (decoded) is refused.
-	MaxImageBytes = 5 * 1024 * 1024
-	// MaxImages: at most this many images per result.
-	MaxImages = 8
+	MaxTextChars       = model.MaxTextChars
+	MaxStructuredChars = model.MaxStructuredChars
+	MaxImageBytes      = model.MaxImageBytes
+	MaxImages          = model.MaxImages
 	// previewChars is how much text ApplyTo keeps as the event's preview.
 	previewChars = 2000
 	// maxKeptStructuredBytes: ApplyTo keeps the raw structuredContent only up
@@ -33,7 +26,7 @@ const (
 // Result types of MCP 2026-07-28 (a missing resultType means complete).
 const (
 	resultComplete      = "complete"
-	resultInputRequired = "input_required"
+	resultInputRequired = model.ResultInputRequired
 )
 
 // supportedImageTypes are the image types the platform keeps.

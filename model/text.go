@@ -42,7 +42,7 @@ func TextLine(e Event) string {
 		if len(e.SoatContext) > 0 {
 			add("soat_keys", strconv.Itoa(len(e.SoatContext)))
 		}
-		add("args", truncate(string(e.Arguments), 80))
+		add("args", Truncate(string(e.Arguments), 80))
 	case KindToolProgress:
 		total := "?"
 		if e.Total != nil {
@@ -70,7 +70,7 @@ func TextLine(e Event) string {
 		add("msg", strconv.Quote(e.Message))
 	case KindEvent:
 		add("event", e.EventType)
-		add("data", truncate(string(e.Data), 100))
+		add("data", Truncate(string(e.Data), 100))
 	}
 	return b.String()
 }
@@ -118,7 +118,7 @@ func addResultFields(add func(k, v string), e *Event) {
 	if e.DurationMS > 0 {
 		add("duration_ms", strconv.FormatInt(e.DurationMS, 10))
 	}
-	add("error", truncate(e.Error, 120))
+	add("error", Truncate(e.Error, 120))
 }
 
 // formatNumber is a progress figure as the line shows it.
@@ -144,8 +144,9 @@ func shortID(id string) string {
 	return id
 }
 
-// truncate keeps about n bytes, never splitting a character.
-func truncate(s string, n int) string {
+// Truncate keeps about n bytes of s, never splitting a character, and
+// marks the cut with "…".
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
