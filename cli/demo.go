@@ -41,6 +41,7 @@ func newDemoCommand() *demoCommand {
 	c := &demoCommand{fs: flag.NewFlagSet("demo", flag.ContinueOnError)}
 	c.fs.Float64Var(&c.speed, "speed", 1, "scenario clock scale `F`: 10 finishes in a few seconds, with the same outcomes")
 	c.out.register(c.fs)
+	c.out.registerMetrics(c.fs)
 	c.live.register(c.fs)
 	return c
 }

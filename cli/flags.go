@@ -63,6 +63,7 @@ type outputFlags struct {
 	maxCalls        int
 	maxRunningCalls int
 	otlp            string
+	metricsListen   string // --metrics-listen, on tap, watch and demo (metrics.go)
 	// redactor knows the configured credential header (set by the live
 	// skeleton before newPipeline).
 	redactor model.Redactor

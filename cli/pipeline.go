@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -38,9 +39,19 @@ func newPipeline(o outputFlags, mode string) (*pipeline, error) {
 	}
 	// The exporter's warning (a collector that is down) goes through the
 	// hub, made just after it.
+	// One said while the outputs start (a metrics endpoint off loopback)
+	// waits for it.
 	var hub atomic.Pointer[output.Hub]
+	var earlyMu sync.Mutex
+	var early []model.Event
 	outs, err := o.outputs(mode, func(e model.Event) {
-		if h := hub.Load(); h != nil {
+		earlyMu.Lock()
+		h := hub.Load()
+		if h == nil {
+			early = append(early, e)
+		}
+		earlyMu.Unlock()
+		if h != nil {
 			h.Emit(e)
 		}
 	})
@@ -49,7 +60,12 @@ func newPipeline(o outputFlags, mode string) (*pipeline, error) {
 	}
 	p := &pipeline{store: model.NewStore(opts), output: mode}
 	p.hub = output.NewHub(p.store, outs...)
+	earlyMu.Lock()
 	hub.Store(p.hub)
+	earlyMu.Unlock()
+	for _, e := range early {
+		p.hub.Emit(e)
+	}
 	p.hub.OnWriteError = func(err error) {
 		if mode != "tui" { // the screen shows it as a warning; said on exit too
 			p.reported.Store(true)
@@ -72,6 +88,14 @@ func (o *outputFlags) outputs(mode string, warn func(model.Event)) ([]output.Out
 		}
 		outs = append(outs, exp)
 	}
+	if o.metricsListen != "" {
+		x, err := o.metricsOutput(mode, warn)
+		if err != nil {
+			closeAll(outs)
+			return nil, err
+		}
+		outs = append(outs, x)
+	}
 	switch mode {
 	case "json":
 		outs = append(outs, output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatJSON, Redactor: o.redactor}))
@@ -81,14 +105,18 @@ func (o *outputFlags) outputs(mode string, warn func(model.Event)) ([]output.Out
 	if o.record != "" {
 		f, err := os.OpenFile(o.record, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 		if err != nil {
-			for _, out := range outs {
-				out.Close()
-			}
+			closeAll(outs)
 			return nil, fmt.Errorf("--record: %w", err)
 		}
 		outs = append(outs, output.NewWriter(f, output.WriterConfig{Name: "--record " + o.record, Format: output.FormatJSON, Redactor: o.redactor, Closer: f}))
 	}
 	return outs, nil
+}
+
+func closeAll(outs []output.Output) {
+	for _, out := range outs {
+		out.Close()
+	}
 }
 
 // close flushes and closes the outputs. A write error is said once: here,

@@ -44,6 +44,7 @@ func newTapCommand() *tapCommand {
 	c.fs.StringVar(&c.upstream, "upstream", "", "the MCP endpoint `URL`, e.g. http://127.0.0.1:8080/mcp")
 	c.fs.StringVar(&c.listen, "listen", tap.DefaultListen, "where the tap listens: `ADDR` (addresses off loopback warn)")
 	c.out.register(c.fs)
+	c.out.registerMetrics(c.fs)
 	c.live.register(c.fs)
 	return c
 }

@@ -46,6 +46,7 @@ func runStdioTap(args, command []string) int {
 	var live liveFlags
 	name := fset.String("name", "", "the source's `NAME` in events (default: COMMAND's base name)")
 	out.register(fset)
+	out.registerMetrics(fset)
 	live.registerStdio(fset)
 	pos, code, ok := parseFlags(fset, tapStdioUsage, args)
 	if !ok {

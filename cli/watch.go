@@ -37,6 +37,7 @@ func newWatchCommand() *watchCommand {
 	c.fs.StringVar(&c.agent, "agent", "", "agent id `A`")
 	c.fs.Var(&c.tasks, "task", "task id `T` (repeatable)")
 	c.out.register(c.fs)
+	c.out.registerMetrics(c.fs)
 	c.live.register(c.fs)
 	return c
 }
