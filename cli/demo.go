@@ -60,6 +60,6 @@ func (c *demoCommand) Run(args []string) int {
 	}
 	return runLive(liveRun{cmd: "demo", fs: c.fs, out: &c.out, live: &c.live, title: "demo",
 		main: func(ctx context.Context, sink model.Sink) error {
-			return demo.Run(ctx, demo.Options{Speed: c.speed}, sink)
+			return demo.Run(ctx, demo.Options{Speed: c.speed, RecordBodyLimit: c.out.tapBodyLimit()}, sink)
 		}})
 }

@@ -64,6 +64,10 @@ type outputFlags struct {
 	maxRunningCalls int
 	otlp            string
 	metricsListen   string // --metrics-listen, on tap, watch and demo (metrics.go)
+	// --record-body-limit, --record-max-size, --record-keep (record.go)
+	recordBodyLimit int64
+	recordMaxSizeMB int
+	recordKeep      int
 	// redactor knows the configured credential header (set by the live
 	// skeleton before newPipeline).
 	redactor model.Redactor
@@ -72,6 +76,7 @@ type outputFlags struct {
 func (o *outputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.output, "output", "", "`MODE`: tui, json or text (default: tui on a terminal, json otherwise)")
 	fs.StringVar(&o.record, "record", "", "also write every event as JSON lines to `FILE` (secrets redacted)")
+	o.registerRecording(fs)
 	fs.StringVar(&o.otlp, "otlp", "", "export every call as OpenTelemetry spans over OTLP/HTTP to `URL` (+ /v1/traces); OTEL_EXPORTER_OTLP_ENDPOINT and _HEADERS work too")
 	fs.IntVar(&o.maxCalls, "max-calls", model.DefaultOptions().MaxFinishedCalls, "keep `N` finished calls in memory (oldest evicted first)")
 	fs.IntVar(&o.maxRunningCalls, "max-running-calls", model.DefaultMaxRunningCalls, "keep at most `N` running calls in memory (past it the oldest is ended; see README: Memory ceiling)")

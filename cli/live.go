@@ -38,6 +38,7 @@ func runLive(r liveRun) int {
 	if r.live != nil {
 		r.live.settle(r.fs, mode)
 		r.out.redactor = model.NewRedactor(r.live.credentialHeader)
+		r.live.recordBodyLimit = r.out.tapBodyLimit()
 	}
 	p, err := newPipeline(*r.out, mode)
 	if err != nil {

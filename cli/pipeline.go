@@ -103,12 +103,12 @@ func (o *outputFlags) outputs(mode string, warn func(model.Event)) ([]output.Out
 		outs = append(outs, output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatText, Redactor: o.redactor}))
 	}
 	if o.record != "" {
-		f, err := os.OpenFile(o.record, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		rec, err := o.recordingWriter() // record.go: bounded, rotated
 		if err != nil {
 			closeAll(outs)
 			return nil, fmt.Errorf("--record: %w", err)
 		}
-		outs = append(outs, output.NewWriter(f, output.WriterConfig{Name: "--record " + o.record, Format: output.FormatJSON, Redactor: o.redactor, Closer: f}))
+		outs = append(outs, rec)
 	}
 	return outs, nil
 }

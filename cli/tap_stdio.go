@@ -66,6 +66,7 @@ func runStdioTap(args, command []string) int {
 	if code != 0 {
 		return code
 	}
+	cfg.RecordBodyLimit = out.recordBodyLimit // a stdio tap always records
 	if _, err := exec.LookPath(command[0]); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope tap: %v\n", err)
 		return 127 // as a shell says a command it cannot run; no recording made
@@ -133,6 +134,7 @@ func stdioRecorder(out outputFlags, command string) (*pipeline, string, error) {
 			}
 			return r
 		}, filepath.Base(command))
+		pruneDefaultRecordings(dir)
 		path := filepath.Join(dir, fmt.Sprintf("stdio-%s-%s-%d.jsonl", base, time.Now().UTC().Format("20060102T150405Z"), os.Getpid()))
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600) // a new file, never another run's
 		if err != nil {

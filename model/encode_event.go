@@ -42,6 +42,16 @@ func appendEvent(dst []byte, e *Event, r *Redactor) ([]byte, error) {
 	if dst, err = appendRawField(dst, `,"data":`, e.Data, term); err != nil {
 		return dst, err
 	}
+	if e.Wire != nil {
+		w := e.Wire
+		if r != nil {
+			w = r.Wire(w)
+		}
+		dst = append(dst, `,"wire":`...)
+		if dst, err = appendMarshalled(dst, w, term); err != nil {
+			return dst, err
+		}
+	}
 	if e.Kind == KindToolProgress {
 		dst = appendProgressTail(dst, e)
 	}

@@ -56,6 +56,10 @@ func fill(v reflect.Value) {
 	case reflect.Slice:
 		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
 		fill(v.Index(0))
+	case reflect.Array:
+		for i := range v.Len() {
+			fill(v.Index(i))
+		}
 	case reflect.Map:
 		m := reflect.MakeMap(v.Type())
 		key, val := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()

@@ -136,6 +136,9 @@ type Event struct {
 	// event: the data object of a passed-through feed event, or of plain MCP
 	// traffic a tap saw (initialize, tools/list...).
 	Data json.RawMessage `json:"data,omitempty"`
+
+	// wire: what passed a tap as sent, redacted when written (wire.go).
+	Wire *Wire `json:"wire,omitempty"`
 }
 
 // Image summarises one image a result carries (never the bytes).

@@ -199,6 +199,7 @@ func (r Redactor) Event(e Event) Event {
 			e.Headers = out
 		}
 	}
+	e.Wire = r.Wire(e.Wire)
 	return e
 }
 

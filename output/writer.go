@@ -33,6 +33,9 @@ type WriterConfig struct {
 	// MaxDelay is the longest a written line stays in the buffer while
 	// events keep coming (default 100 ms); an idle writer flushes within 2 ms.
 	MaxDelay time.Duration
+	// Wire: write wire events (a recording); other writers leave them out
+	// (the screen's lines are not the place for whole bodies).
+	Wire bool
 	// QueueLen bounds the events waiting to be written (default 1024);
 	// past it Emit waits, so memory stays bounded and no line is lost.
 	QueueLen int
@@ -84,6 +87,9 @@ func (w *Writer) ReportTo(report func(error, model.Event)) { w.report = report }
 // Emit queues one event; it waits while the queue is full. After Close it
 // does nothing.
 func (w *Writer) Emit(e model.Event) {
+	if e.Kind == model.KindWire && !w.cfg.Wire {
+		return
+	}
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	if !w.closed {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -41,25 +40,26 @@ type Options struct {
 // when ctx ends. A missing file is an error (followed, it is waited for); a malformed line becomes a
 // warning naming its line number and the rest still plays.
 func Run(ctx context.Context, path string, opts Options, sink model.Sink) error {
-	open := os.Open
-	if opts.Follow {
-		open = func(path string) (*os.File, error) { return openWhenThere(ctx, path, opts, sink) }
+	if opts.Name == "" {
+		opts.Name = filepath.Base(path)
 	}
-	f, err := open(path)
+	if !opts.Follow {
+		set, err := OpenSet(path) // with its older parts, when rotated
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		defer set.Close()
+		return Play(ctx, set, opts, sink)
+	}
+	f, err := openWhenThere(ctx, path, opts, sink)
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
 	defer f.Close()
-	if opts.Name == "" {
-		opts.Name = filepath.Base(path)
+	if opts.Poll <= 0 {
+		opts.Poll = DefaultPoll
 	}
-	if opts.Follow {
-		if opts.Poll <= 0 {
-			opts.Poll = DefaultPoll
-		}
-		return Play(ctx, &followReader{ctx: ctx, f: f, poll: opts.Poll}, opts, sink)
-	}
-	return Play(ctx, f, opts, sink)
+	return Play(ctx, &followReader{ctx: ctx, f: f, poll: opts.Poll}, opts, sink)
 }
 
 // Play replays JSON lines from r.
