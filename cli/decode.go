@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -33,7 +32,7 @@ Examples:
 // decodeCommand is `toolscope decode`: one context token, decoded and
 // verified (decoder.Decode), printed (RunDecode).
 type decodeCommand struct {
-	fs          *flag.FlagSet
+	fs          *flagSet
 	secretFiles multiFlag
 	callFile    string
 	instanceID  string
@@ -41,13 +40,15 @@ type decodeCommand struct {
 }
 
 func newDecodeCommand() *decodeCommand {
-	c := &decodeCommand{fs: flag.NewFlagSet("decode", flag.ContinueOnError)}
+	c := &decodeCommand{fs: newFlagSet("decode")}
 	c.fs.StringVar(&c.callFile, "call", "", "check the token against this tools/call body (JSON) in `FILE`")
 	c.fs.StringVar(&c.instanceID, "instance-id", "", "the MCP server instance `ID` a token's aud must name")
 	c.fs.StringVar(&c.output, "output", "text", "`MODE`: text or json")
 	c.fs.Var(&c.secretFiles, "secret-file", "read a context secret from `FILE` (repeatable, for rotation)")
 	return c
 }
+
+func (c *decodeCommand) flags() *flagSet { return c.fs }
 
 // maxTokenInput bounds a token read from standard input (a context token
 // is a few KiB).
@@ -68,7 +69,7 @@ func readToken(r io.Reader) (string, error) {
 
 // Run decodes the token: 0 valid or unverified, 1 rejected, 2 usage.
 func (c *decodeCommand) Run(args []string) int {
-	pos, code, ok := parseFlags(c.fs, decodeUsage, args)
+	pos, code, ok := c.fs.parse(decodeUsage, args)
 	if !ok {
 		return code
 	}

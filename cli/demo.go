@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 
 	"toolscope/demo"
 	"toolscope/model"
@@ -20,7 +19,8 @@ dropped structured content and offloaded text, an isError result, two
 rejected tokens, a timeout cancellation and a SOAT call with PII.
 
 In the TUI the screen stays open until q; with --output json|text the events
-are printed and it exits 0 when the scenarios end.
+are printed and it exits 0 when the scenarios end. Its sources are its own:
+it takes no --feed, --tap or tap settings.
 
 {{flags}}
 Examples:
@@ -31,24 +31,25 @@ Examples:
 // demoCommand is `toolscope demo`: the embedded platform, MCP server, tap
 // and feeds (package demo), watched.
 type demoCommand struct {
-	fs    *flag.FlagSet
+	fs    *flagSet
 	out   outputFlags
-	live  liveFlags
 	speed float64
 }
 
 func newDemoCommand() *demoCommand {
-	c := &demoCommand{fs: flag.NewFlagSet("demo", flag.ContinueOnError)}
+	c := &demoCommand{fs: newFlagSet("demo")}
 	c.fs.Float64Var(&c.speed, "speed", 1, "scenario clock scale `F`: 10 finishes in a few seconds, with the same outcomes")
-	c.out.register(c.fs)
-	c.out.registerMetrics(c.fs)
-	c.live.register(c.fs)
+	c.fs.group(groupOutput, c.out.registerMode)
+	c.fs.group(groupOutput, c.out.register)
+	c.fs.group(groupOutput, c.out.registerMetrics)
 	return c
 }
 
+func (c *demoCommand) flags() *flagSet { return c.fs }
+
 // Run plays the scenarios; with json|text it ends when they do.
 func (c *demoCommand) Run(args []string) int {
-	pos, code, ok := parseFlags(c.fs, demoUsage, args)
+	pos, code, ok := c.fs.parse(demoUsage, args)
 	if !ok {
 		return code
 	}
@@ -58,7 +59,7 @@ func (c *demoCommand) Run(args []string) int {
 	if c.speed <= 0 {
 		return usageError("demo", "--speed must be more than 0")
 	}
-	return runLive(liveRun{cmd: "demo", fs: c.fs, out: &c.out, live: &c.live, title: "demo",
+	return runLive(liveRun{cmd: "demo", fs: c.fs, out: &c.out, title: "demo",
 		main: func(ctx context.Context, sink model.Sink) error {
 			return demo.Run(ctx, demo.Options{Speed: c.speed, RecordBodyLimit: c.out.tapBodyLimit()}, sink)
 		}})

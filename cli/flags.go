@@ -11,29 +11,29 @@ import (
 	"toolscope/model"
 )
 
-// onFlagSet, when set (by tests), sees every command's FlagSet.
-var onFlagSet func(*flag.FlagSet)
+// onFlagSet, when set (by tests), sees every command's flags as it parses.
+var onFlagSet func(*flagSet)
 
-// parseFlags parses flags placed anywhere among the positional arguments
+// parse parses flags placed anywhere among the positional arguments
 // ("replay FILE --speed 0" and "replay --speed 0 FILE" both work); after
-// "--" everything is positional. It prints the usage on --help (ok=false,
+// "--" everything is positional. It prints the help on --help (ok=false,
 // code 0) and a one-line reason on a bad flag (ok=false, code 2).
-func parseFlags(fs *flag.FlagSet, usageText string, args []string) (positional []string, code int, ok bool) {
+func (s *flagSet) parse(usageText string, args []string) (positional []string, code int, ok bool) {
 	if onFlagSet != nil {
-		onFlagSet(fs)
+		onFlagSet(s)
 	}
-	fs.SetOutput(io.Discard)
+	s.SetOutput(io.Discard)
 	for {
-		err := fs.Parse(args)
+		err := s.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Print(commandHelp(fs, usageText))
+			fmt.Print(commandHelp(s, usageText))
 			return nil, 0, false
 		}
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "toolscope %s: %s (run 'toolscope %s --help')\n", fs.Name(), dashDash(err), fs.Name())
+			fmt.Fprintf(os.Stderr, "toolscope %s: %s (run 'toolscope help %s')\n", s.Name(), s.flagError(err), s.helpName)
 			return nil, 2, false
 		}
-		rest := fs.Args()
+		rest := s.Args()
 		if len(rest) == 0 {
 			return positional, 0, true
 		}
@@ -46,7 +46,7 @@ func parseFlags(fs *flag.FlagSet, usageText string, args []string) (positional [
 }
 
 func usageError(cmd, format string, a ...any) int {
-	fmt.Fprintf(os.Stderr, "toolscope %s: %s (run 'toolscope %s --help')\n", cmd, fmt.Sprintf(format, a...), cmd)
+	fmt.Fprintf(os.Stderr, "toolscope %s: %s (run 'toolscope help %s')\n", cmd, fmt.Sprintf(format, a...), cmd)
 	return 2
 }
 
@@ -56,7 +56,8 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-// outputFlags are the flags every command that shows events shares.
+// outputFlags are the flags every command that shows events shares (the
+// Output group).
 type outputFlags struct {
 	output          string
 	record          string
@@ -73,13 +74,20 @@ type outputFlags struct {
 	redactor model.Redactor
 }
 
-func (o *outputFlags) register(fs *flag.FlagSet) {
+// registerMode registers --output, for the commands that own stdout (all
+// but the stdio tap, whose stdout is the protocol's).
+func (o *outputFlags) registerMode(fs *flag.FlagSet) {
 	fs.StringVar(&o.output, "output", "", "`MODE`: tui, json or text (default: tui on a terminal, json otherwise)")
+}
+
+// register registers the Output group's other flags: where events go
+// besides stdout, and what is kept in memory.
+func (o *outputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.record, "record", "", "also write every event as JSON lines to `FILE` (secrets redacted)")
 	o.registerRecording(fs)
 	fs.StringVar(&o.otlp, "otlp", "", "export every call as OpenTelemetry spans over OTLP/HTTP to `URL` (+ /v1/traces); OTEL_EXPORTER_OTLP_ENDPOINT and _HEADERS work too")
 	fs.IntVar(&o.maxCalls, "max-calls", model.DefaultOptions().MaxFinishedCalls, "keep `N` finished calls in memory (oldest evicted first)")
-	fs.IntVar(&o.maxRunningCalls, "max-running-calls", model.DefaultMaxRunningCalls, "keep at most `N` running calls in memory (past it the oldest is ended; see README: Memory ceiling)")
+	fs.IntVar(&o.maxRunningCalls, "max-running-calls", model.DefaultMaxRunningCalls, "keep at most `N` running calls in memory (past it the oldest is ended; see docs/security.md, Memory ceiling)")
 }
 
 func (o *outputFlags) resolve(cmd string) (string, bool) {

@@ -17,55 +17,35 @@ import (
 // flagsMarker in a usage text is where the generated flags section goes.
 const flagsMarker = "{{flags}}\n"
 
-// flagGroups order the flags section: a command's own flags first, then
-// the groups shared between commands.
-var flagGroups = []struct {
-	title string
-	names []string
-}{
-	{"Output:", []string{"output", "record", "max-calls"}},
-	{"Feeds:", []string{"feed", "include-chunks", "backfill", "max-event-bytes", "max-backoff", "give-up-after"}},
-	{"Taps and token verification:", []string{"tap", "instance-id", "instance-name", "credential-header", "secret-file", "timeout", "enforce", "max-parse-bytes"}},
-}
-
 // envNames fill the environment variables' names into usage texts, so each
 // name is spelled once, where the decoder reads it.
 var envNames = strings.NewReplacer("{{secret_env}}", decoder.SecretEnv, "{{prefix_env}}", decoder.SoatPrefixEnv)
 
 // commandHelp renders usageText with its flags section.
-func commandHelp(fs *flag.FlagSet, usageText string) string {
-	return envNames.Replace(strings.Replace(usageText, flagsMarker, flagsSection(fs), 1))
+func commandHelp(s *flagSet, usageText string) string {
+	return envNames.Replace(strings.Replace(usageText, flagsMarker, flagsSection(s), 1))
 }
 
-func flagsSection(fs *flag.FlagSet) string {
-	grouped := map[string]bool{}
-	for _, g := range flagGroups {
-		for _, n := range g.names {
-			grouped[n] = true
-		}
-	}
-	var own []*flag.Flag
-	fs.VisitAll(func(f *flag.Flag) {
-		if !grouped[f.Name] {
-			own = append(own, f)
-		}
+// flagsSection lists the command's own flags, then each group it takes
+// under its title.
+func flagsSection(s *flagSet) string {
+	byTitle := map[string][]*flag.Flag{}
+	s.VisitAll(func(f *flag.Flag) {
+		title := s.groupOf[f.Name]
+		byTitle[title] = append(byTitle[title], f)
 	})
 	var b strings.Builder
-	b.WriteString("Flags:\n")
-	writeFlags(&b, own)
-	for _, g := range flagGroups {
-		var fl []*flag.Flag
-		for _, n := range g.names {
-			if f := fs.Lookup(n); f != nil {
-				fl = append(fl, f)
-			}
-		}
-		if len(fl) > 0 {
-			b.WriteString("\n" + g.title + "\n")
-			writeFlags(&b, fl)
-		}
+	if own := byTitle[""]; len(own) > 0 {
+		b.WriteString("Flags:\n")
+		writeFlags(&b, own)
+		b.WriteString("\n")
 	}
-	return b.String() + "\n"
+	for _, title := range s.titles {
+		b.WriteString(title + ":\n")
+		writeFlags(&b, byTitle[title])
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // wrapAt breaks text at spaces into lines of at most width bytes (a longer

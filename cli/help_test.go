@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -34,34 +35,102 @@ func capture(t *testing.T, file **os.File, f func()) string {
 	return <-done
 }
 
-// TestHelpListsEveryFlag: every flag a command accepts is in its --help,
-// with a description.
-func TestHelpListsEveryFlag(t *testing.T) {
-	sets := map[string]*flag.FlagSet{}
-	onFlagSet = func(fs *flag.FlagSet) { sets[fs.Name()] = fs }
+// helpOf runs args (a --help) and returns what it printed and the flags
+// the command parsed with.
+func helpOf(t *testing.T, args ...string) (string, *flagSet) {
+	t.Helper()
+	var seen *flagSet
+	onFlagSet = func(s *flagSet) { seen = s }
 	defer func() { onFlagSet = nil }()
+	var code int
+	help := captureStdout(t, func() { code = run(args) })
+	if code != 0 || seen == nil {
+		t.Fatalf("%v: exit %d, flags seen: %v", args, code, seen != nil)
+	}
+	return help, seen
+}
+
+// helpFlagLine finds the flags the help lists: "  --name" at a line's start.
+var helpFlagLine = regexp.MustCompile(`(?m)^  --([a-z][a-z0-9-]*)`)
+
+// TestHelpListsExactlyItsFlags: every form of every command lists in its
+// help each flag it accepts, described, and no flag it does not accept.
+func TestHelpListsExactlyItsFlags(t *testing.T) {
+	forms := [][]string{{"tap", "--help", "--"}}
 	for _, c := range commands() {
-		var code int
-		help := captureStdout(t, func() { code = run([]string{c.name, "--help"}) })
-		if code != 0 {
-			t.Errorf("%s --help: exit %d", c.name, code)
+		forms = append(forms, []string{c.name, "--help"})
+	}
+	for _, args := range forms {
+		help, s := helpOf(t, args...)
+		listed := map[string]bool{}
+		for _, m := range helpFlagLine.FindAllStringSubmatch(help, -1) {
+			listed[m[1]] = true
+			if s.Lookup(m[1]) == nil {
+				t.Errorf("%v lists --%s, which it does not accept", args, m[1])
+			}
 		}
-		fs := sets[c.name]
-		if fs == nil {
-			t.Fatalf("%s: no FlagSet seen", c.name)
-		}
-		n := 0
-		fs.VisitAll(func(f *flag.Flag) {
-			n++
-			if !strings.Contains(help, "  --"+f.Name+" ") && !strings.Contains(help, "  --"+f.Name+"\n") {
-				t.Errorf("%s --help lacks --%s", c.name, f.Name)
+		s.VisitAll(func(f *flag.Flag) {
+			if !listed[f.Name] {
+				t.Errorf("%v lacks --%s", args, f.Name)
 			}
 			if f.Usage == "" {
-				t.Errorf("%s --%s has no description", c.name, f.Name)
+				t.Errorf("%v: --%s has no description", args, f.Name)
 			}
 		})
-		if n == 0 {
-			t.Errorf("%s accepts no flag", c.name)
+		if len(listed) == 0 {
+			t.Errorf("%v lists no flag", args)
+		}
+	}
+}
+
+// TestHelpCommand: 'toolscope help CMD' is CMD's help ('help tap --' the
+// stdio tap's), and the tap's help names every flag the stdio form takes.
+func TestHelpCommand(t *testing.T) {
+	for _, c := range commands() {
+		viaHelp, _ := helpOf(t, "help", c.name)
+		direct, _ := helpOf(t, c.name, "--help")
+		if viaHelp != direct || !strings.Contains(viaHelp, "Usage: toolscope "+c.name) {
+			t.Errorf("help %s differs from %s --help:\n%s", c.name, c.name, viaHelp)
+		}
+	}
+	stdio, s := helpOf(t, "help", "tap", "--")
+	if !strings.HasPrefix(stdio, "Usage: toolscope tap [flags] -- COMMAND") || s.Lookup("enforce") != nil || s.Lookup("output") != nil {
+		t.Errorf("help tap --: %q", stdio)
+	}
+	tapHelp, _ := helpOf(t, "help", "tap")
+	for _, name := range s.names() {
+		if !strings.Contains(tapHelp, "--"+name+",") && !strings.Contains(tapHelp, "--"+name+".") {
+			t.Errorf("tap's help does not say -- COMMAND takes --%s", name)
+		}
+	}
+}
+
+// TestUsageErrorsSayWhy: a flag that is unknown, misplaced, misspelt or
+// does not apply to the form used is one line saying so, exit 2.
+func TestUsageErrorsSayWhy(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "toolscope: unknown flag --bogus"},
+		{[]string{"--output", "json"}, "--output goes after a command"},
+		{[]string{"replay", "--no-such-flag", "x"}, "toolscope replay: unknown flag --no-such-flag (run 'toolscope help replay')"},
+		{[]string{"replay", "--ouput", "json", "x"}, "unknown flag --ouput: did you mean --output?"},
+		{[]string{"demo", "--enforce"}, "toolscope demo: unknown flag --enforce: a flag of watch and tap, not of demo"},
+		{[]string{"replay", "--feed", "u", "x"}, "unknown flag --feed: a flag of watch and tap, not of replay"},
+		{[]string{"tap", "--enforce", "--", "cat"}, "toolscope tap: --enforce does not apply to -- COMMAND: the stdio tap only watches the pipes"},
+		{[]string{"tap", "--upstream", "http://127.0.0.1:9/mcp", "--", "cat"}, "--upstream does not apply to -- COMMAND: there is no HTTP"},
+		{[]string{"tap", "--feed", "http://127.0.0.1:9/x", "--", "cat"}, "--feed does not apply to -- COMMAND: a stdio tap has no feeds"},
+		{[]string{"tap", "--upstream", "http://127.0.0.1:9/mcp", "--name", "x"}, "--name applies only to a stdio server"},
+		{[]string{"help", "bogus"}, `toolscope help: no help for "bogus"`},
+		{[]string{"frobnicate"}, `toolscope: unknown command "frobnicate"`},
+		{[]string{"replay", "--speed", "x", "f"}, `invalid value "x" for flag --speed`},
+	}
+	for _, tc := range cases {
+		code, stderr := runCapturingStderr(t, tc.args)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
+			t.Errorf("toolscope %v: exit %d, stderr %q; want 2 and one line with %q", tc.args, code, stderr, tc.want)
 		}
 	}
 }

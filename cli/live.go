@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 
 	"toolscope/model"
 	"toolscope/stream/tap"
@@ -13,7 +12,7 @@ import (
 // same for watch, tap, demo and replay.
 type liveRun struct {
 	cmd   string
-	fs    *flag.FlagSet
+	fs    *flagSet
 	out   *outputFlags
 	live  *liveFlags   // the --feed/--tap flags; nil for a command without (replay)
 	taps  []tap.Config // the command's own taps, besides --tap

@@ -176,11 +176,3 @@ func errText(cmd string, err error) string {
 	}
 	return msg
 }
-
-// plural is "1 feed", "2 feeds".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}

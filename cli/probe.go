@@ -59,8 +59,8 @@ Examples:
   toolscope probe --demo --output text
 `
 
-// CredentialEnv names the variable holding the static credential header.
-const credentialEnv = "TOOLSCOPE_CREDENTIAL_HEADER"
+// credentialEnv names the variable holding the static credential header.
+const credentialEnv = probe.CredentialEnv
 
 // probeFlags are the probe command's flags.
 type probeFlags struct {
@@ -88,19 +88,21 @@ func (f *probeFlags) register(fs *flag.FlagSet) {
 // probeCommand is `toolscope probe`: a server checked against the
 // contract, case by case.
 type probeCommand struct {
-	fs *flag.FlagSet
+	fs *flagSet
 	f  probeFlags
 }
 
 func newProbeCommand() *probeCommand {
-	c := &probeCommand{fs: flag.NewFlagSet("probe", flag.ContinueOnError)}
-	c.f.register(c.fs)
+	c := &probeCommand{fs: newFlagSet("probe")}
+	c.f.register(c.fs.FlagSet)
 	return c
 }
 
+func (c *probeCommand) flags() *flagSet { return c.fs }
+
 // Run probes the server; 0 when every required case passed, 1 otherwise.
 func (c *probeCommand) Run(args []string) int {
-	pos, code, ok := parseFlags(c.fs, probeUsage, args)
+	pos, code, ok := c.fs.parse(probeUsage, args)
 	if !ok {
 		return code
 	}
@@ -237,15 +239,16 @@ func probeAndReport(cfg probe.Config, f probeFlags, cases []probe.Case) int {
 		}
 	}
 	rep, err := probe.Run(ctx, cfg)
-	code, why := concludeProbe(rep, err, junit)
-	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintf(os.Stderr, "toolscope probe: %s\n", why)
-		return code
-	}
-	if output == "json" {
+	rep = withStop(rep, err, len(cases))
+	code, why := concludeProbe(rep, junit)
+	switch {
+	case output == "json":
 		_ = probe.WriteSummaryJSON(os.Stdout, rep)
-	} else {
+	case len(rep.Results) > 0:
 		probe.WriteTextSummary(os.Stdout, rep)
+	}
+	if rep.Stop != nil {
+		fmt.Fprintf(os.Stderr, "toolscope probe: %s\n", rep.Stop.Error())
 	}
 	if why != "" {
 		fmt.Fprintf(os.Stderr, "toolscope probe: %s\n", why)
@@ -253,13 +256,27 @@ func probeAndReport(cfg probe.Config, f probeFlags, cases []probe.Case) int {
 	return code
 }
 
-// concludeProbe writes the JUnit file (when the probe ran) and says the
-// exit code and, when the probe could not run or the file could not be
-// written, why.
-func concludeProbe(rep probe.Report, err error, junit io.Writer) (int, string) {
-	if err != nil && !errors.Is(err, context.Canceled) {
-		return 1, "could not probe: " + err.Error()
+// withStop is the report of a run that ended with err: a probe.Stop as
+// probe.Run said it, else why it ended early (stopped, or could not run).
+func withStop(rep probe.Report, err error, planned int) probe.Report {
+	var st *probe.Stop
+	switch {
+	case err == nil || rep.Stop != nil:
+	case errors.As(err, &st):
+		rep.Stop = st
+	case errors.Is(err, context.Canceled):
+		rep.Stop = &probe.Stop{Case: probe.CaseStopped, What: "the probe was stopped",
+			Cause: fmt.Sprintf("after %d of %d cases", len(rep.Results), planned)}
+	default:
+		rep.Stop = &probe.Stop{Case: probe.CaseStopped, What: "could not probe " + probe.ShownURL(rep.URL), Cause: model.Sanitize(err.Error())}
 	}
+	return rep
+}
+
+// concludeProbe writes the JUnit file, whatever the run came to (never an
+// empty file), and says the exit code and, when the file could not be
+// written, why.
+func concludeProbe(rep probe.Report, junit io.Writer) (int, string) {
 	if junit != nil {
 		jerr := probe.WriteJUnit(junit, rep)
 		if c, ok := junit.(io.Closer); ok && jerr == nil {
@@ -269,7 +286,7 @@ func concludeProbe(rep probe.Report, err error, junit io.Writer) (int, string) {
 			return 1, "--junit: " + jerr.Error()
 		}
 	}
-	if err != nil || !rep.OK() {
+	if !rep.OK() {
 		return 1, ""
 	}
 	return 0, ""
@@ -301,27 +318,39 @@ var (
 // terminal's scrollback.
 func probeOnScreen(ctx context.Context, cfg probe.Config, planned []model.ProbeCase, junit io.Writer) int {
 	var (
-		rep    probe.Report
-		runErr error
-		code   int
-		why    string
+		rep  probe.Report
+		code int
+		why  string
+		done bool // the JUnit file was written
 	)
 	opts := ui.ProbeOptions{Target: probe.ShownURL(cfg.URL), Tool: model.Sanitize(cfg.Tool), Cases: planned,
 		Input: probeScreenInput, Output: probeScreenOutput}
-	err := ui.RunProbe(ctx, opts, func(ctx context.Context, done func(model.ProbeCase)) model.ProbeEnd {
-		cfg.OnCase = func(r probe.Result) { done(screenCase(r, cfg.URL)) }
+	err := ui.RunProbe(ctx, opts, func(ctx context.Context, caseDone func(model.ProbeCase)) model.ProbeEnd {
+		cfg.OnCase = func(r probe.Result) { caseDone(screenCase(r, cfg.URL)) }
+		var runErr error
 		rep, runErr = probe.Run(ctx, cfg)
-		code, why = concludeProbe(rep, runErr, junit)
-		return model.ProbeEnd{Tool: rep.Tool, ExitCode: code, Err: why, Duration: rep.Duration}
+		rep = withStop(rep, runErr, len(planned))
+		code, why = concludeProbe(rep, junit)
+		done = true
+		end := model.ProbeEnd{Tool: rep.Tool, ExitCode: code, Err: why, Duration: rep.Duration}
+		if rep.Stop != nil && why == "" {
+			end.Err = rep.Stop.Error()
+		}
+		return end
 	})
-	switch {
-	case err != nil:
+	if err != nil {
+		if !done { // the screen failed before the probe ran: the file still says why
+			rep = withStop(probe.Report{URL: cfg.URL}, fmt.Errorf("the screen failed: %w", err), len(planned))
+			concludeProbe(rep, junit)
+		}
 		fmt.Fprintf(os.Stderr, "toolscope probe: %v\n", err)
 		return 1
-	case errors.Is(runErr, context.Canceled):
-		fmt.Fprintf(os.Stderr, "toolscope probe: stopped after %d of %d cases\n", len(rep.Results), len(planned))
-	case runErr == nil:
+	}
+	if len(rep.Results) > 0 && (rep.Stop == nil || rep.Stop.Case == probe.CaseStopped) {
 		probe.WriteTextSummary(os.Stdout, rep)
+	}
+	if rep.Stop != nil {
+		fmt.Fprintf(os.Stderr, "toolscope probe: %s\n", rep.Stop.Error())
 	}
 	if why != "" {
 		fmt.Fprintf(os.Stderr, "toolscope probe: %s\n", why)

@@ -38,7 +38,7 @@ func TestProbeScreenShowsRedactedRequests(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	cfg.OnCase = func(r probe.Result) { m.Update(ui.ProbeCaseDone(screenCase(r, cfg.URL))) }
 	rep, err := probe.Run(context.Background(), cfg)
-	code, why := concludeProbe(rep, err, nil)
+	code, why := concludeProbe(withStop(rep, err, len(probe.Cases())), nil)
 	m.Update(ui.ProbeEnded(model.ProbeEnd{Tool: rep.Tool, ExitCode: code, Err: why, Duration: rep.Duration}))
 	if code != 0 || !strings.Contains(m.View(), "exit 0") {
 		t.Fatalf("probe of the demo: exit %d (%s)\n%s", code, why, m.View())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -122,5 +123,65 @@ func TestProbeExitCodes(t *testing.T) {
 	t.Setenv("TOOLSCOPE_CONTEXT_SECRET", "")
 	if code := run([]string{"probe", url, "--instance-id", "x"}); code != 2 {
 		t.Errorf("no secret: exit %d, want 2", code)
+	}
+}
+
+// TestProbeOfAServerThatIsDown: a server that cannot be reached is one line
+// on stderr (what failed, where, what to check), exit 1, and a JUnit file
+// with one failing testcase naming the cause, in every output mode.
+func TestProbeOfAServerThatIsDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String() + "/mcp"
+	ln.Close()
+	t.Setenv("TOOLSCOPE_CONTEXT_SECRET", "probe-cmd-test-secret-0123456789abcdef")
+	for _, output := range []string{"text", "json", "tui"} { // tui without a terminal: the text table
+		for _, tool := range []string{"", "ping"} {
+			junit := filepath.Join(t.TempDir(), "probe.xml")
+			args := []string{"probe", down, "--instance-id", "x", "--output", output, "--junit", junit}
+			if tool != "" {
+				args = append(args, "--tool", tool)
+			}
+			var code int
+			var stderr string
+			stdout := captureStdout(t, func() { code, stderr = runCapturingStderr(t, args) })
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			want := "toolscope probe: cannot reach " + down + ": connection refused; check that the server is running"
+			if code != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], want) {
+				t.Errorf("%v: exit %d, stderr %q; want 1 and one line %q...", args, code, stderr, want)
+			}
+			if strings.Contains(stdout+stderr, "HTTP 0") {
+				t.Errorf("%v says HTTP 0: %s%s", args, stdout, stderr)
+			}
+			if output == "json" && !strings.Contains(stdout, `"kind":"probe.summary"`) || output != "json" && stdout != "" {
+				t.Errorf("%v: stdout %q", args, stdout)
+			}
+			b, err := os.ReadFile(junit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Suites []struct {
+					Tests    int `xml:"tests,attr"`
+					Failures int `xml:"failures,attr"`
+					Cases    []struct {
+						Name    string `xml:"name,attr"`
+						Failure *struct {
+							Message string `xml:"message,attr"`
+						} `xml:"failure"`
+					} `xml:"testcase"`
+				} `xml:"testsuite"`
+			}
+			if err := xml.Unmarshal(b, &doc); err != nil || len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 1 {
+				t.Fatalf("%v: junit %v\n%s", args, err, b)
+			}
+			s := doc.Suites[0]
+			if s.Tests != 1 || s.Failures != 1 || s.Cases[0].Name != "reach_server" || s.Cases[0].Failure == nil ||
+				!strings.Contains(s.Cases[0].Failure.Message, "connection refused") {
+				t.Errorf("%v: junit %s", args, b)
+			}
+		}
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"runtime/pprof"
 )
 
-// Profiles of the whole run, written when the command returns (README:
-// Development): a CPU profile, and a heap profile whose alloc_space says
+// Profiles of the whole run, written when the command returns (docs/development.md):
+// a CPU profile, and a heap profile whose alloc_space says
 // what the run allocated, by where.
 const (
 	cpuProfileEnv = "TOOLSCOPE_CPUPROFILE"

@@ -83,6 +83,11 @@ func (o *outputFlags) tapBodyLimit() int64 {
 	if o.record == "" {
 		return 0
 	}
+	return o.bodyLimit()
+}
+
+// bodyLimit is --record-body-limit, at most a sixteenth of a part.
+func (o *outputFlags) bodyLimit() int64 {
 	if o.recordMaxSizeMB > 0 {
 		return min(o.recordBodyLimit, int64(o.recordMaxSizeMB)<<20/16)
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 
@@ -22,12 +21,12 @@ the rest still plays.
 Examples:
   toolscope replay testdata/session.jsonl --output text --speed 0
   toolscope replay session.jsonl --call call_sheets
-  toolscope replay --follow /tmp/s.jsonl   (a recording still being written: see 'toolscope tap --help --')
+  toolscope replay --follow /tmp/s.jsonl   (a recording still being written: see 'toolscope help tap --')
 `
 
 // replayCommand is `toolscope replay`: a recording played back.
 type replayCommand struct {
-	fs     *flag.FlagSet
+	fs     *flagSet
 	out    outputFlags
 	speed  float64
 	callID string
@@ -35,17 +34,20 @@ type replayCommand struct {
 }
 
 func newReplayCommand() *replayCommand {
-	c := &replayCommand{fs: flag.NewFlagSet("replay", flag.ContinueOnError)}
+	c := &replayCommand{fs: newFlagSet("replay")}
 	c.fs.Float64Var(&c.speed, "speed", 1, "timing scale `F`: 2 plays twice as fast, 0 as fast as possible")
 	c.fs.StringVar(&c.callID, "call", "", "open this call's detail (tui): an `ID` as \"task_id/tool_call_id\" or a tool_call_id")
 	c.fs.BoolVar(&c.follow, "follow", false, "keep reading FILE as it grows (a recording still being written), until stopped")
-	c.out.register(c.fs)
+	c.fs.group(groupOutput, c.out.registerMode)
+	c.fs.group(groupOutput, c.out.register)
 	return c
 }
 
+func (c *replayCommand) flags() *flagSet { return c.fs }
+
 // Run plays FILE; 1 when it cannot be read or holds no event.
 func (c *replayCommand) Run(args []string) int {
-	pos, code, ok := parseFlags(c.fs, replayUsage, args)
+	pos, code, ok := c.fs.parse(replayUsage, args)
 	if !ok {
 		return code
 	}

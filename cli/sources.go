@@ -44,24 +44,42 @@ type liveFlags struct {
 	recordBodyLimit int64
 }
 
-func (l *liveFlags) register(fs *flag.FlagSet) {
+// registerAll adds the Feeds, Taps and Checking calls groups: what a live
+// command with sources of its own (watch, tap) takes to add and tune feeds
+// and taps.
+func (l *liveFlags) registerAll(s *flagSet) {
+	s.group(groupFeeds, l.registerFeeds)
+	s.group(groupTaps, l.registerTaps)
+	s.group(groupCallChecks, l.registerCallChecks)
+}
+
+// registerFeeds: --feed and what tunes every feed.
+func (l *liveFlags) registerFeeds(fs *flag.FlagSet) {
 	fs.Var(&l.feeds, "feed", "also watch this task feed `URL` (repeatable)")
-	fs.Var(&l.taps, "tap", "also run a tap `LISTEN=UPSTREAM` (repeatable)")
 	fs.BoolVar(&l.includeChunks, "include-chunks", false, "ask feeds for llm.call.chunk events")
 	fs.BoolVar(&l.backfill, "backfill", true, "load each feed's history before going live")
 	fs.IntVar(&l.maxEventBytes, "max-event-bytes", 16<<20, "largest feed event accepted, live or in the history, in bytes: `N` (default 16 MiB)")
 	fs.IntVar(&l.maxPages, "max-history-pages", feed.DefaultMaxHistoryPages, "most history pages `N` read per feed by --backfill")
 	fs.DurationVar(&l.maxBackoff, "max-backoff", 30*time.Second, "longest wait `D` between feed reconnects")
 	fs.DurationVar(&l.giveUpAfter, "give-up-after", 60*time.Second, "with --output json|text, end a feed (exit 1) after failing to connect for `D`; 0: never (the TUI retries until this flag is given)")
-	fs.StringVar(&l.instanceID, "instance-id", "", "the MCP server instance `ID` a token's aud must name")
-	fs.StringVar(&l.instanceName, "instance-name", "", "the instance's `NAME`, for agent-facing tool names (mcp__<server>__<tool>)")
+}
+
+// registerTaps: --tap and the settings only an HTTP tap has.
+func (l *liveFlags) registerTaps(fs *flag.FlagSet) {
+	fs.Var(&l.taps, "tap", "also run a tap `LISTEN=UPSTREAM` (repeatable)")
 	fs.StringVar(&l.credentialHeader, "credential-header", "", "the instance's static credential `HEADER` (then required on every call)")
-	fs.Var(&l.secretFiles, "secret-file", "read a context secret from `FILE` (repeatable, for rotation)")
-	fs.DurationVar(&l.timeout, "timeout", 300*time.Second, "the instance's tool timeout `D`, 1s to 1800s (others exit 2)")
 	fs.BoolVar(&l.enforce, "enforce", false, "answer failed verifications as the contract says, without forwarding; refuse what servers could read differently (needs a secret)")
-	fs.Int64Var(&l.maxParseBytes, "max-parse-bytes", 8<<20, "most bytes `N` of one body parsed on the side (default 8 MiB)")
 	fs.BoolVar(&l.rewriteHost, "rewrite-host", false, "send the upstream's host as Host (name-based upstreams); the tap then refuses a non-loopback Host on a loopback listener itself (403)")
 	fs.Int64Var(&l.maxBufferedBytes, "max-buffered-bytes", tap.DefaultMaxBufferedBytes, "most request-body bytes `N` a tap holds at once, over all requests (default 64 MiB)")
+}
+
+// registerCallChecks: how every tap, HTTP or stdio, reads and judges calls.
+func (l *liveFlags) registerCallChecks(fs *flag.FlagSet) {
+	fs.StringVar(&l.instanceID, "instance-id", "", "the MCP server instance `ID` a token's aud must name")
+	fs.StringVar(&l.instanceName, "instance-name", "", "the instance's `NAME`, for agent-facing tool names (mcp__<server>__<tool>)")
+	fs.Var(&l.secretFiles, "secret-file", "read a context secret from `FILE` (repeatable, for rotation)")
+	fs.DurationVar(&l.timeout, "timeout", 300*time.Second, "the instance's tool timeout `D`, 1s to 1800s (others exit 2): a call past it is flagged late")
+	fs.Int64Var(&l.maxParseBytes, "max-parse-bytes", 8<<20, "most bytes `N` of one body or message parsed on the side (default 8 MiB); a longer one is forwarded, not parsed")
 }
 
 // sources are the taps (made, not started) and the feeds to run.
@@ -132,10 +150,8 @@ func (l *liveFlags) giveUp() time.Duration {
 }
 
 // settle records what depends on the output and on which flags were given.
-func (l *liveFlags) settle(fs *flag.FlagSet, output string) {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "give-up-after" })
-	l.retryForever = output == "tui" && !given
+func (l *liveFlags) settle(s *flagSet, output string) {
+	l.retryForever = output == "tui" && !s.given("give-up-after")
 }
 
 // start starts every tap; on failure the started ones are shut down.
@@ -192,7 +208,7 @@ func (s *sources) runFeeds(ctx context.Context, sink model.Sink) (failures []err
 // feed's own reason, one a line, so it is still said after the screen closes.
 func sourcesFailed(failures []error, of int) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %s failed", len(failures), plural(of, "feed"))
+	fmt.Fprintf(&b, "%d of %s failed", len(failures), model.Plural(of, "feed"))
 	for _, err := range failures {
 		b.WriteString("\n  " + model.Sanitize(err.Error()))
 	}

@@ -39,45 +39,59 @@ Examples:
     toolscope replay --follow /tmp/s.jsonl
 `
 
-// runStdioTap is `toolscope tap [flags] -- COMMAND [ARGS...]`.
-func runStdioTap(args, command []string) int {
-	fset := flag.NewFlagSet("tap", flag.ContinueOnError)
-	var out outputFlags
-	var live liveFlags
-	name := fset.String("name", "", "the source's `NAME` in events (default: COMMAND's base name)")
-	out.register(fset)
-	out.registerMetrics(fset)
-	live.registerStdio(fset)
-	pos, code, ok := parseFlags(fset, tapStdioUsage, args)
+// stdioTapCommand is `toolscope tap [flags] -- COMMAND [ARGS...]`: a tap
+// on a stdio server's pipes.
+type stdioTapCommand struct {
+	fs   *flagSet
+	out  outputFlags
+	live liveFlags
+	name string
+}
+
+func newStdioTapCommand() *stdioTapCommand {
+	c := &stdioTapCommand{fs: newFlagSet("tap")}
+	c.fs.helpName = "tap --"
+	c.fs.StringVar(&c.name, "name", "", "the source's `NAME` in events (default: COMMAND's base name)")
+	c.fs.group(groupOutput, c.out.register) // no --output: stdout is the protocol's
+	c.fs.group(groupOutput, c.out.registerMetrics)
+	c.fs.group(groupCallChecks, c.live.registerCallChecks)
+	return c
+}
+
+func (c *stdioTapCommand) flags() *flagSet { return c.fs }
+
+// Run runs COMMAND with the tap on its pipes; args are the flags before
+// "--". It returns the child's exit code (127 when it cannot be run).
+func (c *stdioTapCommand) Run(args, command []string) int {
+	c.fs.refused = notForStdio(newTapCommand().fs, c.fs)
+	pos, code, ok := c.fs.parse(tapStdioUsage, args)
 	if !ok {
 		return code
 	}
 	switch {
 	case len(pos) > 0:
-		return usageError("tap", "unexpected argument %q before --", pos[0])
+		return stdioUsageError("unexpected argument %q before --", pos[0])
 	case len(command) == 0 || command[0] == "":
-		return usageError("tap", "name the COMMAND to run after --")
-	case out.output != "" && out.output != "none":
-		return usageError("tap", "--output %s: with -- COMMAND, stdout belongs to the MCP protocol; events go to --record FILE (watch it with 'toolscope replay --follow FILE')", out.output)
-	case live.timeout < tap.MinTimeout || live.timeout > tap.MaxTimeout:
-		return usageError("tap", "--timeout %v is outside 1s..1800s (the range the contract allows)", live.timeout)
+		return stdioUsageError("name the COMMAND to run after --")
+	case c.live.timeout < tap.MinTimeout || c.live.timeout > tap.MaxTimeout:
+		return stdioUsageError("--timeout %v is outside 1s..1800s (the range the contract allows)", c.live.timeout)
 	}
-	cfg, code := stdioTapConfig(&live, *name)
+	cfg, code := stdioTapConfig(&c.live, c.name)
 	if code != 0 {
 		return code
 	}
-	cfg.RecordBodyLimit = out.recordBodyLimit // a stdio tap always records
+	cfg.RecordBodyLimit = c.out.bodyLimit() // a stdio tap always records
 	if _, err := exec.LookPath(command[0]); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope tap: %v\n", err)
 		return 127 // as a shell says a command it cannot run; no recording made
 	}
-	out.redactor = model.NewRedactor()
-	p, path, err := stdioRecorder(out, command[0])
+	c.out.redactor = model.NewRedactor()
+	p, path, err := stdioRecorder(c.out, command[0])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope tap: %v\n", err)
 		return 1
 	}
-	if out.record == "" {
+	if c.out.record == "" {
 		fmt.Fprintf(os.Stderr, "toolscope tap: recording to %s (watch it: toolscope replay --follow %s)\n", path, path)
 	}
 	exit, err := tap.RunStdio(context.Background(), cfg, command, os.Stdin, os.Stdout, os.Stderr, p.hub)
@@ -92,14 +106,50 @@ func runStdioTap(args, command []string) int {
 	return exit
 }
 
-// registerStdio registers the flags of liveFlags a stdio tap uses (no
-// feeds, no listener, no --enforce: the tap only watches the pipes).
-func (l *liveFlags) registerStdio(fs *flag.FlagSet) {
-	fs.StringVar(&l.instanceID, "instance-id", "", "the MCP server instance `ID` a token's aud must name")
-	fs.StringVar(&l.instanceName, "instance-name", "", "the instance's `NAME`, for agent-facing tool names (mcp__<server>__<tool>)")
-	fs.Var(&l.secretFiles, "secret-file", "read a context secret from `FILE` (repeatable, for rotation); over stdio a token is read from _meta[\"X-AgentArea-Context\"]")
-	fs.DurationVar(&l.timeout, "timeout", 300*time.Second, "the tool timeout `D` after which a call is flagged, 1s to 1800s (others exit 2)")
-	fs.Int64Var(&l.maxParseBytes, "max-parse-bytes", 8<<20, "most bytes `N` of one message parsed on the side (default 8 MiB); a longer one is forwarded, not parsed")
+func stdioUsageError(format string, a ...any) int {
+	fmt.Fprintf(os.Stderr, "toolscope tap: %s (run 'toolscope help tap --')\n", fmt.Sprintf(format, a...))
+	return 2
+}
+
+// stdioRefusals say why a flag of the HTTP tap does not apply to -- COMMAND.
+var stdioRefusals = map[string]string{
+	"output":  "stdout belongs to the MCP protocol; events go to --record FILE, to watch with 'toolscope replay --follow FILE'",
+	"enforce": "the stdio tap only watches the pipes, it does not answer for the server",
+}
+
+// stdioGroupRefusals say it for a whole group ("": the HTTP tap's own flags).
+var stdioGroupRefusals = map[string]string{
+	groupFeeds: "a stdio tap has no feeds; run 'toolscope watch' beside it",
+	groupTaps:  "there is no HTTP: COMMAND is the server, on its stdin and stdout",
+	"":         "there is no HTTP: COMMAND is the server, on its stdin and stdout",
+}
+
+// notForStdio says, for each flag of the HTTP tap the stdio tap does not
+// take, why.
+func notForStdio(httpTap, stdio *flagSet) map[string]string {
+	out := map[string]string{}
+	httpTap.VisitAll(func(f *flag.Flag) {
+		if stdio.Lookup(f.Name) != nil {
+			return
+		}
+		why, ok := stdioRefusals[f.Name]
+		if !ok {
+			why = stdioGroupRefusals[httpTap.groupOf[f.Name]]
+		}
+		out[f.Name] = "--" + f.Name + " does not apply to -- COMMAND: " + why
+	})
+	return out
+}
+
+// onlyForStdio says, for each flag only the stdio tap takes, so.
+func onlyForStdio(httpTap, stdio *flagSet) map[string]string {
+	out := map[string]string{}
+	stdio.VisitAll(func(f *flag.Flag) {
+		if httpTap.Lookup(f.Name) == nil {
+			out[f.Name] = "--" + f.Name + " applies only to a stdio server, as in 'toolscope tap [flags] -- COMMAND'"
+		}
+	})
+	return out
 }
 
 // stdioTapConfig is the tap's verification settings from the flags and

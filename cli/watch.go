@@ -1,8 +1,7 @@
 package cli
 
 import (
-	"flag"
-
+	"toolscope/model"
 	"toolscope/stream/feed"
 )
 
@@ -23,7 +22,7 @@ Examples:
 
 // watchCommand is `toolscope watch`: task feeds, named by URL or by task.
 type watchCommand struct {
-	fs                    *flag.FlagSet
+	fs                    *flagSet
 	out                   outputFlags
 	live                  liveFlags
 	api, workspace, agent string
@@ -31,20 +30,23 @@ type watchCommand struct {
 }
 
 func newWatchCommand() *watchCommand {
-	c := &watchCommand{fs: flag.NewFlagSet("watch", flag.ContinueOnError)}
+	c := &watchCommand{fs: newFlagSet("watch")}
 	c.fs.StringVar(&c.api, "api", "", "the AgentArea API base `URL` (with --workspace, --agent, --task)")
 	c.fs.StringVar(&c.workspace, "workspace", "", "workspace slug `W`")
 	c.fs.StringVar(&c.agent, "agent", "", "agent id `A`")
 	c.fs.Var(&c.tasks, "task", "task id `T` (repeatable)")
-	c.out.register(c.fs)
-	c.out.registerMetrics(c.fs)
-	c.live.register(c.fs)
+	c.fs.group(groupOutput, c.out.registerMode)
+	c.fs.group(groupOutput, c.out.register)
+	c.fs.group(groupOutput, c.out.registerMetrics)
+	c.live.registerAll(c.fs)
 	return c
 }
 
+func (c *watchCommand) flags() *flagSet { return c.fs }
+
 // Run watches the feeds until they end (or SIGINT); 1 when a feed failed.
 func (c *watchCommand) Run(args []string) int {
-	pos, code, ok := parseFlags(c.fs, watchUsage, args)
+	pos, code, ok := c.fs.parse(watchUsage, args)
 	if !ok {
 		return code
 	}
@@ -61,5 +63,5 @@ func (c *watchCommand) Run(args []string) int {
 		return usageError("watch", "name at least one FEED_URL or --task")
 	}
 	return runLive(liveRun{cmd: "watch", fs: c.fs, out: &c.out, live: &c.live,
-		title: "watch " + plural(len(c.live.feeds), "feed")})
+		title: "watch " + model.Plural(len(c.live.feeds), "feed")})
 }

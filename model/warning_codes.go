@@ -1,9 +1,9 @@
 package model
 
 // WarningCode is the stable code of a warning event. Every code is a
-// constant below with a row in WarningCodes; the README's "Warning codes"
-// table is generated from that table
-// (go test ./model -run TestReadmeWarningCodes -update).
+// constant below with a row in WarningCodes; the table of
+// docs/warning-codes.md is generated from it
+// (go test ./model -run TestWarningCodesDoc -update).
 type WarningCode string
 
 // WarningInfo says what a warning code means, which contract rule it
@@ -15,7 +15,7 @@ type WarningInfo struct {
 	Flag    CallFlag
 }
 
-// The codes, in the README table's order.
+// The codes, in the docs table's order.
 const (
 	WarnMetaClaimMismatch           WarningCode = "meta_claim_mismatch"
 	WarnMetaWithoutToken            WarningCode = "meta_without_token"

@@ -13,12 +13,12 @@ import (
 	"testing"
 )
 
-var updateReadme = flag.Bool("update", false, "rewrite README.md's warning-codes table from WarningCodes")
+var updateDoc = flag.Bool("update", false, "rewrite docs/warning-codes.md's table from WarningCodes")
 
 // codeForm is how every warning code is spelled.
 var codeForm = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)+$`)
 
-// flagNames are the names the README (and the `flag:` filter) give the
+// flagNames are the names docs/warning-codes.md (and the `flag:` filter) give the
 // flags a warning can raise.
 var flagNames = map[CallFlag]string{FlagLimit: "limit", FlagPII: "pii"}
 
@@ -34,11 +34,11 @@ func TestWarningCodesTable(t *testing.T) {
 		seen[w.Code] = true
 		for what, text := range map[string]string{"meaning": w.Meaning, "rule": w.Rule} {
 			if strings.TrimSpace(text) == "" || strings.ContainsAny(text, "|\n") {
-				t.Errorf("%s: %s %q is empty or would break the README table", w.Code, what, text)
+				t.Errorf("%s: %s %q is empty or would break the docs table", w.Code, what, text)
 			}
 		}
 		if _, ok := flagNames[w.Flag]; w.Flag != 0 && !ok {
-			t.Errorf("%s raises flag %d, which has no README name", w.Code, w.Flag)
+			t.Errorf("%s raises flag %d, which has no name in the docs table", w.Code, w.Flag)
 		}
 	}
 	// Every constant declared has its row.
@@ -139,11 +139,11 @@ func TestWarningFlagOnCall(t *testing.T) {
 }
 
 const (
-	readmeStart = "<!-- warning-codes:start (generated from model/warning_codes.go: go test ./model -run TestReadmeWarningCodes -update) -->"
-	readmeEnd   = "<!-- warning-codes:end -->"
+	docStart = "<!-- warning-codes:start (generated from model/warning_codes.go: go test ./model -run TestWarningCodesDoc -update) -->"
+	docEnd   = "<!-- warning-codes:end -->"
 )
 
-// warningCodesMarkdown is the README's table, one row per code.
+// warningCodesMarkdown is docs/warning-codes.md's table, one row per code.
 func warningCodesMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| code | meaning | rule | flag |\n| --- | --- | --- | --- |\n")
@@ -157,32 +157,32 @@ func warningCodesMarkdown() string {
 	return b.String()
 }
 
-// TestReadmeWarningCodes: the README's table is the one WarningCodes
-// generates. With -update it rewrites the README between the markers.
-func TestReadmeWarningCodes(t *testing.T) {
-	path := filepath.Join("..", "README.md")
+// TestWarningCodesDoc: docs/warning-codes.md's table is the one
+// WarningCodes generates. With -update it rewrites it between the markers.
+func TestWarningCodesDoc(t *testing.T) {
+	path := filepath.Join("..", "docs", "warning-codes.md")
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(raw)
-	start := strings.Index(readme, readmeStart)
-	end := strings.Index(readme, readmeEnd)
+	doc := string(raw)
+	start := strings.Index(doc, docStart)
+	end := strings.Index(doc, docEnd)
 	if start < 0 || end < start {
-		t.Fatalf("README.md lacks the markers %q ... %q", readmeStart, readmeEnd)
+		t.Fatalf("docs/warning-codes.md lacks the markers %q ... %q", docStart, docEnd)
 	}
-	start += len(readmeStart)
+	start += len(docStart)
 	want := "\n" + warningCodesMarkdown()
-	if readme[start:end] == want {
+	if doc[start:end] == want {
 		return
 	}
-	if *updateReadme {
-		if err := os.WriteFile(path, []byte(readme[:start]+want+readme[end:]), 0o644); err != nil {
+	if *updateDoc {
+		if err := os.WriteFile(path, []byte(doc[:start]+want+doc[end:]), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Log("README.md: warning-codes table rewritten")
+		t.Log("docs/warning-codes.md: table rewritten")
 		return
 	}
-	t.Errorf("README.md's warning-codes table differs from WarningCodes; run\n"+
-		"  go test ./model -run TestReadmeWarningCodes -update\nto write this one:\n%s", want)
+	t.Errorf("docs/warning-codes.md's table differs from WarningCodes; run\n"+
+		"  go test ./model -run TestWarningCodesDoc -update\nto write this one:\n%s", want)
 }

@@ -219,7 +219,7 @@ func (m *ProbeModel) summaryLine() string {
 func (m *ProbeModel) summaryHead(short bool) string {
 	n := m.counts()
 	counts := fmt.Sprintf("%d passed · %d failed · %d skipped", n.passed, n.failed, n.skipped)
-	failed := probePlural(n.requiredFailed, "required case") + " failed"
+	failed := model.Plural(n.requiredFailed, "required case") + " failed"
 	pass := "✓ PASS every required case passed"
 	if short {
 		failed, pass = fmt.Sprintf("%d required failed", n.requiredFailed), "✓ PASS"
@@ -277,12 +277,4 @@ func (m *ProbeModel) tableRows() int {
 // above the summary and the footer.
 func (m *ProbeModel) detailHeight() int {
 	return max(1, m.height-2-1-len(m.footerLines()))
-}
-
-// probePlural is "1 thing" or "n things".
-func probePlural(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return strconv.Itoa(n) + " " + thing + "s"
 }

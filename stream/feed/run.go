@@ -105,16 +105,19 @@ func (f *feed) run(ctx context.Context) error {
 			if errors.As(lastErr, &se) && se.RetryAfter > d {
 				d = min(se.RetryAfter, maxRetryAfter) // the server asked for a pause
 			}
+			detail := fmt.Sprintf("attempt %d in %s: %v", failures, d.Round(time.Millisecond), lastErr)
 			if limit := f.cfg.GiveUpAfter; limit > 0 {
 				left := limit - time.Since(failingSince)
 				if left <= 0 {
-					err := fmt.Errorf("feed %s: gave up after %s of failing to connect: %w", f.t.display, limit, lastErr)
+					err := fmt.Errorf("feed %s: gave up after %s of failing to connect (--give-up-after): %w", f.t.display, limit, lastErr)
 					f.status(model.StateFailed, err.Error())
 					return err
 				}
 				d = min(d, left) // one last attempt at the limit
+				detail = fmt.Sprintf("attempt %d in %s, giving up in %s (--give-up-after): %v", failures, d.Round(time.Millisecond),
+					left.Round(time.Second), lastErr)
 			}
-			f.status(model.StateReconnecting, fmt.Sprintf("attempt %d in %s: %v", failures, d.Round(time.Millisecond), lastErr))
+			f.status(model.StateReconnecting, detail)
 			if model.Sleep(ctx, d) != nil {
 				break
 			}

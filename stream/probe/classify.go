@@ -21,7 +21,8 @@ type verdict struct {
 // judge compares one reply with the case's expected answer.
 func judge(cs Case, r reply) verdict {
 	if r.err != nil && r.status == 0 {
-		return verdict{message: "no answer: " + model.Sanitize(r.err.Error())}
+		cause, _ := transportCause(r.err, 0)
+		return verdict{message: "no answer: " + cause}
 	}
 	v := verdict{actual: Answer{HTTPStatus: r.status}}
 	m, echoed := r.response()

@@ -7,7 +7,8 @@ import (
 	"net/url"
 )
 
-// JUnit XML, as CI systems read it: one testsuite, one testcase per case.
+// JUnit XML, as CI systems read it (Jenkins' junit-10.xsd, which GitLab and
+// GitHub's reporters also accept): one testsuite, one testcase per case.
 // A failed required case is a <failure>; an informative one that failed
 // says so in <system-out> and does not fail the build.
 type junitSuites struct {
@@ -19,6 +20,7 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"` // required by the schema; a probe fails, it does not err
 	Skipped  int         `xml:"skipped,attr"`
 	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
@@ -43,7 +45,9 @@ type junitSkipped struct {
 	Message string `xml:"message,attr"`
 }
 
-// WriteJUnit writes the report as JUnit XML.
+// WriteJUnit writes the report as JUnit XML. A run that stopped before
+// judging every case (rep.Stop) has one more testcase, failed, naming why:
+// a CI system shows the cause, never an empty or unreadable file.
 func WriteJUnit(w io.Writer, rep Report) error {
 	_, _, _, skipped := rep.Counts()
 	s := junitSuite{Name: "toolscope probe " + ShownURL(rep.URL), Tests: len(rep.Results), Skipped: skipped,
@@ -63,6 +67,16 @@ func WriteJUnit(w io.Writer, rep Report) error {
 			c.SystemOut = detail
 		}
 		s.Cases = append(s.Cases, c)
+	}
+	if st := rep.Stop; st != nil {
+		s.Tests++
+		s.Failures++
+		detail := st.What + ": " + st.Cause
+		if st.Check != "" {
+			detail += "\n" + st.Check
+		}
+		s.Cases = append(s.Cases, junitCase{Name: st.Case, ClassName: "toolscope.probe", Time: seconds(0),
+			Failure: &junitFailure{Message: st.Error(), Type: st.Case, Text: detail}})
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

@@ -41,14 +41,20 @@ type summaryLine struct {
 	RequiredFailed int    `json:"required_failed"`
 	Skipped        int    `json:"skipped"`
 	DurationMS     int64  `json:"duration_ms"`
+	// Stopped is why the run ended before judging every case.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // WriteSummaryJSON writes the probe.summary line.
 func WriteSummaryJSON(w io.Writer, rep Report) error {
 	passed, failed, rf, skipped := rep.Counts()
-	b, err := json.Marshal(summaryLine{Time: stamp(time.Now()), Kind: "probe.summary", URL: ShownURL(rep.URL), Tool: rep.Tool, Pass: rep.OK(),
+	line := summaryLine{Time: stamp(time.Now()), Kind: "probe.summary", URL: ShownURL(rep.URL), Tool: rep.Tool, Pass: rep.OK(),
 		Cases: len(rep.Results), Passed: passed, Failed: failed, RequiredFailed: rf, Skipped: skipped,
-		DurationMS: rep.Duration.Milliseconds()})
+		DurationMS: rep.Duration.Milliseconds()}
+	if rep.Stop != nil {
+		line.Stopped = rep.Stop.Error()
+	}
+	b, err := json.Marshal(line)
 	if err != nil {
 		return err
 	}
@@ -96,8 +102,13 @@ func WriteTextCase(w io.Writer, r Result) {
 func WriteTextSummary(w io.Writer, rep Report) {
 	passed, failed, rf, skipped := rep.Counts()
 	verdict := "PASS: every required case passed"
-	if !rep.OK() {
-		verdict = fmt.Sprintf("FAIL: %d required case(s) failed", rf)
+	switch {
+	case rep.Stop != nil:
+		verdict = "FAIL: " + rep.Stop.Error()
+	case rf == 1:
+		verdict = "FAIL: 1 required case failed"
+	case rf > 1:
+		verdict = fmt.Sprintf("FAIL: %d required cases failed", rf)
 	}
 	fmt.Fprintf(w, "%s (%d passed, %d failed, %d skipped, in %s)\n", verdict, passed, failed, skipped,
 		rep.Duration.Round(time.Millisecond))

@@ -58,6 +58,8 @@ type Report struct {
 	Tool     string
 	Results  []Result
 	Duration time.Duration
+	// Stop, when set, is why the run ended before judging every case.
+	Stop *Stop
 }
 
 // Counts of a report.
@@ -78,10 +80,10 @@ func (r Report) Counts() (passed, failed, requiredFailed, skipped int) {
 	return
 }
 
-// OK says every required case passed.
+// OK says every required case passed, and the run was not stopped.
 func (r Report) OK() bool {
 	_, _, rf, _ := r.Counts()
-	return rf == 0
+	return rf == 0 && r.Stop == nil
 }
 
 // Select returns the cases of --only (all when empty), or an error naming
@@ -107,10 +109,16 @@ type prober struct {
 	http   *http.Client
 	nextID atomic.Int64
 	valid  *reply // the valid call's answer, for the Info cases
+	// answered says the server has answered a request (any HTTP status);
+	// until it has, a request without an answer makes it unreachable.
+	answered    bool
+	unreachable *Stop
 }
 
 // Run probes the server with the selected cases in order. It returns an
-// error when the probe cannot start (configuration, no tool to call).
+// error when the probe cannot start (configuration), and a *Stop when it
+// cannot judge the server: its first request got no answer, or tools/list
+// named no tool.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	cases, err := Select(cfg.Only)
 	if err != nil {
@@ -131,8 +139,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	start := time.Now()
 	if p.cfg.Tool == "" {
-		if p.cfg.Tool, err = p.firstTool(ctx); err != nil {
-			return Report{}, err
+		var stop *Stop
+		if p.cfg.Tool, stop = p.firstTool(ctx); stop != nil {
+			if ctx.Err() != nil {
+				return Report{URL: cfg.URL}, ctx.Err()
+			}
+			return Report{URL: cfg.URL, Stop: stop, Duration: time.Since(start)}, stop
 		}
 	}
 	rep := Report{URL: cfg.URL, Tool: p.cfg.Tool}
@@ -142,6 +154,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 		t0 := time.Now()
 		res := p.runCase(ctx, cs)
+		if p.unreachable != nil {
+			// The server never answered: no case can be judged.
+			rep.Duration, rep.Stop = time.Since(start), p.unreachable
+			return rep, p.unreachable
+		}
 		res.At = time.Now()
 		res.Duration = res.At.Sub(t0)
 		rep.Results = append(rep.Results, res)
@@ -252,7 +269,7 @@ func sameContent(a, b json.RawMessage) bool {
 
 // firstTool lists the server's tools as the platform does when an instance
 // is added (credential, no context token) and returns the first.
-func (p *prober) firstTool(ctx context.Context) (string, error) {
+func (p *prober) firstTool(ctx context.Context) (string, *Stop) {
 	id := p.nextID.Add(1)
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/list",
 		"params": map[string]any{"_meta": decoder.ProtocolMeta()}})
@@ -263,7 +280,11 @@ func (p *prober) firstTool(ctx context.Context) (string, error) {
 	r := p.post(ctx, id, body, h)
 	m, _ := r.response()
 	if r.err != nil || m == nil || m.Result == nil {
-		return "", fmt.Errorf("listing the tools (give --tool to skip): HTTP %d%s: %s", r.status, readProblem(r), clip(r.exchange.ResponseBody))
+		rpcErr := ""
+		if m != nil && m.Error != nil {
+			rpcErr = fmt.Sprintf("JSON-RPC %d: %s", m.Error.Code, clip(m.Error.Message))
+		}
+		return "", listFailed(p.cfg.URL, r, rpcErr, p.cfg.Timeout)
 	}
 	var list struct {
 		Tools []struct {
@@ -271,7 +292,8 @@ func (p *prober) firstTool(ctx context.Context) (string, error) {
 		} `json:"tools"`
 	}
 	if err := json.Unmarshal(m.Result, &list); err != nil || len(list.Tools) == 0 || list.Tools[0].Name == "" {
-		return "", errors.New("tools/list named no tool: give --tool")
+		return "", &Stop{Case: CaseListTools, What: "listing the tools at " + ShownURL(p.cfg.URL),
+			Cause: "tools/list named no tool", Check: "name the tool to call with --tool"}
 	}
 	return model.Sanitize(list.Tools[0].Name), nil
 }

@@ -3,6 +3,7 @@ package probe
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -91,8 +92,12 @@ func (p *prober) post(ctx context.Context, id int64, body []byte, h http.Header)
 	resp, err := p.http.Do(req)
 	if err != nil {
 		r.err = err
+		if !p.answered && p.unreachable == nil && !errors.Is(ctx.Err(), context.Canceled) {
+			p.unreachable = unreachable(p.cfg.URL, err, p.cfg.Timeout)
+		}
 		return r
 	}
+	p.answered = true
 	defer resp.Body.Close()
 	r.status = resp.StatusCode
 	var shown bytes.Buffer

@@ -83,7 +83,7 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 			break
 		}
 		if err != nil && ctx.Err() != nil {
-			status(model.StateEnded, fmt.Sprintf("stopped after %d events, %d malformed lines", played, bad))
+			status(model.StateEnded, fmt.Sprintf("stopped after %s, %s", model.Plural(played, "event"), model.Plural(bad, "malformed line")))
 			return ctx.Err()
 		}
 		if err != nil {
@@ -119,11 +119,11 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 	}
 	if played == 0 && bad > 0 {
 		// Not a recording at all (a log, the wrong file): say so, exit 1.
-		err := fmt.Errorf("no line is a toolscope event (%d malformed lines)", bad)
+		err := fmt.Errorf("no line is a toolscope event (%s)", model.Plural(bad, "malformed line"))
 		status(model.StateFailed, err.Error())
 		return fmt.Errorf("replay: %w", err)
 	}
-	status(model.StateEnded, fmt.Sprintf("%d events, %d malformed lines", played, bad))
+	status(model.StateEnded, fmt.Sprintf("%s, %s", model.Plural(played, "event"), model.Plural(bad, "malformed line")))
 	return nil
 }
 
