@@ -30,6 +30,7 @@ type Wire struct {
 // WireRequest is an HTTP request as the client sent it to the tap.
 type WireRequest struct {
 	Method      string      `json:"method"`
+	Host        string      `json:"host"`         // as the client sent it (Go keeps it out of the headers)
 	URL         string      `json:"url"`          // path and query, as received
 	HTTPVersion string      `json:"http_version"` // "HTTP/1.1"
 	Headers     [][2]string `json:"headers"`      // name and value, in the order received, redacted

@@ -36,7 +36,7 @@ func (t *Tap) newWireCapture(r *http.Request, start time.Time) *wireCapture {
 		return nil
 	}
 	return &wireCapture{limit: t.cfg.RecordBodyLimit, start: start,
-		req: model.WireRequest{Method: r.Method, URL: r.URL.RequestURI(), HTTPVersion: r.Proto, Headers: headerPairs(r.Header)}}
+		req: model.WireRequest{Method: r.Method, Host: r.Host, URL: r.URL.RequestURI(), HTTPVersion: r.Proto, Headers: headerPairs(r.Header)}}
 }
 
 // headerPairs are h's fields in name order (values in the order sent).
