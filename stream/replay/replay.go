@@ -108,11 +108,15 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 				Kind: model.KindWarning, Code: string(model.WarnMalformedLine), Message: fmt.Sprintf("line %d: %v", lineNo, err)})
 			continue
 		}
-		if err := wait(ctx, prev, ev.Time, opts.Speed); err != nil {
-			return err
-		}
-		if !ev.Time.IsZero() {
-			prev = ev.Time
+		// A wire line is written when its exchange ends but dated when it
+		// began: it takes no part in the timing.
+		if ev.Kind != model.KindWire {
+			if err := wait(ctx, prev, ev.Time, opts.Speed); err != nil {
+				return err
+			}
+			if !ev.Time.IsZero() {
+				prev = ev.Time
+			}
 		}
 		sink.Emit(ev)
 		played++
