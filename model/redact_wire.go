@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 )
 
 // Wire returns w with every secret it may hold replaced: credential header
@@ -101,11 +102,31 @@ func RedactJSONText(text string) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-// mayHoldSecret is a quick look for a secret key's words before decoding.
+// mayHoldSecret is a quick look, before decoding, for a key that names a
+// secret (or the context token): one pass over the text's strings, the
+// keys among them (a string followed by a colon) checked as redactValue
+// checks them. A key with escapes is taken as a possible secret.
 func mayHoldSecret(text string) bool {
-	lower := strings.ToLower(text)
-	for _, w := range []string{"auth", "token", "secret", "passw", "key", "cookie", "credential", "agentarea-context"} {
-		if strings.Contains(lower, w) {
+	for i := 0; i < len(text); i++ {
+		if text[i] != '"' {
+			continue
+		}
+		start, escaped := i+1, false
+		for i++; i < len(text) && text[i] != '"'; i++ {
+			if text[i] == '\\' {
+				escaped = true
+				i++
+			}
+		}
+		if i >= len(text) {
+			return false
+		}
+		key := text[start:i]
+		j := i + 1
+		for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r') {
+			j++
+		}
+		if j < len(text) && text[j] == ':' && (escaped || secretKey(key) || strings.EqualFold(key, ContextHeader)) {
 			return true
 		}
 	}
@@ -146,22 +167,54 @@ func redactValue(v any) bool {
 // secretKey says whether a JSON key names a credential: authorization,
 // password, secret, api key, access or refresh token, private key, cookie,
 // credentials, and header-like names that read as credentials. MCP's own
-// token keys (progressToken) and counts (max_tokens) are not secrets.
+// token keys (progressToken) and counts (max_tokens) are not secrets. It
+// runs on every key of a recorded body: an ASCII key is folded on the stack.
 func secretKey(k string) bool {
-	norm := strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || r == ' ' {
-			return -1
+	var buf [64]byte
+	norm := buf[:0]
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c == '-' || c == '_' || c == ' ':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		case c >= utf8.RuneSelf: // Unicode case rules: folded the slow way
+			return secretKeyFolded(strings.Map(func(r rune) rune {
+				if r == '-' || r == '_' || r == ' ' {
+					return -1
+				}
+				return r
+			}, strings.ToLower(k)))
 		}
-		return r
-	}, strings.ToLower(k))
-	switch norm {
-	case "progresstoken", "maxtokens", "tokens", "tokencount", "totaltokens", "inputtokens", "outputtokens", "nextcursor":
+		norm = append(norm, c)
+	}
+	return secretKeyFolded(string(norm))
+}
+
+// secretKeyFolded is secretKey of a key lowered, without - _ or spaces.
+func secretKeyFolded(norm string) bool {
+	if notSecretKeys[norm] {
 		return false
-	case "authorization", "auth", "password", "passwd", "pass", "secret", "clientsecret", "apikey", "xapikey",
-		"token", "accesstoken", "refreshtoken", "idtoken", "bearer", "privatekey", "cookie", "setcookie",
-		"credential", "credentials", "sessiontoken", "authtoken", "secretkey", "accesskey", "signature":
+	}
+	if secretKeys[norm] {
 		return true
 	}
-	return strings.HasSuffix(norm, "password") || strings.HasSuffix(norm, "secret") || strings.HasSuffix(norm, "apikey") ||
-		strings.HasSuffix(norm, "accesstoken") || strings.HasSuffix(norm, "authtoken")
+	for _, s := range secretKeySuffixes {
+		if strings.HasSuffix(norm, s) {
+			return true
+		}
+	}
+	return false
 }
+
+var notSecretKeys = map[string]bool{"progresstoken": true, "maxtokens": true, "tokens": true, "tokencount": true,
+	"totaltokens": true, "inputtokens": true, "outputtokens": true, "nextcursor": true}
+
+var secretKeys = map[string]bool{"authorization": true, "auth": true, "password": true, "passwd": true, "pass": true,
+	"secret": true, "clientsecret": true, "apikey": true, "xapikey": true, "token": true, "accesstoken": true,
+	"refreshtoken": true, "idtoken": true, "bearer": true, "privatekey": true, "cookie": true, "setcookie": true,
+	"credential": true, "credentials": true, "sessiontoken": true, "authtoken": true, "secretkey": true,
+	"accesskey": true, "signature": true}
+
+var secretKeySuffixes = []string{"password", "secret", "apikey", "accesstoken", "authtoken"}

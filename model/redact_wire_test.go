@@ -63,3 +63,18 @@ func TestSecretKey(t *testing.T) {
 		}
 	}
 }
+
+func TestMayHoldSecret(t *testing.T) {
+	for text, want := range map[string]bool{
+		`{"jsonrpc":"2.0","params":{"_meta":{"progressToken":"p","agentarea/idempotency_key":"k"},"arguments":{"text":"password: x"}}}`: false,
+		`{"a":{"b":[{"api_key" : "x"}]}}`:           true,
+		`{"X-AgentArea-Context":"a.b.c"}`:           true,
+		`{"pass\u0077ord":"x"}`:                     true, // escaped: looked at closely
+		`["password"]`:                              false,
+		`{"text":"a \"password\": inside a value"}`: false,
+	} {
+		if got := mayHoldSecret(text); got != want {
+			t.Errorf("mayHoldSecret(%s) = %v", text, got)
+		}
+	}
+}
