@@ -50,6 +50,13 @@ func oneOfEachKind() []Event {
 		{Time: base.Time, Source: SourceFeed, SourceName: "task-1", Kind: KindSourceStatus, State: StateReconnecting, Detail: "attempt 2: EOF"},
 		{Time: base.Time, Source: SourceFeed, SourceName: "task-1", Kind: KindWarning, Code: "malformed_event", Message: "bad json"},
 		{Time: base.Time, Source: SourceFeed, SourceName: "task-1", Kind: KindEvent, EventType: "llm.call.started", Data: json.RawMessage(`{"a":1}`)},
+		{Time: base.Time, Source: SourceTap, SourceName: "tap", Kind: KindWire, Exchange: "7", Wire: &Wire{Transport: TransportHTTP,
+			Request: &WireRequest{Method: "POST", Host: "127.0.0.1:7070", URL: "/mcp", HTTPVersion: "HTTP/1.1",
+				Headers: [][2]string{{"Content-Type", "application/json"}}, Body: &WireBody{Text: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, Size: 40}},
+			Response: &WireResponse{Status: 200, HTTPVersion: "HTTP/1.1", HeadMS: 1.5, EndMS: 2.25,
+				Events: []WireEvent{{AtMS: 2, ID: "e1", Event: "message", Data: `{"jsonrpc":"2.0","id":1,"result":{}}`}}, EventsCut: 1, EventsCutBytes: 900}}},
+		{Time: base.Time, Source: SourceTap, SourceName: "tap", Kind: KindWire, Wire: &Wire{Transport: TransportStdio, From: "server",
+			Message: &WireBody{Text: "{\"a\"", Size: 9000, Cut: true}}},
 	}
 }
 

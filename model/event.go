@@ -25,7 +25,7 @@ const (
 
 // Kinds lists every kind, in the order the README's JSON-lines interface gives them.
 var Kinds = []Kind{KindToolCall, KindToolProgress, KindToolResult, KindToolCancelled,
-	KindTaskStatus, KindSourceStatus, KindWarning, KindEvent}
+	KindTaskStatus, KindSourceStatus, KindWarning, KindEvent, KindWire}
 
 // Source values: where an event was seen.
 const (
