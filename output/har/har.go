@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -152,7 +153,7 @@ func entryOf(e model.Event) entry {
 		// What the tap did not see is unknown (-1); the request was sent
 		// when it reached the tap, the head came after wait, the body after.
 		Timings: timings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1, Send: 0,
-			Wait: max(resp.HeadMS, 0), Receive: max(resp.EndMS-resp.HeadMS, 0)},
+			Wait: max(resp.HeadMS, 0), Receive: roundMS(max(resp.EndMS-resp.HeadMS, 0))},
 	}
 	en.Request = request{Method: req.Method, URL: absoluteURL(req), HTTPVersion: orHTTP11(req.HTTPVersion),
 		Cookies: []struct{}{}, Headers: pairs(req.Headers), QueryString: query(req.URL), HeadersSize: -1}
@@ -255,6 +256,9 @@ func header(h [][2]string, name string) string {
 	}
 	return ""
 }
+
+// roundMS keeps a duration in ms to the microsecond the recording holds.
+func roundMS(ms float64) float64 { return math.Round(ms*1000) / 1000 }
 
 func orHTTP11(v string) string {
 	if v == "" {
