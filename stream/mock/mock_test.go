@@ -102,6 +102,9 @@ func TestAnswersInOrderArgumentsAndRounds(t *testing.T) {
 	for id, want := range map[int]string{11: `"first"`, 12: `"second"`, 13: `"second"`, 14: `"welcome"`, 15: `"input_required"`, 16: `"booked"`,
 		17: `no recorded answer to tool \"echo\" with arguments {\"a\":[1],\"b\":2}; recorded for \"echo\": {\"a\":[1,{\"x\":\"y\"}],\"b\":2}`,
 		18: `the recording holds no answer to prompts/list`} {
+		if id == 17 && !strings.Contains(byID[id], `"data":{"arguments":{"a":[1],"b":2},"recorded_arguments":[{"a":[1,{"x":"y"}],"b":2}],"tool":"echo"}`) {
+			t.Errorf("the unrecorded call's error data: %s", byID[id])
+		}
 		if !strings.Contains(byID[id], want) {
 			t.Errorf("answer %d: %s, want %s", id, byID[id], want)
 		}

@@ -131,7 +131,8 @@ func (s *Script) findCall(params json.RawMessage) (*entry, string, error) {
 	}
 	entries, ok := s.tools[p.Name]
 	if !ok {
-		return nil, p.Name, fmt.Errorf("toolscope mock: the recording holds no call of tool %q (it holds calls of: %s)", p.Name, list(s.order))
+		return nil, p.Name, &unrecordedCall{msg: fmt.Sprintf("toolscope mock: the recording holds no call of tool %q (it holds calls of: %s)", p.Name, list(s.order)),
+			data: map[string]any{"tool": p.Name, "recorded_tools": s.order}}
 	}
 	args := arguments(p.Arguments)
 	for _, e := range entries {
@@ -140,16 +141,33 @@ func (s *Script) findCall(params json.RawMessage) (*entry, string, error) {
 		}
 	}
 	var recorded []string
+	var recordedArgs []any
 	for _, e := range entries {
+		if len(recordedArgs) < maxRecordedInError {
+			recordedArgs = append(recordedArgs, e.params)
+		}
 		what := e.text
 		if e.state != "" {
 			what += " (a later round, requestState " + clip(e.state, 60) + ")"
 		}
 		recorded = append(recorded, clip(what, 200))
 	}
-	return nil, p.Name, fmt.Errorf("toolscope mock: no recorded answer to tool %q with arguments %s; recorded for %q: %s",
-		p.Name, clip(canonical(args), 200), p.Name, list(recorded))
+	return nil, p.Name, &unrecordedCall{msg: fmt.Sprintf("toolscope mock: no recorded answer to tool %q with arguments %s; recorded for %q: %s",
+		p.Name, clip(canonical(args), 200), p.Name, list(recorded)),
+		data: map[string]any{"tool": p.Name, "arguments": args, "recorded_arguments": recordedArgs}}
 }
+
+// maxRecordedInError bounds the recorded argument sets an error's data lists.
+const maxRecordedInError = 20
+
+// unrecordedCall is a tools/call the recording holds no answer to: its
+// message says it, its data (the JSON-RPC error's) lists what is recorded.
+type unrecordedCall struct {
+	msg  string
+	data map[string]any
+}
+
+func (u *unrecordedCall) Error() string { return u.msg }
 
 // findMethod is the entry answering another request: the same params
 // (without _meta) if recorded, else the method's first.

@@ -39,7 +39,11 @@ func (sv *Server) replyTo(m decoder.Message) reply {
 		e, _, err := sv.script.findCall(m.Params)
 		if err != nil {
 			sv.mu.Unlock()
-			return reply{final: decoder.ErrorResponse(m.ID, decoder.CodeInvalidParams, err.Error())}
+			resp := decoder.ErrorResponse(m.ID, decoder.CodeInvalidParams, err.Error())
+			if u, ok := err.(*unrecordedCall); ok {
+				resp = withErrorData(resp, u.data)
+			}
+			return reply{final: resp}
 		}
 		a = e.take()
 	} else if e := sv.script.findMethod(m.Method, m.Params); e != nil {
@@ -96,6 +100,24 @@ func waitUntil(ctx context.Context, at time.Time) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// withErrorData is an error response with data added to its error.
+func withErrorData(resp []byte, data any) json.RawMessage {
+	var m struct {
+		JSONRPC string           `json:"jsonrpc"`
+		ID      json.RawMessage  `json:"id"`
+		Error   decoder.RPCError `json:"error"`
+	}
+	if json.Unmarshal(resp, &m) != nil {
+		return resp
+	}
+	m.Error.Data, _ = json.Marshal(data)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return resp
+	}
+	return b
 }
 
 // withID is a recorded response with the live request's id.
