@@ -214,6 +214,9 @@ func cutNote(b *model.WireBody) string {
 // absoluteURL is the request's URL with the Host it was sent to (the tap
 // listens on plain HTTP).
 func absoluteURL(req *model.WireRequest) string {
+	if strings.HasPrefix(req.URL, "http://") || strings.HasPrefix(req.URL, "https://") {
+		return req.URL // the client sent the absolute form
+	}
 	host := req.Host
 	if host == "" {
 		host = "localhost"

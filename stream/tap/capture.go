@@ -21,13 +21,16 @@ import (
 // event, and a gap), run (the emit, with the request body and the
 // response body the parser read).
 type wireCapture struct {
-	limit   int64
-	start   time.Time
-	req     model.WireRequest
-	resp    model.WireResponse
-	head    bool  // a response head came
-	kept    int64 // event bytes kept so far
-	partial string
+	limit int64
+	start time.Time
+	req   model.WireRequest
+	resp  model.WireResponse
+	// The heads are kept as they are and written out on the exchange's
+	// goroutine: the request path only takes references.
+	reqHeader, respHeader http.Header
+	head                  bool  // a response head came
+	kept                  int64 // event bytes kept so far
+	partial               string
 }
 
 // newWireCapture starts the capture of r, or is nil when nothing is recorded.
@@ -35,8 +38,8 @@ func (t *Tap) newWireCapture(r *http.Request, start time.Time) *wireCapture {
 	if t.cfg.RecordBodyLimit <= 0 {
 		return nil
 	}
-	return &wireCapture{limit: t.cfg.RecordBodyLimit, start: start,
-		req: model.WireRequest{Method: r.Method, Host: r.Host, URL: r.URL.RequestURI(), HTTPVersion: r.Proto, Headers: headerPairs(r.Header)}}
+	return &wireCapture{limit: t.cfg.RecordBodyLimit, start: start, reqHeader: r.Header,
+		req: model.WireRequest{Method: r.Method, Host: r.Host, URL: r.RequestURI, HTTPVersion: r.Proto}}
 }
 
 // headerPairs are h's fields in name order (values in the order sent).
@@ -65,7 +68,7 @@ func (c *wireCapture) responseHead(res *http.Response) {
 		return
 	}
 	c.head = true
-	c.resp.Status, c.resp.HTTPVersion, c.resp.Headers = res.StatusCode, res.Proto, headerPairs(res.Header)
+	c.resp.Status, c.resp.HTTPVersion, c.respHeader = res.StatusCode, res.Proto, res.Header
 	c.resp.HeadMS = sinceMS(c.start, time.Now())
 }
 
@@ -97,6 +100,8 @@ func (ex *exchange) emitWire(o outcome) {
 	if c == nil {
 		return
 	}
+	c.req.Headers = headerPairs(c.reqHeader)
+	c.resp.Headers = headerPairs(c.respHeader)
 	w := &model.Wire{Transport: model.TransportHTTP, Request: &c.req}
 	if ex.tee != nil || ex.body != nil || ex.bodyWhole { // a request with a body
 		c.req.Body = c.body(ex.body, ex.bodyWhole, ex.bodySkip)
