@@ -95,20 +95,22 @@ func (o *outputFlags) bodyLimit() int64 {
 }
 
 // recordingWriter opens --record: a new file (a new recording replaces the
-// old one and its older parts), rotated at --record-max-size.
+// old one and its older parts), rotated at --record-max-size. What is not a
+// regular file (a FIFO, /dev/stdout, /dev/null) is written as it is, never
+// rotated: a rotation renames the file.
 func (o *outputFlags) recordingWriter() (output.Output, error) {
 	if msg := o.checkRecording(); msg != "" {
 		return nil, fmt.Errorf("%s", msg)
-	}
-	for _, old := range replay.RotatedParts(o.record) {
-		os.Remove(old)
 	}
 	f, err := os.OpenFile(o.record, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	var w io.WriteCloser = f
-	if o.recordMaxSizeMB > 0 {
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && o.recordMaxSizeMB > 0 {
+		for _, old := range replay.RotatedParts(o.record) {
+			os.Remove(old)
+		}
 		f.Close() // lumberjack opens it again, empty, and rotates it
 		w = &lumberjack.Logger{Filename: o.record, MaxSize: o.recordMaxSizeMB, MaxBackups: o.recordKeep}
 	}
