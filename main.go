@@ -1,5 +1,6 @@
 // Command toolscope is a terminal live monitor for AI-agent tool calls. The
-// command line is package cli; this file only sets the memory limit.
+// command line is package cli; this file only sets the memory limit, and
+// serves as a stdio tap's watchdog when started as one.
 package main
 
 import (
@@ -7,6 +8,7 @@ import (
 	"runtime/debug"
 
 	"toolscope/cli"
+	"toolscope/stream/tap"
 )
 
 // softMemoryLimit is the Go heap size the collector keeps under when it
@@ -15,6 +17,11 @@ import (
 const softMemoryLimit = 384 << 20
 
 func main() {
+	// Here, not in cli.Run, which tests call: only a binary whose entry
+	// serves the watchdog may be started again as one.
+	if tap.ServeWatchdog() {
+		return
+	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft limit makes the collector work harder near it, so the
 		// process stays close to what it holds (see README: Memory ceiling).

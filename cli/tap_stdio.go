@@ -14,6 +14,7 @@ import (
 
 	"toolscope/decoder"
 	"toolscope/model"
+	"toolscope/model/userfiles"
 	"toolscope/stream/tap"
 )
 
@@ -174,7 +175,7 @@ func stdioTapConfig(live *liveFlags, name string) (tap.Config, int) {
 // directory) and --otlp, as every command builds them (newPipeline).
 func stdioRecorder(out outputFlags, command string) (*pipeline, string, error) {
 	if out.record == "" {
-		dir, err := stateDir()
+		dir, err := userfiles.StateDir("")
 		if err != nil {
 			return nil, "", fmt.Errorf("--record: no FILE given and %v", err)
 		}
@@ -184,13 +185,14 @@ func stdioRecorder(out outputFlags, command string) (*pipeline, string, error) {
 			}
 			return r
 		}, filepath.Base(command))
-		pruneDefaultRecordings(dir)
-		path := filepath.Join(dir, fmt.Sprintf("stdio-%s-%s-%d.jsonl", base, time.Now().UTC().Format("20060102T150405Z"), os.Getpid()))
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600) // a new file, never another run's
+		// A new file, never another run's, in a directory only the user
+		// can enter: the pipeline opening it again by its path opens it.
+		f, path, err := userfiles.Create(dir, fmt.Sprintf("stdio-%s-%s-%d", base, time.Now().UTC().Format("20060102T150405Z"), os.Getpid()), ".jsonl")
 		if err != nil {
-			return nil, "", fmt.Errorf("--record: %w", err)
+			return nil, "", fmt.Errorf("--record: no FILE given and %w", err)
 		}
 		f.Close()
+		pruneDefaultRecordings(dir) // the directory is the user's own: checked by Create
 		out.record = path
 		p, err := newPipeline(out, "none")
 		if err != nil {
@@ -200,22 +202,4 @@ func stdioRecorder(out outputFlags, command string) (*pipeline, string, error) {
 	}
 	p, err := newPipeline(out, "none")
 	return p, out.record, err
-}
-
-// stateDir is toolscope's directory under the user's state directory
-// ($XDG_STATE_HOME, else ~/.local/state), made if need be.
-func stateDir() (string, error) {
-	base := os.Getenv("XDG_STATE_HOME")
-	if !filepath.IsAbs(base) { // the XDG spec ignores a relative path
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("no state directory: %v", err)
-		}
-		base = filepath.Join(home, ".local", "state")
-	}
-	dir := filepath.Join(base, "toolscope")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	return dir, nil
 }

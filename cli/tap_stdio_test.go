@@ -213,6 +213,32 @@ func TestStdioTapExitCodeAndDefaultRecord(t *testing.T) {
 	}
 }
 
+// TestStdioTapRefusesASharedStateDir: the default recording is made only
+// in a directory of the user's own, closed to others: a loose one is
+// refused before the server starts, saying why and what to do.
+func TestStdioTapRefusesASharedStateDir(t *testing.T) {
+	toolscope, server := stdioBins(t)
+	state := t.TempDir()
+	dir := filepath.Join(state, "toolscope")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(toolscope, "tap", "--", server)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 ||
+		!strings.Contains(string(out), dir+" is not a private directory: its mode is 0777") || !strings.Contains(string(out), "chmod 700 "+dir) {
+		t.Fatalf("exit %v, output %q", err, out)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("written into a shared directory: %v", entries)
+	}
+}
+
 // TestStdioTapRefusesOutput: stdout belongs to the protocol.
 func TestStdioTapRefusesOutput(t *testing.T) {
 	code, stderr := runCapturingStderr(t, []string{"tap", "--output", "json", "--", "my-server"})

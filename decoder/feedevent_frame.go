@@ -45,6 +45,9 @@ func buildFeedFrame(eventType, eventID, timestamp string, body json.RawMessage, 
 	switch {
 	case norm == feedConnected:
 		fillConnectedEvent(&ev, d)
+		// A source's state is stamped when toolscope saw it: the server's
+		// clock would put "connected" before the feed's own "connecting".
+		ev.Time = feedTime("", o.Now)
 	case norm == feedError:
 		frame.ServerError = fillFeedErrorEvent(&ev, d)
 	case isFeedTaskType(norm):

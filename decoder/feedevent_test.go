@@ -53,6 +53,9 @@ func TestDecodeFeedEventControlFrames(t *testing.T) {
 		!strings.Contains(fr.Event.Detail, "Connected") || !strings.Contains(fr.Event.Detail, "X") || fr.Terminal {
 		t.Fatalf("connected: %+v", fr)
 	}
+	if !fr.Event.Time.Equal(feedOpts.Now) { // when toolscope saw it, after its own "connecting"
+		t.Errorf("connected at %v, the server's clock; want %v, the time it arrived", fr.Event.Time, feedOpts.Now)
+	}
 	for _, data := range []string{`{"task_id":"T"}`, `ping`, ``} {
 		if fr := DecodeFeedEvent("heartbeat", []byte(data), feedOpts); fr.Event.Kind != "" || len(fr.Warnings) != 0 {
 			t.Fatalf("heartbeat %q: %+v", data, fr)

@@ -10,18 +10,22 @@ import "hash/maphash"
 // crafted to collide; by chance, two of 200,000 remembered ids collide about
 // once in 10^9 runs (an event then shown as a duplicate). Not safe for
 // concurrent use.
+//
+// Memory grows with the ids held, up to the limit, never reserved ahead:
+// a monitor watching 500 feeds of a hundred events each holds a few KiB a
+// feed, not the limit's megabyte (which put 500 feeds over the heap's soft
+// limit, and the collector to work half the time).
 type SeenIDs struct {
-	seed maphash.Seed
-	ids  map[uint64]struct{}
-	ring []uint64
-	n    int // ring slots in use
-	next int
+	seed  maphash.Seed
+	limit int
+	ids   map[uint64]struct{}
+	ring  []uint64 // appended to until limit long, then reused oldest first
+	next  int      // the oldest, once the ring is full
 }
 
 // NewSeenIDs remembers up to limit ids (at least 1).
 func NewSeenIDs(limit int) *SeenIDs {
-	limit = max(limit, 1)
-	return &SeenIDs{seed: maphash.MakeSeed(), ids: make(map[uint64]struct{}, min(limit, 4096)), ring: make([]uint64, limit)}
+	return &SeenIDs{seed: maphash.MakeSeed(), limit: max(limit, 1), ids: make(map[uint64]struct{})}
 }
 
 func (s *SeenIDs) key(id string) uint64 { return maphash.String(s.seed, id) }
@@ -39,14 +43,20 @@ func (s *SeenIDs) Add(id string) bool {
 	if _, ok := s.ids[k]; ok {
 		return false
 	}
-	if s.n == len(s.ring) {
+	switch {
+	case len(s.ring) < s.limit:
+		if len(s.ring) == cap(s.ring) { // doubling, but never past the limit
+			grown := make([]uint64, len(s.ring), min(max(2*cap(s.ring), 64), s.limit))
+			copy(grown, s.ring)
+			s.ring = grown
+		}
+		s.ring = append(s.ring, k)
+	default:
 		delete(s.ids, s.ring[s.next])
-	} else {
-		s.n++
+		s.ring[s.next] = k
+		s.next = (s.next + 1) % s.limit
 	}
-	s.ring[s.next] = k
 	s.ids[k] = struct{}{}
-	s.next = (s.next + 1) % len(s.ring)
 	return true
 }
 

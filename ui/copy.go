@@ -3,8 +3,6 @@ package ui
 import (
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -13,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"toolscope/model"
+	"toolscope/model/userfiles"
 )
 
 // callJSON is what `y` copies: the call as one redacted JSON document.
@@ -213,13 +212,19 @@ func (m *Model) copyFocused() tea.Cmd {
 	}
 }
 
-// saveCopy writes a copied call to dir/<id>.json, readable by the user only.
+// saveCopy writes a copied call to a new file dir/<id>.json (<id>-2.json
+// when taken, ...) that only the user can read, in a directory only the
+// user can enter (userfiles: nothing planted there is written through).
 func saveCopy(dir, id string, b []byte) (string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	f, path, err := userfiles.Create(dir, fileSafe(id), ".json")
+	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, fileSafe(id)+".json")
-	return path, os.WriteFile(path, b, 0o600)
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return "", err
+	}
+	return path, f.Close()
 }
 
 // fileSafe turns a call id into a file name: letters, digits, . _ - only.

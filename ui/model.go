@@ -41,7 +41,7 @@ type Options struct {
 	// or "" (Run sets it from $TMUX and $TERM).
 	ClipboardMode string
 	// CopyDir is where `y` also saves the call's JSON (its path is shown);
-	// "" saves nothing. Run sets a directory under the system's temp dir.
+	// "" saves nothing. Run sets the user's own (userfiles.RuntimeDir).
 	CopyDir string
 }
 

@@ -3,14 +3,13 @@ package ui
 import (
 	"context"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"toolscope/model"
+	"toolscope/model/userfiles"
 )
 
 // lockedFile is the terminal as Bubble Tea's output: still an *os.File (so
@@ -38,7 +37,9 @@ func Run(ctx context.Context, store *model.Store, opts Options) error {
 		opts.ClipboardMode = clipboardModeFromEnv(os.Getenv("TMUX"), os.Getenv("TERM"))
 	}
 	if opts.CopyDir == "" {
-		opts.CopyDir = filepath.Join(os.TempDir(), "toolscope-"+strconv.Itoa(os.Getuid()))
+		// A directory of the user's own (checked at each copy), never a
+		// predictable one in a shared place.
+		opts.CopyDir, _ = userfiles.RuntimeDir("copies") // "" without a home: no file, the clipboard only
 	}
 	p := tea.NewProgram(newModel(store, opts),
 		tea.WithContext(ctx),

@@ -446,7 +446,7 @@ func TestSixteenMiBEvent(t *testing.T) {
 	})
 	c := newCollector()
 	start := time.Now()
-	if err := runFeed(t, testConfig(srv.url("task-huge")), c); err != nil {
+	if err := runFeedWithin(t, 2*time.Minute, testConfig(srv.url("task-huge")), c); err != nil {
 		t.Fatal(err)
 	}
 	res := c.kind(model.KindToolResult)

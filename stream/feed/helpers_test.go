@@ -179,7 +179,15 @@ func testConfig(url string) Config {
 // runFeed runs a feed with a deadline and returns its error.
 func runFeed(t *testing.T, cfg Config, sink model.Sink) error {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	return runFeedWithin(t, 20*time.Second, cfg, sink)
+}
+
+// runFeedWithin is runFeed with a deadline of its own (a 16 MiB event
+// takes about 18 s under the race detector alone, more on a loaded
+// machine).
+func runFeedWithin(t *testing.T, deadline time.Duration, cfg Config, sink model.Sink) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	err := Run(ctx, cfg, sink)
 	if ctx.Err() != nil {

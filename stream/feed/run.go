@@ -88,7 +88,7 @@ func (f *feed) run(ctx context.Context) error {
 	f.status(model.StateConnecting, fmt.Sprintf("%s (waiting up to %s for an answer)", f.t.display, connectTimeout))
 	if f.cfg.Backfill {
 		if err := f.backfill(ctx); err != nil && ctx.Err() == nil {
-			f.warn(model.WarnBackfillFailed, fmt.Sprintf("history not read: %v (going live)", err))
+			f.warn(model.WarnBackfillFailed, fmt.Sprintf("history not read: %v (going live)", outOfFiles(err)))
 		}
 		if f.ended {
 			f.status(model.StateEnded, "task ended: "+f.endType)
@@ -148,7 +148,7 @@ func (f *feed) run(ctx context.Context) error {
 			failingSince = time.Now()
 		}
 		failures++
-		lastErr = res.reason()
+		lastErr = outOfFiles(res.reason())
 	}
 	f.status(model.StateEnded, "stopped")
 	return ctx.Err()

@@ -5,6 +5,7 @@ package replay
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -55,11 +56,12 @@ func Run(ctx context.Context, path string, opts Options, sink model.Sink) error 
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
-	defer f.Close()
 	if opts.Poll <= 0 {
 		opts.Poll = DefaultPoll
 	}
-	return Play(ctx, &followReader{ctx: ctx, f: f, poll: opts.Poll}, opts, sink)
+	r := &followReader{ctx: ctx, path: path, f: f, poll: opts.Poll}
+	defer r.close()
+	return Play(ctx, r, opts, sink)
 }
 
 // Play replays JSON lines from r.
@@ -81,6 +83,18 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 		line, size, err := lines.next()
 		if err == io.EOF {
 			break
+		}
+		var rewritten *rewrittenError
+		if errors.As(err, &rewritten) {
+			// A new recording at the followed path: it is read from its
+			// start, and an unfinished last line of the old one is said.
+			detail := "reading it again from its start: " + rewritten.why
+			if size > 0 {
+				detail += "; the old file's unfinished last line (" + model.Plural(int(size), "byte") + ") is dropped"
+			}
+			status(model.StateConnected, detail)
+			lines, lineNo = newLineReader(r, MaxLineBytes), 0
+			continue
 		}
 		if err != nil && ctx.Err() != nil {
 			status(model.StateEnded, fmt.Sprintf("stopped after %s, %s", model.Plural(played, "event"), model.Plural(bad, "malformed line")))

@@ -22,9 +22,11 @@ import (
 // are unique within it.
 var stdioScope = scope{session: "stdio", conn: "stdio"}
 
-// stopGrace is how long a child has to exit after SIGTERM (ctx ended)
-// before it is killed.
-const stopGrace = 5 * time.Second
+// stopGrace is how long a child has to exit after SIGTERM (ctx ended, or
+// the tap was sent SIGTERM or SIGHUP) before it is killed, and how long
+// what is left of its process group has once the tap is done or dead. A
+// variable for tests.
+var stopGrace = 5 * time.Second
 
 // drainAfterExit bounds the wait for the child's stdout to end once the
 // child has exited: a grandchild may still hold it open.
@@ -47,10 +49,11 @@ const minSideBytes = 16 << 20
 // stdin/stdout and the child's stdin/stdout: every byte passes unchanged
 // both ways while a copy is parsed off to the side, with the HTTP tap's
 // calls, summaries and warnings. The child's stderr goes to stderr.
-// SIGINT, SIGTERM and SIGHUP are forwarded to the child; when ctx ends the
-// child gets SIGTERM (then SIGKILL after 5 s). RunStdio returns once the
-// child has exited and every event has been emitted, with the child's exit
-// code (128+N when signal N killed it).
+// SIGINT is forwarded to the child; SIGTERM and SIGHUP to its process
+// group, as SIGTERM is when ctx ends, SIGKILL following in 5 s. The child's
+// process group ends with the tap, however the tap ends (see child).
+// RunStdio returns once the child has exited and every event has been
+// emitted, with the child's exit code (128+N when signal N killed it).
 func RunStdio(ctx context.Context, cfg Config, command []string, stdin io.Reader, stdout, stderr io.Writer, sink model.Sink) (exitCode int, err error) {
 	if len(command) == 0 || command[0] == "" {
 		return 0, errors.New("tap: a COMMAND to run is required after --")
@@ -110,8 +113,10 @@ func (s *stdioSession) run(ctx context.Context, command []string, stdin io.Reade
 	}
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = childIn, childOut, stderr
-	ownProcessGroup(cmd) // a terminal's ^C reaches the child once: forwarded by us
-	err = cmd.Start()
+	// A grandchild holding the child's stderr must not hold the tap once
+	// the child has exited.
+	cmd.WaitDelay = drainAfterExit
+	ch, err := startChild(cmd)
 	childIn.Close()
 	childOut.Close()
 	if err != nil {
@@ -119,29 +124,25 @@ func (s *stdioSession) run(ctx context.Context, command []string, stdin io.Reade
 		fromChild.Close()
 		return 0, fmt.Errorf("tap: start %s: %w", command[0], err)
 	}
+	defer ch.release() // what is left of the child's group goes with it
 	s.t.emit(model.Event{Kind: model.KindSourceStatus, State: model.StateConnected,
 		Detail: fmt.Sprintf("running %s (pid %d) on stdio", model.Sanitize(strings.Join(command, " ")), cmd.Process.Pid)})
 
 	parsed := make(chan struct{})
 	go func() { defer close(parsed); s.parse() }()
-	stopSignals := forwardSignals(cmd.Process)
+	stopSignals := forwardSignals(ch)
 	defer stopSignals()
-	exited := make(chan struct{})
-	go s.stopOnCancel(ctx, cmd.Process, exited)
+	go s.stopOnCancel(ctx, ch)
 	go s.copyToChild(stdin, toChild)
-
-	var exitAt time.Time
 	go func() {
-		_ = cmd.Wait() // the exit status is read from ProcessState
-
-		exitAt = time.Now()
-		close(exited)
+		<-ch.exited
 		// Whatever the child wrote is in the pipe: read it, but do not wait
 		// on a grandchild that kept the pipe open.
 		fromChild.SetReadDeadline(time.Now().Add(drainAfterExit))
 	}()
 	s.copyFromChild(fromChild, stdout)
-	<-exited
+	<-ch.exited
+	exitAt := ch.exitAt
 	fromChild.Close()
 	toChild.Close() // the copy from stdin may still be blocked reading: it ends at its next write
 	s.side.end()
@@ -213,27 +214,21 @@ func (s *stdioSession) copyFromChild(fromChild *os.File, stdout io.Writer) {
 	}
 }
 
-// stopOnCancel ends the child when ctx ends: SIGTERM, then SIGKILL.
-func (s *stdioSession) stopOnCancel(ctx context.Context, p *os.Process, exited <-chan struct{}) {
+// stopOnCancel ends the child's group when ctx ends: SIGTERM, then SIGKILL.
+func (s *stdioSession) stopOnCancel(ctx context.Context, ch *child) {
 	select {
-	case <-exited:
-		return
+	case <-ch.exited:
 	case <-ctx.Done():
-	}
-	_ = p.Signal(syscall.SIGTERM)
-	t := time.NewTimer(stopGrace)
-	defer t.Stop()
-	select {
-	case <-exited:
-	case <-t.C:
-		_ = p.Kill()
+		ch.stop(syscall.SIGTERM)
 	}
 }
 
-// forwardSignals passes SIGINT, SIGTERM and SIGHUP on to the child (which
-// then decides when toolscope exits: with it). SIGPIPE is caught so a
-// client that closed its end makes writes fail instead of killing the tap.
-func forwardSignals(p *os.Process) (stop func()) {
+// forwardSignals passes SIGINT on to the child, which then decides when
+// toolscope exits: with it. SIGTERM and SIGHUP go to the child's process
+// group, and what of it has not exited stopGrace later is killed. SIGPIPE
+// is caught so a client that closed its end makes writes fail instead of
+// killing the tap.
+func forwardSignals(ch *child) (stop func()) {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	done := make(chan struct{})
@@ -241,8 +236,12 @@ func forwardSignals(p *os.Process) (stop func()) {
 		for {
 			select {
 			case sig := <-sigs:
-				if sig != syscall.SIGPIPE {
-					_ = p.Signal(sig)
+				switch sig {
+				case syscall.SIGPIPE:
+				case syscall.SIGINT:
+					ch.signal(sig)
+				default:
+					ch.stop(sig.(syscall.Signal))
 				}
 			case <-done:
 				return

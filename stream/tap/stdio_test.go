@@ -26,8 +26,12 @@ var (
 	stdioServerErr  error
 )
 
-// TestMain removes the stdio server built for the run.
+// TestMain removes the stdio server built for the run. The test binary
+// also serves as the stdio tap's watchdog.
 func TestMain(m *testing.M) {
+	if ServeWatchdog() {
+		os.Exit(0)
+	}
 	code := m.Run()
 	if stdioServerPath != "" {
 		os.RemoveAll(filepath.Dir(stdioServerPath))
