@@ -30,10 +30,17 @@ import (
 //   - tui: the screen in a terminal (a tmux pane, 120x40; skipped without
 //     tmux) with `--record FILE`.
 //
+// Four phases, each alternating between the two: sequential calls (p50,
+// p99), 50 clients at saturation (throughput, CPU per call), SSE progress
+// streams (forwarding delay), and an open loop at a fixed 2,000 calls/s
+// (CPU per call at the same moderate load: each process's user+sys from
+// /proc over its slices and one idle second after each, divided by its
+// calls).
+//
 // It reports each path's figures and the tap/bare ratios, and fails when
 // the tap's lines do not hold one tool.call and one tool.result per call
 // made through it. Run it with -benchtime 1x: one iteration is the whole
-// workload (about 15 s each).
+// workload (about 40 s each).
 func BenchmarkTapOutOfProcess(b *testing.B) {
 	b.Run("json", func(b *testing.B) { benchTapOutOfProcess(b, false) })
 	b.Run("tui", func(b *testing.B) { benchTapOutOfProcess(b, true) })
@@ -74,13 +81,19 @@ func benchTapOutOfProcess(b *testing.B, tui bool) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 256, DisableCompression: true}}
 	mint := &callMinter{aud: instanceID, secret: []byte(secret), task: decoder.NewUUID()}
 	b.ResetTimer()
-	var lat, delay [2][]time.Duration
+	var lat, delay, olLat [2][]time.Duration
 	var thru [2]float64
+	var olCPU [2]time.Duration
+	var olCalls [2]int
 	for range b.N {
 		l := benchSequential(b, client, procs, mint, 2000)
 		t := benchThroughput(b, client, procs, mint, 50, 3*time.Second)
 		d := benchSSEDelay(b, client, procs, mint, 40)
+		ol := benchOpenLoop(b, client, procs, mint, openLoopRate, 3, 3*time.Second)
 		for j := range procs {
+			olCPU[j] += ol.cpu[j]
+			olCalls[j] += ol.calls[j]
+			olLat[j] = append(olLat[j], ol.lat[j]...)
 			lat[j] = append(lat[j], l[j]...)
 			delay[j] = append(delay[j], d[j]...)
 			thru[j] += t[j] / float64(b.N)
@@ -101,6 +114,13 @@ func benchTapOutOfProcess(b *testing.B, tui bool) {
 	b.ReportMetric(thru[0]/thru[1], "tap/bare-thru")
 	b.ReportMetric(float64(pct(delay[0], 50))/float64(pct(delay[1], 50)), "tap/bare-sse-p50")
 	b.ReportMetric(float64(slices.Max(delay[0]))/float64(time.Millisecond), "tap-sse-max-ms")
+	// CPU per call at a fixed rate (open loop), the same load for both.
+	for j, p := range procs {
+		b.ReportMetric(float64(olCPU[j].Microseconds())/float64(olCalls[j]), p.name+"-ol-cpu-µs/call")
+		b.ReportMetric(us(pct(olLat[j], 50)), p.name+"-ol-p50-µs")
+	}
+	b.ReportMetric((float64(olCPU[0])/float64(olCalls[0]))/(float64(olCPU[1])/float64(olCalls[1])), "tap/bare-ol-cpu")
+	b.ReportMetric(float64(pct(olLat[0], 50))/float64(pct(olLat[1], 50)), "tap/bare-ol-p50")
 	// CPU per call over the whole run, each process's own (from its rusage).
 	b.ReportMetric(float64(tapCPU.Microseconds())/float64(tp.calls), "tap-cpu-µs/call")
 	b.ReportMetric((float64(tapCPU)/float64(tp.calls))/(float64(bareCPU)/float64(bare.calls)), "tap/bare-cpu")
@@ -267,6 +287,9 @@ func benchThroughput(b *testing.B, client *http.Client, procs []*benchProc, m *c
 			if err != nil {
 				b.Fatalf("%s: %v\n%s stderr:\n%s", procs[j].name, err, procs[j].name, procs[j].stderr())
 			}
+			// What a process still does for its slice's calls (the tap's
+			// observation, off the proxy path) must not run in the other's.
+			time.Sleep(time.Second)
 			if n == len(pool) {
 				b.Fatalf("%s: slice ran out of calls (%d)", procs[j].name, n)
 			}
@@ -310,6 +333,71 @@ func concurrentSlice(client *http.Client, url string, calls []benchCall, n int, 
 		return 0, took, err
 	}
 	return int(answered.Load()), took, nil
+}
+
+// openLoopRate is the fixed load of the open-loop phase, in calls per
+// second: a busy agent platform's, well under saturation.
+const openLoopRate = 2000
+
+// openLoop is what the open-loop phase measured of each process.
+type openLoop struct {
+	cpu   [2]time.Duration // user+sys over the slices and one idle second after each
+	calls [2]int
+	lat   [2][]time.Duration
+}
+
+// benchOpenLoop sends calls at a fixed rate (open loop: a call is sent when
+// it is due, whether or not earlier ones were answered), in alternating
+// slices of d per process, and takes each process's CPU time from /proc
+// over the slice and one idle second after it (what the process still does
+// for the calls: writing, collecting).
+func benchOpenLoop(b *testing.B, client *http.Client, procs []*benchProc, m *callMinter, rate, slices int, d time.Duration) openLoop {
+	var ol openLoop
+	n := int(float64(rate) * d.Seconds())
+	for s := range slices {
+		for k := range 2 {
+			j := (s + k) % 2
+			calls := m.mintN(b, n, "get_order")
+			before := procs[j].cpu(b)
+			lat, err := openLoopSlice(client, procs[j].url, calls, rate)
+			if err != nil {
+				b.Fatalf("%s: %v\n%s stderr:\n%s", procs[j].name, err, procs[j].name, procs[j].stderr())
+			}
+			time.Sleep(time.Second)
+			ol.cpu[j] += procs[j].cpu(b) - before
+			ol.calls[j] += n
+			ol.lat[j] = append(ol.lat[j], lat...)
+			procs[j].calls += n
+		}
+	}
+	return ol
+}
+
+// openLoopSlice sends every call in calls at rate per second, each on its
+// own goroutine when due, and returns their latencies.
+func openLoopSlice(client *http.Client, url string, calls []benchCall, rate int) ([]time.Duration, error) {
+	lat := make([]time.Duration, len(calls))
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	start := time.Now()
+	for sent := 0; sent < len(calls); time.Sleep(200 * time.Microsecond) {
+		due := min(len(calls), 1+int(time.Since(start).Seconds()*float64(rate)))
+		for ; sent < due; sent++ {
+			i := sent
+			wg.Go(func() {
+				t0 := time.Now()
+				if err := sendAndRead(client, url, calls[i]); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+				}
+				lat[i] = time.Since(t0)
+			})
+		}
+	}
+	wg.Wait()
+	if err, _ := firstErr.Load().(error); err != nil {
+		return nil, err
+	}
+	return lat, nil
 }
 
 // benchSSEDelay reads n progress streams from each process, alternating, and

@@ -332,6 +332,15 @@ func (p *benchProc) stopTUI(b *testing.B) time.Duration {
 	}
 }
 
+// cpu is the process's user and system time so far.
+func (p *benchProc) cpu(b *testing.B) time.Duration {
+	pid := p.pid
+	if p.tmux == "" {
+		pid = p.cmd.Process.Pid
+	}
+	return procCPU(b, pid)
+}
+
 // procCPU is a running process's user and system time from /proc (Linux;
 // clock ticks of 10 ms, USER_HZ 100).
 func procCPU(b *testing.B, pid int) time.Duration {

@@ -108,13 +108,12 @@ func (ex *exchange) settle(o outcome) {
 	}
 }
 
-// handlerDone runs when ServeHTTP returns, however it returns. An
-// exchange over within the parse grace has its side work done now: when the
-// proxy served it to the end, here, once the answer is flushed to the client
-// (no hand-off to another goroutine, the exchange still in cache; this
-// connection's next request waits for it, the client does not); else on a
-// runner.
-func (ex *exchange) handlerDone(w http.ResponseWriter) {
+// handlerDone runs when ServeHTTP returns, however it returns. Unless a
+// runner has the exchange already (an event stream, or the parse grace
+// passed), it queues it for a worker and returns at once: this connection's
+// next request is read only once ServeHTTP has returned, and it must not
+// wait for the last one's observation.
+func (ex *exchange) handlerDone() {
 	ex.settle(outcome{kind: outcomeAborted})
 	if ex.pipe != nil {
 		ex.pipe.finish(errClientGone) // no-op when the body already ended
@@ -122,25 +121,20 @@ func (ex *exchange) handlerDone(w http.ResponseWriter) {
 	if !ex.sideStart.Stop() {
 		return // a runner has it
 	}
-	if !ex.served || ex.client.Err() != nil {
-		ex.t.runners.start(ex)
-		return
+	if ex.served && ex.client.Err() == nil {
+		if ex.tee != nil {
+			// What the transport left unread stays unread: run must not wait
+			// for it (ServeHTTP's own deferred end comes after this).
+			ex.tee.end(false, "request body not read to its end")
+		}
+		ex.over = true // its calls' timeout timers are armed only if left open
 	}
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
-	if ex.tee != nil {
-		// What the transport left unread stays unread: run must not wait
-		// for it (ServeHTTP's own deferred end comes after this).
-		ex.tee.end(false, "request body not read to its end")
-	}
-	ex.over = true // its calls' timeout timers are armed only if left open
-	ex.run()
+	ex.t.runners.queue(ex)
 }
 
 // defaultParseGrace is how long the side parser leaves a call whose answer is not
 // an event stream: one answered within it is parsed once its handler is
-// done, in one go (see handlerDone); a slower one's on a runner from then
+// done, in one go on a runner (see handlerDone); a slower one's from then
 // on. 50 ms still reads as at once to a human eye, and it is longer than a
 // busy tap's calls take: at 3 ms, under load every call went to a runner
 // (a timer goroutine, two wake-ups and a wait on the answer per call) just

@@ -24,7 +24,9 @@ func (t *Tap) refuseRebinding(w http.ResponseWriter, r *http.Request) bool {
 	}
 	msg := "Host " + quoteClip(r.Host) + " is not a loopback name on a loopback listener (DNS rebinding): refused by the tap"
 	writeRPCError(w, http.StatusForbidden, decoder.ErrorResponse(nil, decoder.CodeInvalidRequest, "Forbidden: invalid Host header"))
-	t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnHostRejected), Message: msg})
+	t.runners.aside(t, func() {
+		t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnHostRejected), Message: msg})
+	})
 	return true
 }
 

@@ -174,8 +174,8 @@ func (t *Tap) modifyResponse(res *http.Response) error {
 // the request id, as an MCP client expects.
 func (t *Tap) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 	ex := exchangeFrom(r.Context())
-	if ex == nil {
-		w.WriteHeader(http.StatusBadGateway)
+	if ex == nil { // forwarded unobserved: the request id is not known
+		writeRPCError(w, http.StatusBadGateway, decoder.ErrorResponse(nil, decoder.CodeInternalError, "toolscope tap: upstream unreachable: "+redactErr(err)))
 		return
 	}
 	if ex.client.Err() != nil || errors.Is(err, errClientGone) {

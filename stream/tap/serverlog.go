@@ -43,6 +43,9 @@ func (l *serverLog) Write(p []byte) (int, error) {
 	if withheld > 0 {
 		msg += fmt.Sprintf(" (and %d more since the last)", withheld)
 	}
-	l.t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnTapServerError), Message: msg})
+	t := l.t
+	t.runners.aside(t, func() {
+		t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnTapServerError), Message: msg})
+	})
 	return len(p), nil
 }

@@ -81,8 +81,8 @@ type stdioSession struct {
 	t     *Tap
 	side  *stdioSide
 	split [2]lineSplitter
-	// lagged says, per direction, that parse_lagging was said.
-	lagged [2]bool
+	// laggingSaid is when parse_lagging was last said, per direction.
+	laggingSaid [2]time.Time
 	// pending are the client's requests other than tools/call awaiting
 	// their answer, by id key (see stdio_msgs.go).
 	pending map[string]*stdioPlain
@@ -147,6 +147,8 @@ func (s *stdioSession) run(ctx context.Context, command []string, stdin io.Reade
 	toChild.Close() // the copy from stdin may still be blocked reading: it ends at its next write
 	s.side.end()
 	s.awaitParser(parsed)
+	s.sayLagging(fromClient, true)
+	s.sayLagging(fromServer, true)
 	code := exitCodeOf(cmd.ProcessState)
 	s.concludeOpen(exitAt, code)
 	s.t.calls.stopTimers()

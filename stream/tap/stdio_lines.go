@@ -2,9 +2,12 @@ package tap
 
 import (
 	"bytes"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"toolscope/model"
 )
 
 // direction says which way a stdio chunk went.
@@ -36,6 +39,7 @@ type stdioSide struct {
 	size    int
 	limit   int
 	gapNext [2]bool // the next chunk of a direction follows dropped bytes
+	lost    [2]lostBytes
 	ended   bool
 	wake    chan struct{}
 	lastPut atomic.Int64 // when bytes last passed (unix ns)
@@ -61,6 +65,7 @@ func (s *stdioSide) put(dir direction, b []byte, at time.Time) {
 	s.lastPut.Store(at.UnixNano())
 	s.mu.Lock()
 	if len(b) > s.limit {
+		s.lost[dir].add(b[:len(b)-s.limit])
 		b = b[len(b)-s.limit:] // b alone fills the queue: keep its end
 		s.gapNext[dir] = true
 	}
@@ -85,6 +90,7 @@ func (s *stdioSide) dropOldest() {
 	s.chunks[0] = stdioChunk{}
 	s.chunks = s.chunks[1:]
 	s.size -= len(old.data)
+	s.lost[old.dir].add(old.data)
 	for i := range s.chunks {
 		if s.chunks[i].dir == old.dir {
 			s.chunks[i].gap = true
@@ -92,6 +98,43 @@ func (s *stdioSide) dropOldest() {
 		}
 	}
 	s.gapNext[old.dir] = true
+}
+
+// lostBytes counts what the queue dropped of one direction: bytes, and
+// the messages they ended (a line's end dropped is a message lost).
+type lostBytes struct {
+	bytes, messages int
+}
+
+func (l *lostBytes) add(b []byte) {
+	l.bytes += len(b)
+	l.messages += bytes.Count(b, []byte{'\n'})
+}
+
+// takeLost is what was dropped of dir since the last call.
+func (s *stdioSide) takeLost(dir direction) lostBytes {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.lost[dir]
+	s.lost[dir] = lostBytes{}
+	return l
+}
+
+// sayLagging warns that the parser fell behind dir: what the queue dropped,
+// counted, at most once every lostEvery (a parser behind meets a gap at
+// every burst); at the end (final) whatever is left unsaid.
+func (s *stdioSession) sayLagging(dir direction, final bool) {
+	now := time.Now()
+	if !final && now.Sub(s.laggingSaid[dir]) < lostEvery {
+		return // said lately: counted into the next
+	}
+	l := s.side.takeLost(dir)
+	if l.bytes == 0 {
+		return
+	}
+	s.laggingSaid[dir] = now
+	s.t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnParseLagging),
+		Message: fmt.Sprintf("the side parser fell behind the %s: %d messages (%d bytes) were not parsed (all were forwarded)", dirName(dir), l.messages, l.bytes)})
 }
 
 // trim drops all but the newest keep bytes the parser has not read.

@@ -37,11 +37,7 @@ func (s *stdioSession) parse() {
 		sp := &s.split[c.dir]
 		if c.gap {
 			sp.gap()
-			if !s.lagged[c.dir] {
-				s.lagged[c.dir] = true
-				s.t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnParseLagging),
-					Message: "the side parser fell behind the " + dirName(c.dir) + "; some messages were not parsed (all were forwarded)"})
-			}
+			s.sayLagging(c.dir, false)
 		}
 		sp.feed(c.data, func(e lineEnd) { s.onLine(c.dir, c.at, e) })
 	}

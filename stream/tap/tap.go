@@ -67,14 +67,28 @@ func exchangeFrom(ctx context.Context) *exchange {
 	return ex
 }
 
-// ServeHTTP forwards one request to the upstream. The request body streams
-// to the upstream as it arrives while a copy (up to MaxParseBytes) is
-// parsed; with --enforce it is read first (up to MaxParseBytes) so the tap
-// can decide, then forwarded unchanged. The response streams through while
-// a copy is parsed off to the side.
+// ServeHTTP forwards one request to the upstream and hands what passed to
+// the observer (runners.go) without waiting for it. The request body
+// streams to the upstream as it arrives while a copy (up to MaxParseBytes)
+// is kept for the observer; with --enforce it is read and judged first (up
+// to MaxParseBytes), then forwarded unchanged. The response streams through
+// while a copy goes to the observer (sidePipe). With observation full the
+// request is forwarded unobserved, and counted (runners.admit).
 func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	raw := rawHeaderOf(r) // taken first: one head per request, whatever the answer
 	if t.refuseRebinding(w, r) {
+		return
+	}
+	hasBody := r.Body != nil && r.Body != http.NoBody
+	observed := t.runners.admit(t)
+	if !observed && !t.cfg.Enforce {
+		// No exchange in its context: nothing is copied. Its own request,
+		// the client's body left for net/http to close, as below.
+		out := r.WithContext(r.Context())
+		if hasBody {
+			out.Body = io.NopCloser(r.Body)
+		}
+		t.forward(w, out)
 		return
 	}
 	ex := t.newExchange(r)
@@ -82,7 +96,6 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The proxy gets its own request: the server's keeps the client's body,
 	// so net/http still knows how that body ended.
 	out := r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
-	hasBody := r.Body != nil && r.Body != http.NoBody
 	if hasBody && !t.cfg.Enforce {
 		out.Body = t.forwardedBody(ex, r)
 		if ex.tee != nil {
@@ -99,9 +112,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if refusal != nil {
 			writeRPCError(w, refusal.status, refusal.body)
 			ex.req = &parsedRequest{warnings: []decoder.Warning{{Code: refusal.warning, Message: refusal.reason}}}
-			t.inflight.Add(1)
-			t.runners.start(ex)
-			ex.settle(outcome{kind: outcomeEnforced, status: refusal.status, rpcCode: refusal.code, message: "answered by the tap (--enforce), not forwarded: " + refusal.reason})
+			ex.enforced(observed, outcome{kind: outcomeEnforced, status: refusal.status, rpcCode: refusal.code, message: "answered by the tap (--enforce), not forwarded: " + refusal.reason})
 			return
 		}
 		ex.body, ex.bodyWhole = body, whole
@@ -114,25 +125,37 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			out.Body = replayBody{Reader: io.MultiReader(bytes.NewReader(body), r.Body), orig: r.Body}
 		}
 	}
+	if t.cfg.Enforce {
+		ex.req = t.parseRequest(ex)
+		if ans := t.enforceAnswer(ex); ans != nil {
+			writeRPCError(w, ans.status, ans.body)
+			ex.enforced(observed, outcome{kind: outcomeEnforced, status: ans.status, rpcCode: ans.code, message: "answered by the tap (--enforce), not forwarded: " + ans.reason})
+			return
+		}
+		if !observed {
+			// Judged and let through, but not observed: forwarded as the
+			// gate read it, the exchange left out of the proxy's context.
+			defer ex.releaseBody()
+			unobserved := r.WithContext(r.Context())
+			unobserved.Body = out.Body
+			t.forward(w, unobserved)
+			return
+		}
+	}
 	if ex.bodyWhole && len(ex.body) <= maxCancelBody && bytes.Contains(ex.body, cancelMethod) {
 		// Counted before it is forwarded, so before the server can react.
 		ex.pendingCancel = true
 		t.cancels.add()
 	}
-	if t.cfg.Enforce {
-		ex.req = t.parseRequest(ex)
-		if ans := t.enforceAnswer(ex); ans != nil {
-			writeRPCError(w, ans.status, ans.body)
-			t.inflight.Add(1)
-			t.runners.start(ex)
-			ex.settle(outcome{kind: outcomeEnforced, status: ans.status, rpcCode: ans.code, message: "answered by the tap (--enforce), not forwarded: " + ans.reason})
-			return
-		}
-	}
 	t.inflight.Add(1)
 	ex.scheduleSideWork()
-	defer ex.handlerDone(w)
+	defer ex.handlerDone()
+	t.forward(w, out)
+	ex.served = true
+}
 
+// forward is the proxy itself.
+func (t *Tap) forward(w http.ResponseWriter, out *http.Request) {
 	// The transport may still read the request body (if only to see its
 	// end) after the upstream has answered. Without full duplex, net/http
 	// consumes and closes an unread request body when the response header
@@ -145,7 +168,18 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h["Date"] = nil
 	h["Content-Type"] = nil
 	t.proxy.ServeHTTP(w, out)
-	ex.served = true
+}
+
+// enforced hands an exchange --enforce answered itself to the observer,
+// unless it was not admitted (then its bytes are given back).
+func (ex *exchange) enforced(observed bool, o outcome) {
+	if !observed {
+		ex.releaseBody()
+		return
+	}
+	ex.t.inflight.Add(1)
+	ex.settle(o)
+	ex.t.runners.queue(ex)
 }
 
 // replayBody forwards the bytes already read, then the rest; Close closes the
@@ -230,8 +264,8 @@ func (t *Tap) Shutdown(ctx context.Context) error {
 			srv.Close()
 		}
 	}
+	t.runners.stop() // idle runners end; the lost are said now
 	t.inflight.Wait()
-	t.runners.stop()
 	t.calls.stopTimers()
 	if srv != nil {
 		t.emit(model.Event{Kind: model.KindSourceStatus, State: model.StateEnded, Detail: "tap stopped"})
