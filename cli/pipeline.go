@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"toolscope/model"
 	"toolscope/output"
@@ -37,8 +38,8 @@ func newPipeline(o outputFlags, mode string) (*pipeline, error) {
 	if o.maxRunningCalls > 0 {
 		opts.MaxRunningCalls = o.maxRunningCalls
 	}
-	// The exporter's warning (a collector that is down) goes through the
-	// hub, made just after it.
+	// The exporter's reports (its state, a collector that is down) go
+	// through the hub, made just after it (they start with the first event).
 	// One said while the outputs start (a metrics endpoint off loopback)
 	// waits for it.
 	var hub atomic.Pointer[output.Hub]
@@ -82,7 +83,7 @@ func newPipeline(o outputFlags, mode string) (*pipeline, error) {
 func (o *outputFlags) outputs(mode string, warn func(model.Event)) ([]output.Output, error) {
 	var outs []output.Output
 	if otlp.Configured(o.otlp) {
-		exp, err := otlp.New(context.Background(), otlp.Config{URL: o.otlp, OnWarning: warn})
+		exp, err := otlp.New(context.Background(), otlp.Config{URL: o.otlp, OnEvent: warn})
 		if err != nil {
 			return nil, fmt.Errorf("--otlp: %w", err)
 		}
@@ -100,7 +101,9 @@ func (o *outputFlags) outputs(mode string, warn func(model.Event)) ([]output.Out
 	case "json":
 		outs = append(outs, output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatJSON, Redactor: o.redactor}))
 	case "text":
-		outs = append(outs, output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatText, Redactor: o.redactor}))
+		// Lines a reader reads by their time: in time order (output/ordered.go).
+		text := output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatText, Redactor: o.redactor})
+		outs = append(outs, output.InTimeOrder(text, textOrderWindow))
 	}
 	if o.record != "" {
 		rec, err := o.recordingWriter() // record.go: bounded, rotated
@@ -118,6 +121,10 @@ func closeAll(outs []output.Output) {
 		out.Close()
 	}
 }
+
+// textOrderWindow is how long --output text holds a line for older ones:
+// longer than a tap takes to read a request's body, short for a reader.
+const textOrderWindow = 250 * time.Millisecond
 
 // close flushes and closes the outputs. A write error is said once: here,
 // unless it was already said when it happened.

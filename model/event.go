@@ -42,6 +42,10 @@ const (
 	StateReconnecting = "reconnecting"
 	StateEnded        = "ended"
 	StateFailed       = "failed"
+	// StateFailing: up, but what it talks to does not answer (a tap's
+	// upstream, the OpenTelemetry collector); it keeps trying, and says
+	// connected again once it does.
+	StateFailing = "failing"
 )
 
 // Context verdicts.

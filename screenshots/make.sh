@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Makes screenshots/calls.png, screenshots/detail.png (160x45),
-# screenshots/calls-80x24.png and screenshots/probe.png (120x32) from the real
+# Makes screenshots/calls.png, screenshots/detail.png, screenshots/tasks.png
+# (160x45), screenshots/calls-80x24.png and screenshots/probe.png (120x32) from the real
 # program: builds toolscope, replays a recorded session (or probes the demo's
 # MCP server) with the screen in a detached tmux pane of that size, captures
 # the pane with its colours and renders each capture with freeze.
@@ -10,7 +10,9 @@
 #
 # Without CALL the detail shows the call with the most progress notifications.
 #
-# Needs: go, tmux. freeze is run with `go run` (pinned) unless FREEZE is set.
+# Needs: go, tmux. freeze (pinned) is built unless FREEZE names one: with
+# wazero v1.12.0, since the v1.8.0 freeze v0.2.2 asks for crashes under Go
+# 1.26 ("split stack overflow" rendering the PNG).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -18,7 +20,6 @@ SESSION=${SESSION:-testdata/session.jsonl}
 CALL=${CALL:-$(grep '"kind":"tool.progress"' "$SESSION" | grep -o '"tool_call_id":"[^"]*"' |
 	sort | uniq -c | sort -rn | head -n 1 | sed 's/.*"tool_call_id":"\([^"]*\)"/\1/')}
 [ -n "$CALL" ] || { echo "make.sh: no call with progress in $SESSION; set CALL" >&2; exit 1; }
-FREEZE=${FREEZE:-go run github.com/charmbracelet/freeze@v0.2.2}
 SETTLE=${SETTLE:-2}   # seconds for the replay to land and a frame to draw
 
 command -v tmux >/dev/null || { echo "make.sh: tmux is required" >&2; exit 1; }
@@ -33,9 +34,18 @@ trap cleanup EXIT
 
 go build -o "$tmp/toolscope" .
 
+if [ -z "${FREEZE:-}" ]; then
+	mkdir "$tmp/freeze"
+	printf 'module freezebuild\n\ngo 1.26\n' >"$tmp/freeze/go.mod"
+	(cd "$tmp/freeze" &&
+		go get github.com/charmbracelet/freeze@v0.2.2 github.com/tetratelabs/wazero@v1.12.0 &&
+		go build -o "$tmp/freeze/freeze" github.com/charmbracelet/freeze)
+	FREEZE="$tmp/freeze/freeze"
+fi
+
 # shot OUT WIDTHxHEIGHT [toolscope args...]: run the screen, let it settle
-# (and, with UNTIL set, wait up to 30 s more for that text on it), capture,
-# render.
+# (and, with UNTIL set, wait up to 30 s more for that text on it), press
+# KEYS if set (tmux key names), capture, render.
 shot() {
 	local out=$1 width=${2%x*} height=${2#*x} tries=0
 	shift 2
@@ -48,6 +58,12 @@ shot() {
 	while [ -n "${UNTIL:-}" ] && ! tmux capture-pane -t "$name" -p | grep -qF "$UNTIL" && [ $((tries += 1)) -le 60 ]; do
 		sleep 0.5
 	done
+	if [ -n "${KEYS:-}" ]; then
+		for k in $KEYS; do
+			tmux send-keys -t "$name" "$k"
+			sleep 0.3
+		done
+	fi
 	tmux capture-pane -t "$name" -p -e >"$tmp/$out.ansi"
 	tmux send-keys -t "$name" q
 	sleep 0.3
@@ -68,6 +84,8 @@ shot() {
 
 shot calls 160x45 replay "$SESSION" --speed 0 --output tui
 shot detail 160x45 replay "$SESSION" --speed 0 --output tui --call "$CALL"
+# the task view mid-session: the replay at its own pace, tasks still running
+KEYS=t SETTLE=5 shot tasks 160x45 replay "$SESSION" --speed 1 --output tui
 shot calls-80x24 80x24 replay "$SESSION" --speed 0 --output tui
 # the probe against the demo's own server, once every case has its verdict
 UNTIL="· exit " shot probe 120x32 probe --demo

@@ -84,3 +84,23 @@ func BenchmarkFrame1000Events(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// BenchmarkTaskView10000: the task view over 10,000 calls of 200 tasks,
+// regrouped for a new snapshot and drawn (what a frame costs in that view).
+func BenchmarkTaskView10000(b *testing.B) {
+	s := model.NewStore(model.Options{MaxFinishedCalls: 10001})
+	for i := range 10000 {
+		task := "task-" + strconv.Itoa(i%200)
+		s.Apply(model.Event{Time: at(i), Source: model.SourceFeed, SourceName: "feed:" + task, Kind: model.KindToolCall,
+			TaskID: task, ToolCallID: "call_" + strconv.Itoa(i), Tool: "mcp__srv__export_sheet"})
+	}
+	m := newModel(s, Options{Now: fixedClock})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 45})
+	m.Update(keyMsgs("t")[0])
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		m.tasks.build()
+		_ = m.View()
+	}
+}

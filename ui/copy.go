@@ -172,6 +172,7 @@ type copiedMsg struct {
 	id    string
 	bytes int
 	path  string // where the JSON was saved ("" when not)
+	clip  string // what can be said of the clipboard ("" when not sent)
 	err   error
 }
 
@@ -206,6 +207,8 @@ func (m *Model) copyFocused() tea.Cmd {
 		if w != nil {
 			if _, err := w.Write(clipboardSequence(b, mode)); err != nil && msg.err == nil {
 				msg.err = err
+			} else if err == nil {
+				msg.clip = clipboardNote(mode)
 			}
 		}
 		return msg
@@ -254,13 +257,16 @@ func (m *Model) onCopied(msg copiedMsg) {
 		m.setFlash("copy failed: " + msg.err.Error())
 		return
 	}
-	// The terminal never says whether it took the OSC 52 copy: the file is
-	// the copy that is sure.
-	what := "sent " + formatBytes(msg.bytes) + " JSON to the clipboard (OSC 52)"
+	// The file is the copy that is sure; the clipboard is said as far as
+	// it is known (clipboardNote).
+	var parts []string
 	if msg.path != "" {
-		what = "sent to the clipboard, saved " + model.Sanitize(msg.path)
+		parts = append(parts, "saved "+formatBytes(msg.bytes)+" JSON to "+model.Sanitize(msg.path))
 	}
-	m.setFlash(what)
+	if msg.clip != "" {
+		parts = append(parts, msg.clip)
+	}
+	m.setFlash("y: " + strings.Join(parts, " · "))
 }
 
 var _ io.Writer = (*lockedFile)(nil)

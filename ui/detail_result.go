@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"toolscope/model"
 )
 
@@ -64,6 +66,11 @@ func (m *detailModel) detailNotifications(d *detailText, c *model.Call) {
 	}
 	d.section("NOTIFICATIONS", st.muted.on(strconv.Itoa(len(hist))+" kept"))
 	barW := 16
+	// The counts column is as wide as its longest value: 18000/27000 whole.
+	valW := 9
+	for i := range hist {
+		valW = max(valW, len(pointValue(&hist[i])))
+	}
 	var prev time.Time
 	for i := range hist {
 		pt := &hist[i]
@@ -72,13 +79,10 @@ func (m *detailModel) detailNotifications(d *detailText, c *model.Call) {
 			delta = "+" + formatDuration(pt.Time().Sub(prev))
 		}
 		prev = pt.Time()
-		val := formatNumber(pt.Progress)
+		val := pointValue(pt)
 		pct := 0.0
-		if pt.HasTotal {
-			val += "/" + formatNumber(pt.Total)
-			if pt.Total > 0 {
-				pct = min(max(pt.Progress/pt.Total, 0), 1)
-			}
+		if pt.HasTotal && pt.Total > 0 {
+			pct = min(max(pt.Progress/pt.Total, 0), 1)
 		}
 		m.bar.Width = barW
 		bar := m.bar.ViewAs(pct)
@@ -98,15 +102,24 @@ func (m *detailModel) detailNotifications(d *detailText, c *model.Call) {
 			}
 		}
 		line := "   " + st.muted.on(clockMillis(pt.Time())) + " " + fitRight(delta, 7) + "  " + fit(src, 4) + " " +
-			bar + " " + fit(val, 9) + " " + fit(rel, 11)
+			bar + " " + fit(val, valW) + " " + fit(rel, 11)
 		if pt.Message != "" {
-			line += " " + st.muted.on(cut(wire(pt.Message), max(10, d.width-75)))
+			line += " " + st.muted.on(cut(wire(pt.Message), max(10, d.width-66-valW)))
 		}
 		d.line(line)
 	}
 	if n := c.SentCount() + p.Relayed; n > len(hist) {
 		d.line("   " + st.muted.on("("+strconv.Itoa(len(hist))+" of "+strconv.Itoa(n)+" notifications kept: first, then a thinning sample)"))
 	}
+}
+
+// pointValue is a notification's "progress/total" (or progress alone).
+func pointValue(p *model.Point) string {
+	s := formatNumber(p.Progress)
+	if p.HasTotal {
+		s += "/" + formatNumber(p.Total)
+	}
+	return s
 }
 
 // sparkline draws progress over the kept history, one cell a point.
@@ -168,7 +181,7 @@ func (m *detailModel) detailResult(d *detailText, c *model.Call) {
 		d.kv("json-rpc code", strconv.Itoa(r.RPCCode))
 	}
 	if r.Error != "" {
-		d.kv("error", st.err.on(cut(model.Sanitize(r.Error), max(20, d.width-24))))
+		d.kv("error", st.err.on(wire(r.Error))) // whole: kv wraps it
 	}
 	if r.Denied != "" {
 		d.kv("denied", model.Sanitize(r.Denied))
@@ -289,7 +302,13 @@ func (m *detailModel) detailWarnings(d *detailText, c *model.Call) {
 	d.section("WARNINGS", st.warn.on(strconv.Itoa(len(c.Warnings))))
 	for i := range c.Warnings {
 		w := &c.Warnings[i]
-		d.line("   " + st.muted.on(clockMillis(w.Time)) + " " + st.warn.on(model.Sanitize(w.Code)) + " " +
-			cut(wire(w.Message), max(20, d.width-40)))
+		head := "   " + st.muted.on(clockMillis(w.Time)) + " " + st.warn.on(model.Sanitize(w.Code)) + " "
+		// The message whole, its next lines under its first word.
+		indent := ansi.StringWidth(head)
+		msg := wire(w.Message)
+		if avail := d.width - indent - 1; avail >= 20 && ansi.StringWidth(msg) > avail {
+			msg = strings.ReplaceAll(ansi.Wrap(msg, avail, " /,"), "\n", "\n"+strings.Repeat(" ", indent))
+		}
+		d.line(head + msg)
 	}
 }

@@ -138,12 +138,16 @@ func (m *detailModel) detailTimeline(d *detailText, c *model.Call) {
 			kind, sum, kp = "tool.progress", m.pointSummary(e.point), st.run
 		}
 		d.line("   " + st.muted.on(clockMillis(e.at)) + " " + fitRight(delta, 7) + "  " +
-			fit(cut(src, 16), 16) + " " + kp.on(fit(kind, 14)) + " " + cut(sum, max(10, d.width-60)))
+			fit(cut(src, 16), 16) + " " + kp.on(fit(kind, 14)) + " " + cut(sum, max(10, d.width-timelineText-1)))
 	}
 	if len(entries) == 0 {
 		d.line("   " + st.muted.on("(nothing yet)"))
 	}
 }
+
+// timelineText is where a timeline line's summary starts: indent, time,
+// delta, source and kind before it.
+const timelineText = 3 + 12 + 1 + 7 + 2 + 16 + 1 + 14 + 1
 
 func (m *detailModel) pointSummary(p *model.Point) string {
 	st := &m.st

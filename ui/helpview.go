@@ -1,45 +1,25 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 )
 
-// The `?` help: the keys of the part on screen, every key each binding
-// answers (fullHelpKeys), then notes on what the part shows.
+// The `?` help takes the screen under the title: the keys of the part on
+// screen (every key each binding answers: fullHelpKeys), then what the
+// part shows, glyph by glyph (legend.go). It scrolls when it is taller
+// than the terminal; ? or esc closes it.
 
-func (m *Model) footerLines() int {
-	if m.help.ShowAll && !m.filtering {
-		return len(m.fullHelpLines())
-	}
-	return 1
-}
-
-// filterHelp explains the `/` syntax under the table's keys.
-var filterHelp = []string{
-	"filter  tool:NAME task:ID source:tap|feed|NAME status:ok,error,running,cancelled,late",
-	"flag:attempt,replayed,valid,rejected,unverified,no-token,img,sc,dropped,offloaded,limit,pii,warning",
-	"-TERM negates; plain text matches ids, task, tool, progress message, arguments, result and error text, cancel reason and warnings; every term must match",
-	"narrow screens: status ✓ ok ✕ error ⊘ cancelled ! late; flag ✓ valid token; S→R progress sent→relayed",
-}
+func (m *Model) footerLines() int { return 1 }
 
 // fullHelpKeyLines are the key columns of the part on screen.
 func (m *Model) fullHelpKeyLines() []string {
 	m.help.Width = 0 // a column is cut at the edge, never left out
 	return strings.Split(m.help.FullHelpView(fullHelpKeys(m.active().FullHelp())), "\n")
-}
-
-// helpNotes are the lines under the keys: in the table, how the filter line
-// ends and what it takes, and the narrow table's glyphs.
-func (m *Model) helpNotes() []string {
-	if m.mode != modeTable {
-		return nil
-	}
-	k := &m.filterKeys
-	typing := "while typing the filter: " + keyHelp(k.Apply) + " · " + keyHelp(k.Clear)
-	return append([]string{typing}, filterHelp...)
 }
 
 // keyHelp is a binding as the help line writes it: "enter keeps the filter".
@@ -48,47 +28,80 @@ func keyHelp(b key.Binding) string {
 	return h.Key + " " + h.Desc
 }
 
-// fullHelpLines is the `?` view: the key columns, then the notes.
+// fullHelpLines is the `?` page: the key columns, then the notes, each
+// wrapped to the width.
 func (m *Model) fullHelpLines() []string {
 	var lines []string
 	for _, l := range m.fullHelpKeyLines() {
 		lines = append(lines, " "+l)
 	}
-	notes := m.helpNotes()
-	if len(notes) > 0 {
-		lines = append(lines, "")
-	}
-	for _, p := range notes {
-		for _, l := range wrapWords(p, max(20, m.width-2)) {
+	for _, p := range m.helpNotes() {
+		if p == "" {
+			lines = append(lines, "")
+			continue
+		}
+		for i, l := range wrapWords(p, max(20, m.width-4)) {
+			if i > 0 {
+				l = "  " + l // a paragraph's next lines hang under its first
+			}
 			lines = append(lines, " "+m.st.muted.on(l))
 		}
-	}
-	// Keep at least one line of the table or the detail above it; help
-	// that needs more takes the screen instead (helpTakesScreen).
-	room := max(1, m.height-tableTop-1)
-	if len(lines) > room && !m.helpTakesScreen() {
-		lines = lines[:room]
 	}
 	return lines
 }
 
-// helpTakesScreen: the full help does not fit under the table, so it is
-// drawn alone under the title, whole as far as the terminal allows.
-func (m *Model) helpTakesScreen() bool {
-	return m.help.ShowAll && !m.filtering && m.height > 4 && m.helpLineCount() > m.height-tableTop-1
+// helpRoom is the lines the help page has between the title and the footer.
+func (m *Model) helpRoom() int { return max(1, m.height-2) }
+
+// renderHelp draws the help page from its scroll position, and its footer.
+func (m *Model) renderHelp(b *strings.Builder) {
+	lines := m.fullHelpLines()
+	room := m.helpRoom()
+	m.helpOffset = min(m.helpOffset, max(0, len(lines)-room))
+	for i := 0; i < room; i++ {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if j := m.helpOffset + i; j < len(lines) {
+			b.WriteString(fitColored(lines[j], m.width))
+		}
+	}
+	b.WriteByte('\n')
+	left := " " + m.st.muted.on("? or esc closes the help")
+	if len(lines) > room {
+		left += m.st.muted.on(" · ↑/↓ pgup/pgdn scroll")
+	}
+	pos := ""
+	if len(lines) > room {
+		pos = m.st.muted.on(strconv.Itoa(m.helpOffset+1)+"–"+strconv.Itoa(min(len(lines), m.helpOffset+room))+
+			" of "+strconv.Itoa(len(lines))) + " "
+	}
+	joinEnds(b, left, pos, m.width)
 }
 
-// helpLineCount is how many lines the full help has at this width.
-func (m *Model) helpLineCount() int {
-	n := len(m.fullHelpKeyLines())
-	notes := m.helpNotes()
-	if len(notes) > 0 {
-		n++ // the blank line between
+// onHelpKey scrolls the help page; it says whether msg was a scroll key.
+func (m *Model) onHelpKey(msg tea.KeyMsg) bool {
+	k := newNavKeys()
+	n := len(m.fullHelpLines())
+	room := m.helpRoom()
+	last := max(0, n-room)
+	switch {
+	case key.Matches(msg, k.Up):
+		m.helpOffset = max(0, m.helpOffset-1)
+	case key.Matches(msg, k.Down):
+		m.helpOffset = min(last, m.helpOffset+1)
+	case key.Matches(msg, k.PageUp):
+		m.helpOffset = max(0, m.helpOffset-room+1)
+	case key.Matches(msg, k.PageDown):
+		m.helpOffset = min(last, m.helpOffset+room-1)
+	case key.Matches(msg, k.Top):
+		m.helpOffset = 0
+	case key.Matches(msg, k.Bottom):
+		m.helpOffset = last
+	default:
+		return false
 	}
-	for _, p := range notes {
-		n += len(wrapWords(p, max(20, m.width-2)))
-	}
-	return n
+	return true
 }
 
 // wrapWords breaks text at spaces (and commas in long runs) to width cells.

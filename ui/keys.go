@@ -16,15 +16,17 @@ import (
 // globalKeys work in every view.
 type globalKeys struct {
 	Pause, Copy, Help, Quit, ForceQuit key.Binding
+	closeHelp                          key.Binding // esc, while the `?` page shows
 }
 
 func newGlobalKeys() globalKeys {
 	return globalKeys{
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
-		Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy json")),
+		Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		closeHelp: key.NewBinding(key.WithKeys("esc")),
 	}
 }
 
@@ -48,12 +50,13 @@ func (n *navKeys) column() []key.Binding {
 	return []key.Binding{n.Up, n.Down, n.Top, n.Bottom, n.PageUp, n.PageDown}
 }
 
-// tableKeys are the calls table's: move, open, filter, follow, the log.
+// tableKeys are the calls table's: move, open, filter, follow, the task
+// view, the log.
 type tableKeys struct {
 	navKeys
-	Open, Back, Filter, Follow, Log key.Binding
-	global                          *globalKeys
-	short, drops                    []key.Binding // built once: the footer is drawn every frame
+	Open, Back, Filter, Follow, Tasks, Log key.Binding
+	global                                 *globalKeys
+	short, drops                           []key.Binding // built once: the footer is drawn every frame
 }
 
 func newTableKeys(g *globalKeys) tableKeys {
@@ -63,12 +66,13 @@ func newTableKeys(g *globalKeys) tableKeys {
 		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Follow:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow")),
-		Log:     key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "event log")),
+		Tasks:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "tasks")),
+		Log:     key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "log")),
 		global:  g,
 	}
-	k.short = []key.Binding{k.Open, k.Filter, k.Follow, g.Pause, g.Copy, k.Log, g.Help, g.Quit}
+	k.short = []key.Binding{k.Open, k.Filter, k.Tasks, k.Follow, g.Pause, g.Copy, k.Log, g.Help, g.Quit}
 	// `? help` never gives way: it lists the rest.
-	k.drops = []key.Binding{k.Log, g.Copy, g.Pause, k.Follow, k.Filter, g.Quit, k.Open}
+	k.drops = []key.Binding{g.Pause, k.Follow, k.Log, g.Copy, k.Filter, g.Quit, k.Tasks, k.Open}
 	return k
 }
 
@@ -80,7 +84,7 @@ func (k *tableKeys) FullHelp() [][]key.Binding {
 	g := k.global
 	return [][]key.Binding{
 		k.column(),
-		{k.Open, k.Back, k.Filter, k.Follow, k.Log},
+		{k.Open, k.Back, k.Filter, k.Follow, k.Tasks, k.Log},
 		{g.Pause, g.Copy, g.Help, g.Quit},
 		{g.ForceQuit}, // its own column: "q quit" stays one short line
 	}
@@ -88,6 +92,41 @@ func (k *tableKeys) FullHelp() [][]key.Binding {
 
 // giveWay is the footer's bindings in the order they leave a narrow terminal.
 func (k *tableKeys) giveWay() []key.Binding { return k.drops }
+
+// taskKeys are the task view's: move, open a task's calls, all calls, the log.
+type taskKeys struct {
+	navKeys
+	Open, Calls, Back, Log key.Binding
+	global                 *globalKeys
+	short, drops           []key.Binding
+}
+
+func newTaskKeys(g *globalKeys) taskKeys {
+	k := taskKeys{
+		navKeys: newNavKeys(),
+		Open:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "its calls")),
+		Calls:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "all calls")),
+		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Log:     key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "log")),
+		global:  g,
+	}
+	k.short = []key.Binding{k.Open, k.Calls, g.Pause, k.Log, g.Help, g.Quit}
+	k.drops = []key.Binding{g.Pause, k.Log, g.Quit, k.Calls, k.Open}
+	return k
+}
+
+func (k *taskKeys) ShortHelp() []key.Binding { return k.short }
+
+func (k *taskKeys) FullHelp() [][]key.Binding {
+	g := k.global
+	return [][]key.Binding{
+		k.column(),
+		{k.Open, k.Calls, k.Back, k.Log},
+		{g.Pause, g.Help, g.Quit, g.ForceQuit},
+	}
+}
+
+func (k *taskKeys) giveWay() []key.Binding { return k.drops }
 
 // pagerKeys scroll the detail or the event log, and go back to the table.
 type pagerKeys struct {

@@ -67,14 +67,15 @@ var keyViews = []struct {
 	setup []string
 }{
 	{"table", []string{"g", "j", "j", "j"}},
-	{"detail", []string{"g", "j", "<enter>", "<pgdown>"}},
+	{"detail", []string{"g", "<enter>", "<pgdown>"}},
 	{"log", []string{"l", "g", "<pgdown>"}},
+	{"tasks", []string{"t", "g", "j"}},
 }
 
 // keysStore is the fixture with a log long enough to scroll.
 func keysStore() *model.Store {
 	store := fixtureStore()
-	for i := 0; i < 40; i++ {
+	for i := 0; i < 100; i++ {
 		store.Apply(model.Event{Time: at(60000 + i), Source: model.SourceFeed, SourceName: "task-6f1c",
 			Kind: model.KindWarning, Code: "malformed_event", Message: "line " + itoa(i)})
 	}
@@ -148,13 +149,14 @@ func TestEveryKeyInTheHelpWorks(t *testing.T) {
 // helpWords are the descriptions between the keys.
 var helpWords = map[string]bool{"up": true, "down": true, "top": true, "bottom": true, "page": true,
 	"detail": true, "back": true, "filter": true, "follow": true, "event": true, "log": true,
-	"pause": true, "copy": true, "json": true, "help": true, "quit": true}
+	"pause": true, "copy": true, "help": true, "quit": true, "tasks": true, "its": true, "calls": true,
+	"all": true}
 
 // TestFooterLabelsNameTheirKeys: a footer hint ("↑/k") names only keys its
 // binding answers, in every part's keymap.
 func TestFooterLabelsNameTheirKeys(t *testing.T) {
 	m := newModel(fixtureStore(), testOptions(nil))
-	for _, c := range []component{&m.table, &m.detail, &m.log} {
+	for _, c := range []component{&m.table, &m.detail, &m.log, &m.tasks} {
 		for _, col := range c.FullHelp() {
 			for _, b := range col {
 				full := fullHelpKeys([][]key.Binding{{b}})[0][0].Help().Key

@@ -53,6 +53,7 @@ const (
 	modeTable viewMode = iota
 	modeDetail
 	modeLog
+	modeTasks
 )
 
 // common is what every part of the screen reads: the styles, and the
@@ -62,6 +63,10 @@ type common struct {
 	snap    *model.Snapshot
 	now     time.Time // the screen's clock (the session's, for a replay)
 	wallNow time.Time // drives the spinner, which turns even on a session clock
+	// flash is a message (what `y` did) shown on the status line until
+	// flashUntil, when the frame tick clears it.
+	flash      string
+	flashUntil time.Time
 }
 
 // component is one part of the screen under the header: it draws in the
@@ -86,6 +91,9 @@ const (
 	stay       request = iota
 	openDetail         // the table's selected call
 	openLog
+	openTasks     // the task view, on the task in focus
+	openTaskCalls // the calls of the task view's selected task
+	openCalls     // every call
 	startFilter
 	goBack // close the help, else clear the filter or return to the table
 )
@@ -100,6 +108,7 @@ type Model struct {
 	keys  globalKeys
 
 	help       help.Model
+	helpOffset int             // the `?` page's first line shown
 	input      textinput.Model // the filter line
 	filterKeys filterKeys
 	filtering  bool
@@ -107,7 +116,10 @@ type Model struct {
 	table  tableModel
 	detail detailModel
 	log    logModel
+	tasks  taskModel
 	mode   viewMode
+	// prev is the view the detail or the log returns to.
+	prev viewMode
 
 	width, height int
 	sessionNow    time.Time
@@ -116,9 +128,7 @@ type Model struct {
 	paused        bool
 	rate          rateMeter
 	pendingOpen   string
-
-	flash      string
-	flashUntil time.Time
+	flashShown    bool // the message line is laid out under the detail or the log
 }
 
 // New makes the screen over a store. The first snapshot is taken at once so
@@ -150,6 +160,7 @@ func newModel(store *model.Store, opts Options) *Model {
 	m.table = newTableModel(&m.common, &m.keys)
 	m.detail = newDetailModel(&m.common, &m.keys)
 	m.log = newLogModel(&m.common, &m.keys)
+	m.tasks = newTaskModel(&m.common, &m.keys)
 	m.input.Prompt = "/"
 	m.input.PromptStyle = lipgloss.NewStyle().Foreground(colorAccent)
 	m.input.PlaceholderStyle = lipgloss.NewStyle().Foreground(colorMuted)
@@ -188,6 +199,8 @@ func (m *Model) active() component {
 		return &m.detail
 	case modeLog:
 		return &m.log
+	case modeTasks:
+		return &m.tasks
 	}
 	return &m.table
 }
@@ -204,6 +217,12 @@ func (m *Model) tick() tea.Cmd {
 // onFrame is the only place new store state comes in: at most once a frame,
 // and only when the store's version moved.
 func (m *Model) onFrame() {
+	if m.flash != "" && m.opts.Now().After(m.flashUntil) {
+		m.flash = "" // even paused: the message is not the frame
+	}
+	if m.flashShown != (m.flash != "") {
+		m.layout() // the message came or went: the parts get their lines back
+	}
 	v := m.store.Version()
 	m.rate.sample(m.opts.Now(), m.snap.Events+int64(v-m.snap.Version))
 	if m.paused {
@@ -272,6 +291,8 @@ func (m *Model) refresh() {
 	switch m.mode {
 	case modeLog:
 		m.log.build()
+	case modeTasks:
+		m.tasks.build()
 	case modeDetail:
 		if c := m.findCall(m.detail.id); c != nil && c != m.detail.call {
 			m.detail.setCall(c)
@@ -288,19 +309,45 @@ func (m *Model) findCall(id string) *model.Call {
 }
 
 func (m *Model) openDetail(c *model.Call) {
-	m.mode = modeDetail
+	m.prev, m.mode = modeTable, modeDetail
 	m.help.ShowAll = false
 	m.layout()
 	m.detail.open(c)
 }
 
 func (m *Model) openLog() {
+	if m.mode != modeLog {
+		m.prev = m.mode
+	}
 	m.mode = modeLog
 	m.help.ShowAll = false
 	m.layout()
 	m.log.open()
 }
 
+// openTasks shows the task view, its cursor on the task of the call in
+// focus (or of the calls the table keeps).
+func (m *Model) openTasks() {
+	key := m.table.scope
+	if c := m.table.selected(); key == "" && c != nil {
+		key = taskKey(c)
+	}
+	m.mode = modeTasks
+	m.help.ShowAll = false
+	m.layout()
+	m.tasks.open(key)
+}
+
+// openCalls shows the calls table: of one task (esc then returns to the
+// task view), or all of them (task "").
+func (m *Model) openCalls(task string) {
+	m.mode = modeTable
+	m.help.ShowAll = false
+	m.table.setScope(task)
+	m.layout()
+}
+
+// closeView leaves the detail or the log for the view it was opened from.
 func (m *Model) closeView() {
 	switch m.mode {
 	case modeDetail:
@@ -308,11 +355,19 @@ func (m *Model) closeView() {
 	case modeLog:
 		m.log.close()
 	}
+	if m.prev == modeTasks {
+		m.openTasks()
+		return
+	}
 	m.mode = modeTable
 	m.layout()
 }
 
 func (m *Model) setFlash(s string) {
 	m.flash = s
-	m.flashUntil = m.opts.Now().Add(3 * time.Second)
+	m.flashUntil = m.opts.Now().Add(flashFor)
+	m.layout()
 }
+
+// flashFor is how long a message stays on the status line.
+const flashFor = 4 * time.Second

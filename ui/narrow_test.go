@@ -69,9 +69,9 @@ func TestDemoScreenNarrow(t *testing.T) {
 	}
 }
 
-// TestDetailWrapsLongValues: at 60 columns a detail value wraps under
-// itself instead of being cut at the edge.
-func TestDetailWrapsLongValues(t *testing.T) {
+// demoExportLedger is the demo's store and options that open the detail of
+// its export_ledger call (18000 of 27000 rows, then cancelled).
+func demoExportLedger(t *testing.T) (*model.Store, Options) {
 	store := demoStore(t)
 	opts := Options{Title: "demo", Now: fixedClock, SessionClock: true, Clipboard: &bytes.Buffer{}}
 	for _, c := range store.Snapshot().Calls {
@@ -79,6 +79,13 @@ func TestDetailWrapsLongValues(t *testing.T) {
 			opts.OpenCall = c.ID
 		}
 	}
+	return store, opts
+}
+
+// TestDetailWrapsLongValues: at 60 columns a detail value wraps under
+// itself instead of being cut at the edge.
+func TestDetailWrapsLongValues(t *testing.T) {
+	store, opts := demoExportLedger(t)
 	fm, _ := runScreen(t, store, opts, 60, 40)
 	view := fm.View()
 	checkFrame(t, view, 60, 40)
@@ -86,6 +93,20 @@ func TestDetailWrapsLongValues(t *testing.T) {
 	for _, want := range []string{`"Exported 18000 of 27000 rows"`, "mcp__demo_sheets__export_ledger"} {
 		if !strings.Contains(words, want) {
 			t.Errorf("the detail cuts %q:\n%s", want, view)
+		}
+	}
+}
+
+// TestDetailCountsWhole: a notification's progress/total is never cut while
+// the line has room (it was "1800/270…" in a 9-cell column).
+func TestDetailCountsWhole(t *testing.T) {
+	store, opts := demoExportLedger(t)
+	for _, w := range []int{80, 120} {
+		fm, _ := runScreen(t, store, opts, w, 200)
+		view := fm.View()
+		checkFrame(t, view, w, 200)
+		if strings.Contains(view, "/270…") || !strings.Contains(view, "18000/27000 ") {
+			t.Errorf("at %d columns 18000/27000 is not whole:\n%s", w, view)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -9,39 +8,10 @@ import (
 	"toolscope/model"
 )
 
-// A source that failed or keeps reconnecting says why where the calls would
-// be: its state, then its detail (HTTP status, URL, what to check), wrapped
-// whole. The event log has the history; this is what a user sees first.
-
-// sourceProblems are the lines for every failed or reconnecting source, at
-// most width cells each.
-func (m *tableModel) sourceProblems(width int) []string {
-	st := &m.st
-	var lines []string
-	for _, s := range m.snap.Sources {
-		var head string
-		switch s.State {
-		case model.StateFailed:
-			head = st.err.on("✕ " + sourceTitle(s) + " failed")
-		case model.StateReconnecting:
-			head = st.warn.on("● " + sourceTitle(s) + " reconnecting (attempt " + strconv.Itoa(s.Attempts) + ")")
-		default:
-			continue
-		}
-		if len(lines) > 0 {
-			lines = append(lines, "")
-		}
-		lines = append(lines, " "+fitColored(head, width-1))
-		detail := model.Sanitize(s.Detail)
-		if detail == "" {
-			detail = "no reason was given"
-		}
-		for _, l := range wrapText(detail, width-3) {
-			lines = append(lines, "   "+l)
-		}
-	}
-	return lines
-}
+// A source that failed, is failing or keeps reconnecting says why where the
+// calls would be (sourceProblems): its state, then its detail (HTTP status,
+// URL, what to check), wrapped whole. The event log has the history; this
+// is what a user sees first.
 
 // sourceTitle is "feed NAME" (or just the name when it says its kind).
 func sourceTitle(s model.SourceState) string {
@@ -75,8 +45,11 @@ func (m *tableModel) renderEmptyTable(b *strings.Builder, h int) {
 	}
 	if len(lines) == 0 {
 		msg := "waiting for tool calls…"
-		if !m.filter.empty() {
+		switch {
+		case !m.filter.empty():
 			msg = "no call matches the filter (esc clears it)"
+		case m.scope != "":
+			msg = "no call of this task is kept (esc: the tasks)"
 		}
 		pad := max(0, (m.width-ansi.StringWidth(msg))/2)
 		lines = make([]string, max(0, h/2-1)+1)

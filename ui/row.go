@@ -17,12 +17,13 @@ var spin = spinner.Points
 // spinnerFrame derives the spinner's frame from the clock, so every running
 // row turns together and a frozen clock draws a frozen frame.
 func spinnerFrame(now time.Time) string {
-	i := (now.UnixNano() / int64(spin.FPS)) % int64(len(spin.Frames))
+	n := int64(len(spin.Frames))
+	i := (now.UnixNano()/int64(spin.FPS)%n + n) % n // a zero time is negative
 	return spin.Frames[i]
 }
 
 // renderRow writes one call as one table line of exactly m.width cells.
-func (m *tableModel) renderRow(b *strings.Builder, c *model.Call, cols []column, sel bool) {
+func (m *tableModel) renderRow(b *strings.Builder, c *model.Call, lay tableLayout, sel bool) {
 	var line strings.Builder
 	line.Grow(m.width * 2)
 	if sel {
@@ -30,11 +31,11 @@ func (m *tableModel) renderRow(b *strings.Builder, c *model.Call, cols []column,
 	} else {
 		line.WriteString("  ")
 	}
-	for i, col := range cols {
+	for i, col := range lay.cols {
 		if i > 0 {
 			line.WriteByte(' ')
 		}
-		line.WriteString(m.cell(c, col))
+		line.WriteString(m.cell(c, col, lay))
 	}
 	if !sel {
 		b.WriteString(fitColored(line.String(), m.width))
@@ -44,8 +45,10 @@ func (m *tableModel) renderRow(b *strings.Builder, c *model.Call, cols []column,
 	b.WriteString(m.st.selected.Render(plain))
 }
 
-func (m *tableModel) cell(c *model.Call, col column) string {
+// cell is one column of a row, in the layout of the table.
+func (m *tableModel) cell(c *model.Call, col column, lay tableLayout) string {
 	w := col.width
+	glyph := lay.statusGlyph
 	st := &m.st
 	switch col.id {
 	case colTime:
@@ -70,11 +73,11 @@ func (m *tableModel) cell(c *model.Call, col column) string {
 		}
 		return st.text.on(tool) + st.muted.on(fit(" "+model.Sanitize(server), w-ansi.StringWidth(tool)))
 	case colProgress:
-		return m.progressCell(c, w)
+		return m.progressCell(c, w, glyph)
 	case colElapsed:
 		return m.elapsedCell(c, w)
 	case colFlags:
-		return fitColored(m.flagsCell(c, m.compactFlags), w)
+		return fitColored(m.flagsCell(c, !lay.bareFlags), w)
 	case colRelay:
 		sent, rel := c.SentCount(), c.RelayedCount()
 		if sent == 0 && rel == 0 {
@@ -86,12 +89,21 @@ func (m *tableModel) cell(c *model.Call, col column) string {
 		}
 		return fitRight(s, w)
 	case colStatus:
-		if w < len("cancelled") && w < ansi.StringWidth(string(c.Status)) {
+		if glyph {
 			return st.status(c.Status).on(fit(statusGlyph(c.Status, m.wallNow), w))
 		}
 		return st.status(c.Status).on(fit(string(c.Status), w))
 	}
 	return strings.Repeat(" ", w)
+}
+
+// toolCellText is the tool cell's whole text: the tool, then its server.
+func toolCellText(c *model.Call) string {
+	tool, server := displayTool(c)
+	if server != "" {
+		tool += " " + server
+	}
+	return model.Sanitize(tool)
 }
 
 // displayTool splits an agent-facing name mcp__<server>__<tool> so the
@@ -117,11 +129,15 @@ func fitColored(s string, w int) string {
 	return s + strings.Repeat(" ", max(0, w-n))
 }
 
-// progressCell: a bar with progress/total and the last message, or a spinner
-// when the total is unknown.
-func (m *tableModel) progressCell(c *model.Call, w int) string {
-	p := &c.Progress
+// progressCell: why a call ended badly, else a bar with progress/total and
+// the last message (a spinner when the total is unknown), else what it
+// returned. glyph: the status glyph is drawn before the tool already.
+func (m *tableModel) progressCell(c *model.Call, w int, glyph bool) string {
 	st := &m.st
+	if cause := callCause(c, m.now); cause != "" {
+		return m.causeCell(c, cause, w, glyph)
+	}
+	p := &c.Progress
 	hasPoints := c.SentCount() > 0 || p.NPoints > 0
 	var b strings.Builder
 	used := 0
@@ -134,7 +150,7 @@ func (m *tableModel) progressCell(c *model.Call, w int) string {
 		}
 		m.bar.Width = barW
 		b.WriteString(m.bar.ViewAs(pct))
-		counts := formatNumber(p.Progress) + "/" + formatNumber(p.Total)
+		counts := progressCounts(p)
 		b.WriteByte(' ')
 		b.WriteString(counts)
 		used = barW + 1 + ansi.StringWidth(counts)
@@ -153,13 +169,9 @@ func (m *tableModel) progressCell(c *model.Call, w int) string {
 		b.WriteString(st.muted.on("· " + n))
 		used = 2 + len(n)
 	default:
-		return m.outcomeCell(c, w)
+		return m.outcomeCell(c, w, glyph)
 	}
-	note := p.Message
-	if a := c.LastAttempt(); c.Status == model.StatusCancelled && a != nil && a.Cancelled != "" {
-		note = "⊘ " + a.Cancelled // why it ended says more than its last progress
-	}
-	if note != "" && w-used > 2 {
+	if note := p.Message; note != "" && w-used > 2 {
 		msg := cut(wire(note), w-used-1)
 		b.WriteByte(' ')
 		b.WriteString(st.muted.on(msg))
@@ -172,35 +184,52 @@ func (m *tableModel) progressCell(c *model.Call, w int) string {
 	return b.String()
 }
 
+// progressCounts is "5/23" (or "5" without a total).
+func progressCounts(p *model.Progress) string {
+	s := formatNumber(p.Progress)
+	if p.HasTotal {
+		s += "/" + formatNumber(p.Total)
+	}
+	return s
+}
+
+// causeCell says why the call ended badly, in the status's colour, and
+// where its progress stopped when there is room.
+func (m *tableModel) causeCell(c *model.Call, cause string, w int, glyph bool) string {
+	p := m.st.status(c.Status)
+	if !glyph {
+		cause = statusGlyph(c.Status, m.wallNow) + " " + cause
+	}
+	if c.SentCount() == 0 && c.Progress.NPoints == 0 {
+		return p.on(fit(cause, w))
+	}
+	at := " · at " + progressCounts(&c.Progress)
+	if ansi.StringWidth(cause)+ansi.StringWidth(at) > w {
+		return p.on(fit(cause, w))
+	}
+	return p.on(cause) + m.st.muted.on(fit(at, w-ansi.StringWidth(cause)))
+}
+
 // outcomeCell fills the progress column of a call that reported no
-// progress: what it ended with (error, cancel reason, a preview of the text).
-func (m *tableModel) outcomeCell(c *model.Call, w int) string {
+// progress and ended well (or runs): what it returned.
+func (m *tableModel) outcomeCell(c *model.Call, w int, glyph bool) string {
 	st := &m.st
 	a := c.LastAttempt()
-	if a == nil {
+	mark := ""
+	if !glyph && c.Status == model.StatusOK {
+		mark = "✓ "
+	}
+	if a == nil || !a.HasResult {
 		return st.muted.on(fit("—", w))
 	}
 	r := &a.Result
 	switch {
-	case c.Status == model.StatusError:
-		s := r.Error
-		if s == "" && r.HTTPStatus != 0 {
-			s = "HTTP " + strconv.Itoa(r.HTTPStatus)
-		}
-		if s == "" {
-			s = "isError"
-		}
-		return st.err.on(fit("✕ "+model.Sanitize(s), w))
-	case c.Status == model.StatusCancelled:
-		return st.muted.on(fit("⊘ "+model.Sanitize(a.Cancelled), w))
-	case a.HasResult && r.TextPreview != "":
-		return st.muted.on(fit("✓ "+model.Sanitize(r.TextPreview), w))
-	case a.HasResult && r.TextChars > 0:
-		return st.muted.on(fit("✓ "+strconv.Itoa(r.TextChars)+" chars", w))
-	case a.HasResult:
-		return st.muted.on(fit("✓", w))
+	case r.TextPreview != "":
+		return st.muted.on(fit(mark+model.Sanitize(r.TextPreview), w))
+	case r.TextChars > 0:
+		return st.muted.on(fit(mark+strconv.Itoa(r.TextChars)+" chars", w))
 	}
-	return st.muted.on(fit("—", w))
+	return st.muted.on(fit(strings.TrimSpace(mark), w))
 }
 
 // elapsedText is "3.6s/300s": elapsed, and the timeout when known.
@@ -224,43 +253,17 @@ func (m *tableModel) elapsedCell(c *model.Call, w int) string {
 	return m.st.muted.on(s)
 }
 
-// statusGlyph is a status in one cell, for narrow terminals (the `?` help
-// explains them).
-func statusGlyph(s model.Status, now time.Time) string {
-	switch s {
-	case model.StatusOK:
-		return "✓"
-	case model.StatusError:
-		return "✕"
-	case model.StatusCancelled:
-		return "⊘"
-	case model.StatusLate:
-		return "!"
-	case model.StatusRunning:
-		return spinnerFrame(now)
-	}
-	return "?"
-}
-
-// flagsCell lists, most telling first: attempt, replay, token verdict,
-// images, structured content, offload, limits, PII, other warnings. compact
-// flags a valid token as ✓ (narrow terminals).
-func (m *tableModel) flagsCell(c *model.Call, compact bool) string {
+// flagsCell lists, most telling first: the token's verdict, attempt,
+// replay, images, structured content, offload, limits, PII, warnings. A
+// valid token is flagged when valid is set.
+func (m *tableModel) flagsCell(c *model.Call, valid bool) string {
 	st := &m.st
 	var parts []string
 	add := func(p paint, s string) { parts = append(parts, p.on(s)) }
-	if n := len(c.Attempts); n > 1 || (n == 1 && c.Attempts[0].N > 1) {
-		add(st.warn, "attempt "+strconv.Itoa(c.Attempts[n-1].N))
-	}
-	if c.Flags&model.FlagReplayed != 0 {
-		add(st.accent, "replayed")
-	}
 	if ctx := c.Context; ctx != nil {
 		switch ctx.Verdict {
 		case model.VerdictValid:
-			if compact {
-				add(st.ok, "✓")
-			} else {
+			if valid {
 				add(st.ok, "valid")
 			}
 		case model.VerdictRejected:
@@ -281,6 +284,12 @@ func (m *tableModel) flagsCell(c *model.Call, compact bool) string {
 			s += " " + strconv.Itoa(a.Result.HTTPStatus)
 		}
 		add(st.err, s)
+	}
+	if n := len(c.Attempts); n > 1 || (n == 1 && c.Attempts[0].N > 1) {
+		add(st.warn, "attempt "+strconv.Itoa(c.Attempts[n-1].N))
+	}
+	if c.Flags&model.FlagReplayed != 0 {
+		add(st.accent, "replayed")
 	}
 	if a := c.LastAttempt(); a != nil && len(a.Result.Images) > 0 {
 		add(st.text, "img "+strconv.Itoa(len(a.Result.Images)))

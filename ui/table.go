@@ -14,11 +14,11 @@ import (
 // column titles above it).
 const tableTop = 3
 
-// tableModel is the calls table: the sources line, then one row a call.
-// It is virtualised: only the rows in its window are drawn, so it keeps
-// its own window (offset, cursor) rather than a viewport over every row.
+// tableModel is the calls table: the sources line, the column titles, one
+// row a call, and the status line of the selected call under them.
 type tableModel struct {
 	*common
+	listWindow
 	keys tableKeys
 	bar  progress.Model
 
@@ -26,31 +26,36 @@ type tableModel struct {
 	rows          []*model.Call // filtered view of snap.Calls (may alias it)
 	rowsBuf       []*model.Call
 	filter        filterQuery
-	follow        bool
-	cursor        int
-	offset        int
-	selectedID    string
-	running       int
-	// compactFlags: the table is narrow, a valid token is flagged ✓
-	compactFlags bool
+	// scope keeps the calls of one task (a taskKey; "" shows every call):
+	// set when a task is opened from the task view.
+	scope      string
+	selectedID string
+	running    int
 }
 
 func newTableModel(c *common, g *globalKeys) tableModel {
-	return tableModel{common: c, keys: newTableKeys(g), bar: newBar(), follow: true}
+	return tableModel{common: c, listWindow: listWindow{follow: true}, keys: newTableKeys(g), bar: newBar()}
 }
 
 func (m *tableModel) ShortHelp() []key.Binding  { return m.keys.ShortHelp() }
 func (m *tableModel) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
 func (m *tableModel) giveWay() []key.Binding    { return m.keys.giveWay() }
 
-// SetSize: height holds the sources line and the column titles too.
+// SetSize: height holds the sources line, the column titles and the status
+// line too.
 func (m *tableModel) SetSize(width, height int) {
 	m.width, m.height = width, height
-	m.scrollToCursor()
+	m.fitWindow()
 }
 
-// rowsShown is how many calls fit.
-func (m *tableModel) rowsShown() int { return max(1, m.height-(tableTop-1)) }
+// rowsShown is how many calls fit above the status line.
+func (m *tableModel) rowsShown() int {
+	return max(1, m.height-(tableTop-1)-len(m.statusLines()))
+}
+
+// fitWindow sizes the window for the rows and the status line's height,
+// which follows the selected call.
+func (m *tableModel) fitWindow() { m.resize(len(m.rows), m.rowsShown()) }
 
 // setSnapshot re-derives the rows from a new snapshot.
 func (m *tableModel) setSnapshot() {
@@ -70,50 +75,51 @@ func (m *tableModel) setFilter(s string) {
 	m.applyFilter()
 }
 
+// setScope shows the calls of one task only ("" for every call).
+func (m *tableModel) setScope(task string) {
+	if task != m.scope {
+		m.scope = task
+		m.follow = true
+		m.selectedID = ""
+	}
+	m.applyFilter()
+}
+
 // applyFilter rebuilds the visible rows and keeps the cursor on its call.
 func (m *tableModel) applyFilter() {
-	if m.filter.empty() {
+	if m.filter.empty() && m.scope == "" {
 		m.rows = m.snap.Calls
 	} else {
 		rows := m.rowsBuf[:0]
 		for _, c := range m.snap.Calls {
-			if m.filter.match(c) {
+			if (m.scope == "" || taskKey(c) == m.scope) && m.filter.match(c) {
 				rows = append(rows, c)
 			}
 		}
 		m.rowsBuf, m.rows = rows, rows
 	}
+	m.n = len(m.rows)
 	switch {
 	case m.follow || m.selectedID == "":
 		m.cursor = len(m.rows) - 1
 	case m.cursor < len(m.rows) && m.rows[m.cursor].ID == m.selectedID:
 	default:
-		found := false
 		for i, c := range m.rows {
 			if c.ID == m.selectedID {
-				m.cursor, found = i, true
+				m.cursor = i
 				break
 			}
-		}
-		if !found {
-			m.cursor = min(m.cursor, len(m.rows)-1)
 		}
 	}
 	m.setCursor(m.cursor)
 }
 
 func (m *tableModel) setCursor(i int) {
-	if i >= len(m.rows) {
-		i = len(m.rows) - 1
+	m.set(i)
+	if m.cursor < len(m.rows) {
+		m.selectedID = m.rows[m.cursor].ID
 	}
-	if i < 0 {
-		i = 0
-	}
-	m.cursor = i
-	if i < len(m.rows) {
-		m.selectedID = m.rows[i].ID
-	}
-	m.scrollToCursor()
+	m.fitWindow() // the status line follows the selected call
 }
 
 func (m *tableModel) selectCall(id string) {
@@ -126,25 +132,6 @@ func (m *tableModel) selectCall(id string) {
 	}
 }
 
-func (m *tableModel) scrollToCursor() {
-	h := m.rowsShown()
-	if m.follow {
-		m.offset = max(0, len(m.rows)-h)
-	}
-	if m.cursor < m.offset {
-		m.offset = m.cursor
-	}
-	if m.cursor >= m.offset+h {
-		m.offset = m.cursor - h + 1
-	}
-	if m.offset > max(0, len(m.rows)-h) {
-		m.offset = max(0, len(m.rows)-h)
-	}
-	if m.offset < 0 {
-		m.offset = 0
-	}
-}
-
 func (m *tableModel) selected() *model.Call {
 	if m.cursor >= 0 && m.cursor < len(m.rows) {
 		return m.rows[m.cursor]
@@ -154,33 +141,13 @@ func (m *tableModel) selected() *model.Call {
 
 func (m *tableModel) focused() *model.Call { return m.selected() }
 
-// moveCursor moves the selection; moving stops following.
-func (m *tableModel) moveCursor(d int) {
-	if len(m.rows) == 0 {
-		return
-	}
-	m.follow = false
-	m.setCursor(m.cursor + d)
-}
-
 func (m *tableModel) onKey(msg tea.KeyMsg) (request, tea.Cmd) {
 	k := &m.keys
-	page := max(1, m.rowsShown()-1)
+	if m.onNavKey(&k.navKeys, msg) {
+		m.setCursor(m.cursor)
+		return stay, nil
+	}
 	switch {
-	case key.Matches(msg, k.Up):
-		m.moveCursor(-1)
-	case key.Matches(msg, k.Down):
-		m.moveCursor(1)
-	case key.Matches(msg, k.PageUp):
-		m.moveCursor(-page)
-	case key.Matches(msg, k.PageDown):
-		m.moveCursor(page)
-	case key.Matches(msg, k.Top):
-		m.follow = false
-		m.setCursor(0)
-	case key.Matches(msg, k.Bottom):
-		m.follow = true
-		m.setCursor(len(m.rows) - 1)
 	case key.Matches(msg, k.Follow):
 		m.follow = !m.follow
 		if m.follow {
@@ -190,6 +157,8 @@ func (m *tableModel) onKey(msg tea.KeyMsg) (request, tea.Cmd) {
 		return openDetail, nil
 	case key.Matches(msg, k.Log):
 		return openLog, nil
+	case key.Matches(msg, k.Tasks):
+		return openTasks, nil
 	case key.Matches(msg, k.Filter):
 		return startFilter, nil
 	case key.Matches(msg, k.Back):
@@ -199,27 +168,17 @@ func (m *tableModel) onKey(msg tea.KeyMsg) (request, tea.Cmd) {
 }
 
 func (m *tableModel) onMouse(msg tea.MouseMsg) tea.Cmd {
-	if msg.Action != tea.MouseActionPress {
-		return nil
-	}
-	switch msg.Button {
-	case tea.MouseButtonWheelUp:
-		m.moveCursor(-3)
-	case tea.MouseButtonWheelDown:
-		m.moveCursor(3)
-	case tea.MouseButtonLeft:
-		// a click on a row selects it
-		if i := msg.Y - tableTop; i >= 0 && i < m.rowsShown() && m.offset+i < len(m.rows) {
-			m.follow = false
-			m.setCursor(m.offset + i)
-		}
-	}
+	m.listWindow.onMouse(msg, tableTop)
+	m.setCursor(m.cursor)
 	return nil
 }
 
-// appendStatus adds the footer's right side: the filter, what it names
-// that does not exist, and the position.
+// appendStatus adds the footer's right side: the task the table keeps, the
+// filter, what it names that does not exist, and the position.
 func (m *tableModel) appendStatus(right []string) []string {
+	if m.scope != "" {
+		right = append(right, m.st.accent.on(taskScopeLabel(m.scope)))
+	}
 	if !m.filter.empty() {
 		right = append(right, m.st.warn.on("/"+model.Sanitize(m.filter.text)))
 	}

@@ -9,124 +9,19 @@ import (
 	"toolscope/model"
 )
 
-// render writes the sources line, the column titles and the rows in the window.
+// render writes the sources line, the column titles, the rows in the
+// window and the status line.
 func (m *tableModel) render(b *strings.Builder) {
-	m.renderSources(b)
+	renderSourcesLine(b, m.common, m.width)
 	b.WriteByte('\n')
 	m.renderTable(b)
 }
 
-// renderSources: each source with its state and counts, on one line.
-func (m *tableModel) renderSources(b *strings.Builder) {
-	st := &m.st
-	if len(m.snap.Sources) == 0 {
-		b.WriteString(fit(st.muted.on(" no source has reported yet"), m.width))
-		return
-	}
-	// Full labels when they fit, else fewer counts, else a summary by kind
-	// and state ("2 taps ended   3 feeds connected"), cut only if even that
-	// does not fit.
-	for detail := 2; detail >= 0; detail-- {
-		parts := make([]string, 0, len(m.snap.Sources))
-		for _, s := range m.snap.Sources {
-			parts = append(parts, m.sourceLabel(s, detail))
-		}
-		line := " " + strings.Join(parts, st.muted.on("   "))
-		if ansi.StringWidth(line) <= m.width {
-			b.WriteString(fitColored(line, m.width))
-			return
-		}
-	}
-	b.WriteString(fitColored(" "+strings.Join(m.sourceSummary(), st.muted.on("   ")), m.width))
-}
-
-// sourceSummary counts the sources by kind and state, problems first.
-func (m *tableModel) sourceSummary() []string {
-	type group struct {
-		kind, state string
-		n           int
-		first       model.SourceState
-	}
-	var groups []*group
-	find := func(kind, state string) *group {
-		for _, g := range groups {
-			if g.kind == kind && g.state == state {
-				return g
-			}
-		}
-		g := &group{kind: kind, state: state}
-		groups = append(groups, g)
-		return g
-	}
-	for _, s := range m.snap.Sources {
-		g := find(s.Source, s.State)
-		if g.n == 0 {
-			g.first = s
-		}
-		g.n++
-	}
-	var problems, rest []string
-	for _, g := range groups {
-		label := m.sourceLabel(g.first, 0)
-		if g.n > 1 {
-			s := g.first
-			s.Source, s.Name = "", strconv.Itoa(g.n)+" "+model.Sanitize(g.kind)+"s"
-			label = m.sourceLabel(s, 0)
-		}
-		if g.state == model.StateFailed || g.state == model.StateReconnecting {
-			problems = append(problems, label)
-		} else {
-			rest = append(rest, label)
-		}
-	}
-	return append(problems, rest...)
-}
-
-// sourceLabel: detail 2 has event and call counts, 1 events only, 0 none.
-func (m *tableModel) sourceLabel(s model.SourceState, detail int) string {
-	st := &m.st
-	dot, state := st.muted.on("○"), model.Sanitize(s.State)
-	switch s.State {
-	case model.StateConnected:
-		dot = st.ok.on("●")
-	case model.StateConnecting:
-		dot = st.warn.on("●")
-	case model.StateReconnecting:
-		dot = st.warn.on("●")
-		state = st.warn.on("reconnecting " + strconv.Itoa(s.Attempts))
-	case model.StateFailed:
-		dot = st.err.on("✕")
-		state = st.err.on("failed")
-	case model.StateEnded:
-		state = st.muted.on("ended")
-	case "":
-		dot = st.accent.on("●")
-	}
-	name := model.Sanitize(s.Name)
-	if name == "" {
-		name = model.Sanitize(s.Source)
-	}
-	label := dot + " "
-	if s.Source != "" && s.Name != s.Source {
-		label += st.muted.on(model.Sanitize(s.Source) + " ")
-	}
-	label += cut(name, 28)
-	if state != "" {
-		label += " " + state
-	}
-	switch detail {
-	case 2:
-		label += st.muted.on(" · " + formatCount(s.Events) + " ev · " + strconv.Itoa(s.Calls) + " calls")
-	case 1:
-		label += st.muted.on(" · " + formatCount(s.Events) + " ev")
-	}
-	return label
-}
-
 func (m *tableModel) renderTable(b *strings.Builder) {
-	h := m.rowsShown()
-	m.compactFlags = m.width < compactFlagsWidth
-	cols := layoutColumns(m.width, m.contentWidths(h))
+	m.fitWindow()
+	h := m.shown
+	lay := layoutColumns(m.width, m.contentWidths())
+	cols := lay.cols
 	st := &m.st
 	var hdr strings.Builder
 	hdr.WriteString(strings.Repeat(" ", markerWidth))
@@ -145,11 +40,19 @@ func (m *tableModel) renderTable(b *strings.Builder) {
 
 	if len(m.rows) == 0 {
 		m.renderEmptyTable(b, h)
-		return
+	} else {
+		m.renderRows(b, lay, h)
 	}
-	// Virtualised: only the rows in the window are rendered. Lines the
-	// calls leave free say why a source failed, if one did.
-	end := min(len(m.rows), m.offset+h)
+	for _, l := range m.statusLines() {
+		b.WriteByte('\n')
+		b.WriteString(fitColored(l, m.width))
+	}
+}
+
+// renderRows writes the rows in the window (virtualised: only those are
+// rendered). Lines the calls leave free say why a source failed, if one did.
+func (m *tableModel) renderRows(b *strings.Builder, lay tableLayout, h int) {
+	end := m.end()
 	var below []string
 	if free := h - (end - m.offset) - 1; free > 0 {
 		below = m.sourceProblems(m.width)
@@ -163,7 +66,7 @@ func (m *tableModel) renderTable(b *strings.Builder) {
 		}
 		switch {
 		case i < end:
-			m.renderRow(b, m.rows[i], cols, i == m.cursor)
+			m.renderRow(b, m.rows[i], lay, i == m.cursor)
 		case i > end && i-end-1 < len(below) && below[i-end-1] != "":
 			b.WriteString(fitColored(below[i-end-1], m.width))
 		}
@@ -172,18 +75,25 @@ func (m *tableModel) renderTable(b *strings.Builder) {
 
 // contentWidths measures the rows in the window: the table is laid out for
 // what is on screen.
-func (m *tableModel) contentWidths(h int) contentWidths {
+func (m *tableModel) contentWidths() contentWidths {
 	var w contentWidths
-	end := min(len(m.rows), m.offset+h)
+	end := m.end()
+	task, tasks := "", 0
 	for _, c := range m.rows[min(m.offset, end):end] {
-		tool, _ := displayTool(c)
-		w.tool = max(w.tool, ansi.StringWidth(model.Sanitize(tool)))
-		w.flags = max(w.flags, ansi.StringWidth(m.flagsCell(c, m.compactFlags)))
+		w.tool = max(w.tool, ansi.StringWidth(toolCellText(c)))
+		w.flags = max(w.flags, ansi.StringWidth(m.flagsCell(c, true)))
+		w.flagsBare = max(w.flagsBare, ansi.StringWidth(m.flagsCell(c, false)))
 		if sent, rel := c.SentCount(), c.RelayedCount(); sent > 0 || rel > 0 {
 			w.relay = max(w.relay, len(strconv.Itoa(sent))+1+len(strconv.Itoa(rel)))
 		}
 		w.status = max(w.status, len(c.Status))
 		w.elapsed = max(w.elapsed, ansi.StringWidth(m.elapsedText(c)))
+		if tasks == 0 || c.TaskID != task {
+			task, tasks = c.TaskID, tasks+1
+		}
+		w.says = w.says || c.Progress.Message != "" || callCause(c, m.now) != "" ||
+			c.Status == model.StatusOK && c.Progress.NPoints == 0 && c.SentCount() == 0
 	}
+	w.task = tasks > 1
 	return w
 }

@@ -96,6 +96,8 @@ func TestGolden(t *testing.T) {
 		{name: "help", script: []string{"?"}},
 		{name: "paused", script: []string{"p"}},
 		{name: "event_log", script: []string{"l"}},
+		{name: "tasks", script: []string{"t"}},
+		{name: "task_calls", script: []string{"t", "g", "<enter>"}},
 	}
 	sizes := [][2]int{{120, 40}, {80, 24}}
 	for _, c := range cases {

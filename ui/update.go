@@ -29,12 +29,26 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// layout gives the part on screen what the header and footer leave.
+// layout gives the part on screen what the header and footer leave. The
+// table and the task view draw the message on their status line; under the
+// detail or the log it takes a line of its own while it shows.
 func (m *Model) layout() {
 	body := m.height - 1 - m.footerLines()
 	m.table.SetSize(m.width, body)
-	m.detail.SetSize(m.width, body)
-	m.log.SetSize(m.width, body)
+	m.tasks.SetSize(m.width, body)
+	msg := m.messageLines()
+	m.flashShown = m.message() != ""
+	m.detail.SetSize(m.width, body-len(msg))
+	m.log.SetSize(m.width, body-len(msg))
+}
+
+// messageLines is the message under the detail or the log, while it shows.
+func (m *Model) messageLines() []string {
+	msg := m.message()
+	if msg == "" || m.mode == modeTable || m.mode == modeTasks {
+		return nil
+	}
+	return wrapStatus(m.st.accent.on(msg), m.width, maxStatusLines)
 }
 
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
@@ -57,8 +71,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
-	case key.Matches(msg, k.Help):
+	case key.Matches(msg, k.Help), m.help.ShowAll && key.Matches(msg, m.keys.closeHelp):
 		m.help.ShowAll = !m.help.ShowAll
+		m.helpOffset = 0
 		m.layout()
 		return nil
 	case key.Matches(msg, k.Pause):
@@ -70,6 +85,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Copy):
 		return m.copyFocused()
+	case m.help.ShowAll:
+		m.onHelpKey(msg) // the page scrolls; other keys wait until it closes
+		return nil
 	}
 	req, cmd := m.active().onKey(msg)
 	if req != stay {
@@ -87,6 +105,14 @@ func (m *Model) answer(req request) tea.Cmd {
 		}
 	case openLog:
 		m.openLog()
+	case openTasks:
+		m.openTasks()
+	case openTaskCalls:
+		if r := m.tasks.selected(); r != nil {
+			m.openCalls(r.key)
+		}
+	case openCalls:
+		m.openCalls("")
 	case startFilter:
 		m.filtering = true
 		m.input.SetValue(m.table.filter.text)
@@ -95,13 +121,12 @@ func (m *Model) answer(req request) tea.Cmd {
 		return m.input.Focus()
 	case goBack:
 		switch {
-		case m.help.ShowAll:
-			m.help.ShowAll = false
-			m.layout()
 		case m.mode != modeTable:
 			m.closeView()
 		case !m.table.filter.empty():
 			m.table.setFilter("")
+		case m.table.scope != "":
+			m.openTasks() // the task this table showed
 		}
 	}
 	return nil

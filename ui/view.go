@@ -9,35 +9,29 @@ import (
 	"toolscope/model"
 )
 
-// View draws the frame: header, then the table or the detail, then the footer.
+// View draws the frame: header, then the part on screen (or the help),
+// then the footer.
 func (m *Model) View() string {
 	var b strings.Builder
 	b.Grow(m.width * (m.height + 1) * 2)
 	m.renderTitle(&b)
 	b.WriteByte('\n')
-	if m.helpTakesScreen() {
-		lines := m.fullHelpLines()
-		room := m.height - 1
-		if len(lines) > room {
-			lines = append(lines[:room-1], " "+m.st.muted.on("… a taller terminal shows the rest (? closes)"))
-		}
-		for i := 0; i < room; i++ {
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			if i < len(lines) {
-				b.WriteString(fitColored(lines[i], m.width))
-			}
-		}
+	if m.help.ShowAll && !m.filtering {
+		m.renderHelp(&b)
 		return b.String()
 	}
 	m.active().render(&b)
+	for _, l := range m.messageLines() {
+		b.WriteByte('\n')
+		b.WriteString(fitColored(l, m.width))
+	}
 	b.WriteByte('\n')
 	m.renderFooter(&b)
 	return b.String()
 }
 
-// renderTitle: program, title, totals, rate, and follow/pause state.
+// renderTitle: program, title, totals (events and warnings apart), rate,
+// and follow/pause state.
 func (m *Model) renderTitle(b *strings.Builder) {
 	st := &m.st
 	left := st.title.on(" toolscope")
@@ -45,7 +39,8 @@ func (m *Model) renderTitle(b *strings.Builder) {
 		left += st.muted.on(" · ") + model.Sanitize(m.opts.Title)
 	}
 	snap := m.snap
-	events := snap.Events + int64(m.waiting)
+	// Warnings are counted apart: the events are what the sources saw.
+	events := snap.Events - snap.Warnings + int64(m.waiting)
 	// The long form when it fits beside the title, else a compact one.
 	var r string
 	for _, compact := range []bool{false, true} {
@@ -64,7 +59,7 @@ func (m *Model) renderTitle(b *strings.Builder) {
 		}
 		right = append(right, strconv.FormatFloat(m.rate.perSecond(), 'f', 0, 64)+st.muted.on("/s"))
 		if snap.Warnings > 0 {
-			right = append(right, st.warn.on("⚠ "+formatCount(snap.Warnings)))
+			right = append(right, st.warn.on("⚠ "+formatCount(snap.Warnings)+word(" warnings", "")))
 		}
 		if snap.Evicted > 0 && !compact {
 			right = append(right, st.muted.on(formatCount(snap.Evicted)+" evicted"))
@@ -73,7 +68,7 @@ func (m *Model) renderTitle(b *strings.Builder) {
 		case m.paused:
 			right = append(right, st.warn.on(word("⏸ PAUSED · ", "⏸ PAUSED ")+formatCount(int64(m.waiting))+" waiting"))
 		case m.mode == modeTable && m.table.follow:
-			right = append(right, st.accent.on(word("● follow", "●")))
+			right = append(right, st.accent.on(word("↓ follow", "↓")))
 		}
 		r = strings.Join(right, st.muted.on(" · ")) + " "
 		if ansi.StringWidth(left)+ansi.StringWidth(r)+1 <= m.width {
@@ -100,8 +95,9 @@ func joinEnds(b *strings.Builder, left, right string, width int) {
 	b.WriteString(right)
 }
 
-// renderFooter: the filter input while typing, the full help, or the short
-// help with the position and any message.
+// renderFooter: the filter input while typing, else the part's keys that
+// fit (those in its giveWay list leave first) and its position. Messages
+// go on the status line, never here: they would push keys out.
 func (m *Model) renderFooter(b *strings.Builder) {
 	st := &m.st
 	if m.filtering {
@@ -112,28 +108,7 @@ func (m *Model) renderFooter(b *strings.Builder) {
 		joinEnds(b, " "+m.input.View(), count, m.width)
 		return
 	}
-	if m.help.ShowAll {
-		for i, l := range m.fullHelpLines() {
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(fitColored(l, m.width))
-		}
-		return
-	}
-	var right []string
-	if m.flash != "" && !m.opts.Now().After(m.flashUntil) {
-		// Room for " ? help" stays; a long message (a path) keeps its end.
-		flash := model.Sanitize(m.flash)
-		if limit := m.width - 10; ansi.StringWidth(flash) > limit && limit > 1 {
-			flash = ansi.TruncateLeft(flash, ansi.StringWidth(flash)-limit+1, "…")
-		}
-		right = append(right, st.accent.on(flash))
-	}
-	right = m.active().appendStatus(right)
-	if len(right) > 1 && m.flash != "" && ansi.StringWidth(strings.Join(right, "  "))+10 > m.width {
-		right = right[:1] // a message (a saved file's path) before the position
-	}
+	right := m.active().appendStatus(nil)
 	m.help.Width = 0 // the bindings are chosen to fit; help must not cut "? help"
 	room := max(6, m.width-ansi.StringWidth(strings.Join(right, "  "))-3)
 	c := m.active()

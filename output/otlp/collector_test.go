@@ -150,7 +150,7 @@ func hexID(b []byte) string { return hex.EncodeToString(b) }
 func newTestExporter(t *testing.T, url string, tune func(*Config)) (*Exporter, *warnings) {
 	t.Helper()
 	w := &warnings{}
-	cfg := Config{URL: url, ServiceName: "toolscope-test", OnWarning: w.Emit, Linger: 20 * 1e6,
+	cfg := Config{URL: url, ServiceName: "toolscope-test", OnEvent: w.Emit, Linger: 20 * 1e6,
 		BatchTimeout: 50 * 1e6, ExportTimeout: 2e9, CloseTimeout: 3e9}
 	if tune != nil {
 		tune(&cfg)
@@ -162,7 +162,21 @@ func newTestExporter(t *testing.T, url string, tune func(*Config)) (*Exporter, *
 	return e, w
 }
 
-// warnings keeps the warning events the exporter reported.
+// warnings keeps the events the exporter reported.
 type warnings struct{ modeltest.Collector }
 
-func (w *warnings) list() []model.Event { return w.Events() }
+// list is the warnings reported.
+func (w *warnings) list() []model.Event { return w.of(model.KindWarning) }
+
+// states is the export's source.status reports.
+func (w *warnings) states() []model.Event { return w.of(model.KindSourceStatus) }
+
+func (w *warnings) of(kind model.Kind) []model.Event {
+	var out []model.Event
+	for _, e := range w.Events() {
+		if e.Kind == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -6,6 +6,7 @@ package otlp
 
 import (
 	"errors"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -25,11 +26,14 @@ type Config struct {
 	Headers map[string]string
 	// ServiceName is the resource's service.name (default "toolscope").
 	ServiceName string
-	// OnWarning is told, once per outage, that the collector cannot be
-	// reached (code otlp_export_failed). It is called from the SDK's export
-	// goroutine, never from Emit.
-	OnWarning func(model.Event)
-	// Source and SourceName of the warning event (default: SourceName "otlp").
+	// OnEvent is told of the export's state as source.status events under
+	// SourceName: connected once the collector answers (at start, a
+	// connection to it; then each export that succeeds after one that
+	// failed), failing with why when it does not; and, once per outage, a
+	// warning (code otlp_export_failed). It is called from the exporter's
+	// own goroutines, never from Emit.
+	OnEvent func(model.Event)
+	// Source and SourceName of those events (default: SourceName "otlp").
 	Source, SourceName string
 
 	// Linger is how long an attempt that ended waits for the other sources'
@@ -127,6 +131,29 @@ func tracesURL(raw string) (string, error) {
 		u.Path = strings.TrimSuffix(u.Path, "/") + tracesPath
 	}
 	return u.String(), nil
+}
+
+// collectorAddr is the collector's host:port, from the URL or the standard
+// variables ("" when neither names one).
+func collectorAddr(explicit string) string {
+	raw, _ := tracesURL(explicit)
+	if raw == "" {
+		raw = os.Getenv(envTracesEndpoint)
+	}
+	if raw == "" {
+		raw = os.Getenv(envEndpoint)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	if u.Port() != "" {
+		return u.Host
+	}
+	if u.Scheme == "https" {
+		return net.JoinHostPort(u.Hostname(), "443")
+	}
+	return net.JoinHostPort(u.Hostname(), "80")
 }
 
 // shownEndpoint is where spans go, as a message may show it (credentials

@@ -3,6 +3,7 @@ package otlp
 import (
 	"context"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
@@ -37,6 +38,9 @@ type Exporter struct {
 	due    []*attemptState // ended attempts, in the order their linger ends
 	seen   *model.SeenIDs  // feed event ids already folded in (a reconnect replays the recent past)
 	closed bool
+	// check connects to the collector once, on the first event: by then
+	// the pipeline is whole and the state it reports reaches every output.
+	check sync.Once
 
 	stop chan struct{}
 	done chan struct{}
@@ -86,7 +90,7 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 	quietErrors.Do(func() { otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {})) })
 
 	e := &Exporter{cfg: cfg, calls: newCallTable(cfg.MaxCalls), seen: model.NewSeenIDs(maxSeenIDs), stop: make(chan struct{}), done: make(chan struct{}), now: time.Now}
-	e.watch = &watchedExporter{SpanExporter: client, onFailure: e.exportFailed, endpoint: shownEndpoint(cfg.URL)}
+	e.watch = &watchedExporter{SpanExporter: client, onFailure: e.exportFailed, onState: e.stateChanged, endpoint: shownEndpoint(cfg.URL)}
 	bsp := sdktrace.NewBatchSpanProcessor(e.watch,
 		sdktrace.WithMaxQueueSize(cfg.QueueSize),
 		sdktrace.WithMaxExportBatchSize(min(512, cfg.QueueSize)),
@@ -112,6 +116,7 @@ func NewIfConfigured(ctx context.Context, cfg Config) (*Exporter, error) {
 
 // Emit folds one event into its call. It never waits for the network.
 func (e *Exporter) Emit(ev model.Event) {
+	e.check.Do(func() { go e.checkCollector() })
 	if !ev.IsCallEvent() {
 		return
 	}
@@ -209,9 +214,35 @@ func (e *Exporter) Close() error {
 
 // exportFailed is the watched exporter's report of a failed export.
 func (e *Exporter) exportFailed(msg string) {
-	if e.cfg.OnWarning == nil {
+	e.report(model.Event{Kind: model.KindWarning, Code: string(model.WarnOTLPExportFailed), Message: msg})
+}
+
+// stateChanged is the watched exporter's report of the export's state.
+func (e *Exporter) stateChanged(state, detail string) {
+	e.report(model.Event{Kind: model.KindSourceStatus, State: state, Detail: detail})
+}
+
+func (e *Exporter) report(ev model.Event) {
+	if e.cfg.OnEvent == nil {
 		return
 	}
-	e.cfg.OnWarning(model.Event{Time: time.Now().UTC(), Source: e.cfg.Source, SourceName: e.cfg.SourceName,
-		Kind: model.KindWarning, Code: string(model.WarnOTLPExportFailed), Message: msg})
+	ev.Time, ev.Source, ev.SourceName = time.Now().UTC(), e.cfg.Source, e.cfg.SourceName
+	e.cfg.OnEvent(ev)
 }
+
+// checkCollector connects to the collector once (a TCP connection, no
+// request) so the export's state is known before the first span is sent.
+func (e *Exporter) checkCollector() {
+	addr := collectorAddr(e.cfg.URL)
+	if addr == "" {
+		return
+	}
+	conn, err := net.DialTimeout("tcp", addr, collectorCheckTimeout)
+	if err == nil {
+		conn.Close()
+	}
+	e.watch.checked(err)
+}
+
+// collectorCheckTimeout bounds the connection made at start.
+const collectorCheckTimeout = 3 * time.Second

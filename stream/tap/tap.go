@@ -226,6 +226,7 @@ func (t *Tap) Start() error {
 	}
 	t.emit(model.Event{Kind: model.KindSourceStatus, State: model.StateConnected,
 		Detail: fmt.Sprintf("listening on %s, forwarding to %s", ln.Addr(), redactURL(t.upstream))})
+	go t.watchUpstream(ln.Addr().String()) // reach.go: a dead upstream is said now, not at the first call
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			t.emit(model.Event{Kind: model.KindSourceStatus, State: model.StateFailed, Detail: err.Error()})
