@@ -18,7 +18,7 @@ func (o *outputFlags) registerMetrics(fs *flag.FlagSet) {
 // metricsOutput starts the /metrics endpoint, says where when no screen
 // shows, and returns it as an output of the hub.
 func (o *outputFlags) metricsOutput(mode string, warn func(model.Event)) (output.Output, error) {
-	x, err := metrics.New(metrics.Config{Listen: o.metricsListen, OnWarning: warn})
+	x, err := metrics.New(metrics.Config{Listen: o.metricsListen, OnEvent: warn})
 	if err != nil {
 		return nil, err
 	}

@@ -41,9 +41,12 @@ const (
 type Config struct {
 	// Listen is ADDR: "127.0.0.1:9464", ":9464" or "9464" (both loopback),
 	// "[::1]:0" (any free port). A host beyond loopback is served, with a
-	// listen_not_loopback warning through OnWarning.
-	Listen       string
-	OnWarning    func(model.Event)
+	// listen_not_loopback warning.
+	Listen string
+	// OnEvent is told what the endpoint says of itself: its state (an
+	// output's, as the OpenTelemetry export reports one: no source kind,
+	// source_name "metrics") and the warning above.
+	OnEvent      func(model.Event)
 	MaxToolNames int
 	SeriesLimit  int
 }
@@ -91,10 +94,14 @@ func New(cfg Config) (*Exporter, error) {
 		defer close(x.served)
 		x.srv.Serve(ln)
 	}()
-	if !loopback && cfg.OnWarning != nil {
-		cfg.OnWarning(model.Event{Time: time.Now().UTC(), Source: model.SourceTap, SourceName: "metrics",
-			Kind: model.KindWarning, Code: string(model.WarnListenNotLoopback),
-			Message: fmt.Sprintf("the metrics endpoint listens on %s, reachable from other machines: tool names and call counts are visible there", ln.Addr())})
+	if cfg.OnEvent != nil {
+		now := time.Now().UTC()
+		cfg.OnEvent(model.Event{Time: now, SourceName: "metrics", Kind: model.KindSourceStatus, State: model.StateConnected,
+			Detail: "serving http://" + x.Addr() + "/metrics"})
+		if !loopback {
+			cfg.OnEvent(model.Event{Time: now, SourceName: "metrics", Kind: model.KindWarning, Code: string(model.WarnListenNotLoopback),
+				Message: fmt.Sprintf("the metrics endpoint listens on %s, reachable from other machines: tool names and call counts are visible there", ln.Addr())})
+		}
 	}
 	return x, nil
 }
