@@ -24,7 +24,7 @@ func main() {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft limit makes the collector work harder near it, so the
-		// process stays close to what it holds (see README: Memory ceiling).
+		// process stays close to what it holds (docs/security.md, "Memory ceiling").
 		debug.SetMemoryLimit(softMemoryLimit)
 	}
 	os.Exit(cli.Run(os.Args[1:]))

@@ -7,7 +7,7 @@ import (
 )
 
 // The platform's own words for a call it ended (the tool context contract's
-// timeout and verification rules; README, "Warning codes"), as a task feed's
+// timeout and verification rules; docs/warning-codes.md), as a task feed's
 // tool.result carries them.
 const (
 	// platformTimeoutPrefix starts the error of a call past its timeout:

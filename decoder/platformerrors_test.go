@@ -7,7 +7,7 @@ import (
 )
 
 // TestFeedResultInPlatformWords: a feed's failed tool.result says in the
-// platform's words (the tool context contract's; README, "Warning codes")
+// platform's words (the tool context contract's; docs/warning-codes.md)
 // when the call timed out or the server rejected the credentials; the event
 // says so in fields.
 func TestFeedResultInPlatformWords(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 )
 
 // The platform's result limits (the tool context contract's results rules;
-// README, "Warning codes").
+// docs/warning-codes.md).
 const (
 	// MaxTextChars: text over this many characters is offloaded; the model
 	// sees a pointer and a preview.

@@ -10,7 +10,7 @@ import (
 
 // pace scales the scenario clock: every duration the demo waits is divided by
 // the speed, and the platform's 0.5 s relay rule is applied in scenario
-// time, so a faster run tells the same story (the README's scenario table)
+// time, so a faster run tells the same story (docs/commands/demo.md's scenario table)
 // in less time. Token lifetimes keep their real values.
 type pace struct {
 	speed float64

@@ -11,7 +11,7 @@ import (
 // was planned: the server's tools record it as they send, the platform reads
 // it to apply the 0.5 s relay rule. So which notifications are relayed does
 // not depend on timer jitter or a loaded machine, and a run tells the same
-// story at every --speed (the README's scenario table).
+// story at every --speed (the scenario table of docs/commands/demo.md).
 type plannedTimes struct {
 	mu sync.Mutex
 	at map[string]time.Duration

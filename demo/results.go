@@ -11,7 +11,7 @@ import (
 	"toolscope/decoder"
 )
 
-// The platform's result limits (the README's "probe" section, result_limits).
+// The platform's result limits (docs/commands/probe.md, result_limits).
 const (
 	textOffloadChars       = 8000
 	structuredContentChars = 16000

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// story is what the README's scenario table says of a run, call by call:
+// story is what the scenario table (docs/commands/demo.md) says of a run, call by call:
 // outcome, flags, progress sent and relayed, and how far each call got.
 func story(t *testing.T, speed float64) []string {
 	_, store := runDemo(t, speed)
@@ -29,7 +29,7 @@ func story(t *testing.T, speed float64) []string {
 }
 
 // TestSpeedKeepsTheStory: --speed scales time, not outcomes. Two speeds,
-// run side by side, tell the same story, and it is the README's: 23→12 for
+// run side by side, tell the same story, and it is docs/commands/demo.md's: 23→12 for
 // the workbook, 14→7 for the archive, an export of 27000 rows cut by the
 // timeout.
 func TestSpeedKeepsTheStory(t *testing.T) {

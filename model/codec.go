@@ -10,7 +10,7 @@ import (
 // eventFields lets UnmarshalJSON reuse the struct tags without recursing.
 type eventFields Event
 
-// MarshalJSON writes the event as the README's JSON-lines interface names it: time in UTC
+// MarshalJSON writes the event as docs/json-lines.md names it: time in UTC
 // with sub-seconds, and for tool.progress always progress, total (null when
 // unknown) and relayed. The bytes are encoding/json's for the struct (see
 // appendEvent), written without reflection.

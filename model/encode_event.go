@@ -4,7 +4,7 @@ import "strconv"
 
 // appendEvent writes e exactly as encoding/json writes the Event struct
 // (field order, omitempty, time in UTC) followed by the progress fields of a
-// tool.progress event: the JSON-lines interface of the README without
+// tool.progress event: the JSON-lines interface (docs/json-lines.md) without
 // reflection. With r set (AppendLine's line), header values are written as
 // r redacts them and text as TerminalSafeJSON rewrites it, in the same pass.
 func appendEvent(dst []byte, e *Event, r *Redactor) ([]byte, error) {

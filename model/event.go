@@ -23,7 +23,7 @@ const (
 	KindEvent         Kind = "event"
 )
 
-// Kinds lists every kind, in the order the README's JSON-lines interface gives them.
+// Kinds lists every kind, in the order docs/json-lines.md gives them.
 var Kinds = []Kind{KindToolCall, KindToolProgress, KindToolResult, KindToolCancelled,
 	KindTaskStatus, KindSourceStatus, KindWarning, KindEvent, KindWire}
 
@@ -57,7 +57,7 @@ const (
 )
 
 // Event is one normalized observation from any source. Field names follow the
-// README's JSON-lines interface; fields that do not apply to a kind stay zero and are
+// JSON-lines interface (docs/json-lines.md); fields that do not apply to a kind stay zero and are
 // omitted on the wire. Progress events always carry progress, total (null when
 // unknown) and relayed.
 type Event struct {
@@ -162,7 +162,7 @@ type Context struct {
 	RPCCode    int    `json:"rpc_code,omitempty"`
 	Reason     string `json:"reason,omitempty"`
 	// Header is the token's decoded JOSE header. Read only: contexts of
-	// tokens with the common HS256 header share one map (README: Performance).
+	// tokens with the common HS256 header share one map.
 	Header   map[string]any `json:"header,omitempty"`
 	Claims   map[string]any `json:"claims,omitempty"`
 	Steps    []Step         `json:"steps,omitempty"`

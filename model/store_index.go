@@ -4,7 +4,7 @@ import "hash/maphash"
 
 // keyIndex finds the entry a join key names. A map keyed by CallKey hashes
 // two strings on every lookup, insert and delete, and an eviction deletes
-// keys of a call long out of cache (README: Performance); here each key is
+// keys of a call long out of cache; here each key is
 // hashed once per event, an entry keeps its keys' hashes for its eviction,
 // and the map's slots are 24 bytes, not 48.
 //

@@ -165,7 +165,7 @@ var WarningCodes = []WarningInfo{
 	{WarnMalformedCall, "`tools/call` params the tap could not read", ruleToolscope, 0},
 	{WarnMalformedResponse, "a message from the server the tap could not read", ruleToolscope, 0},
 	{WarnParseSkipped, "a body or SSE event over the parse limit: forwarded, not parsed", ruleToolscope, 0},
-	{WarnParseLagging, "the tap's parser fell behind a stream: some bytes forwarded, not parsed", ruleToolscope, 0},
+	{WarnParseLagging, "the tap's observation fell behind the traffic: everything was forwarded, some of it not parsed (exchanges, stdio messages or a stream's bytes)", ruleToolscope, 0},
 	{WarnTapServerError, "what net/http's server in the tap reported (a recovered panic, a failed accept): its first line, at most one a second", ruleToolscope, 0},
 	{WarnUnexpectedFieldType, "a feed event field of an unexpected JSON type: the rest is kept", ruleToolscope, 0},
 	{WarnMalformedEvent, "a feed frame that is not JSON", ruleFeed, 0},

@@ -134,7 +134,7 @@ func (w *Writer) loop() {
 	flushedAt := time.Now()
 	// An idle writer flushes after idleLinger, not at once: under load the
 	// queue empties between almost every two events, and a flush each time
-	// was a write(2) per event (README: Performance).
+	// was a write(2) per event.
 	linger := time.NewTimer(time.Hour)
 	linger.Stop()
 	lingering := false

@@ -10,7 +10,7 @@ import (
 	"toolscope/model"
 )
 
-// Platform limits a result is measured against (README, "Warning codes":
+// Platform limits a result is measured against (docs/warning-codes.md:
 // text_offloaded, structured_content_dropped, image_too_large, too_many_images).
 const (
 	limitTextChars       = 8000

@@ -8,7 +8,7 @@ import (
 )
 
 // Attribute keys the semconv module does not carry (MCP's moved to the
-// GenAI conventions) and toolscope's own. The README's table lists them.
+// GenAI conventions) and toolscope's own. docs/opentelemetry.md lists them.
 const (
 	keyMCPMethodName      = attribute.Key("mcp.method.name")
 	keyMCPSessionID       = attribute.Key("mcp.session.id")

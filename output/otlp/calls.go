@@ -149,7 +149,7 @@ func (t *callTable) all() []*attemptState {
 }
 
 // attemptFor finds or makes the attempt an event belongs to, as the store
-// numbers them (README, "Attempts"): a tap's exchange is one attempt, the
+// numbers them: a tap's exchange is one attempt, the
 // next exchange of the call the next one; an explicit attempt number wins;
 // a feed's tool.call is the next attempt the feed has not announced, its
 // result without a number attempt 1; anything else joins the latest.

@@ -1,7 +1,7 @@
 // Package otlp exports tool calls as OpenTelemetry spans over OTLP/HTTP
 // (protobuf), one span per attempt of a call, through the official SDK's
-// batch span processor: export never blocks the sources. See the README's
-// "OpenTelemetry" section for the attributes.
+// batch span processor: export never blocks the sources. See
+// docs/opentelemetry.md for the attributes.
 package otlp
 
 import (

@@ -35,7 +35,7 @@ const bareFlushEnv = "TOOLSCOPE_BENCH_BARE_FLUSH"
 // line in the file it names: the request's headers and body and the answer's
 // bytes, quoted, no parsing. It is the least a recording proxy does; the
 // ratio of bare to bare-with-recording is the floor for any tap that writes
-// down every call on this machine (README: Performance).
+// down every call on this machine (docs/performance.md).
 const bareRecordEnv = "TOOLSCOPE_BENCH_BARE_RECORD"
 
 // TestBareProxyProcess is the bare proxy's process; it does nothing unless

@@ -86,7 +86,7 @@ func (c *capturingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter
 // this machine, with no parsing at all: the bare proxy against itself with
 // bareRecordEnv set, alternating, 50 clients, as BenchmarkTapOutOfProcess's
 // throughput phase. Its rec/bare ratios bound what any recording tap can
-// reach here (README: Performance). Run it with -benchtime 1x.
+// reach here (docs/performance.md). Run it with -benchtime 1x.
 func BenchmarkRecordingFloor(b *testing.B) {
 	upstream := httptest.NewServer(http.HandlerFunc(benchMCPUpstream))
 	defer upstream.Close()

@@ -10,7 +10,7 @@ import (
 // body is read at once and forwarded from memory: net/http's transport then
 // writes head and body to the upstream in one write, where a body it cannot
 // see as in memory (the tee) makes it flush the head on its own first, a
-// second write and a second packet per call (README: Performance). A body
+// second write and a second packet per call. A body
 // that is not all there after one read streams on through the tee as
 // before, what was read first, so the tap never waits for a client's body.
 

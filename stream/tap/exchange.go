@@ -138,14 +138,13 @@ func (ex *exchange) handlerDone() {
 // on. 50 ms still reads as at once to a human eye, and it is longer than a
 // busy tap's calls take: at 3 ms, under load every call went to a runner
 // (a timer goroutine, two wake-ups and a wait on the answer per call) just
-// when CPU was shortest (README: Performance). An event stream's side work
+// when CPU was shortest. An event stream's side work
 // starts when its head arrives (streamStarted): its progress is live.
 const defaultParseGrace = 50 * time.Millisecond
 
 // scheduleSideWork starts the exchange's side work on a runner when its
 // handler is done or the parse grace has passed, whichever comes first. Waiting
-// in the runner instead cost every call a timer, three wake-ups and a sleep
-// (README: Performance).
+// in the runner instead cost every call a timer, three wake-ups and a sleep.
 func (ex *exchange) scheduleSideWork() {
 	ex.sideStart = time.AfterFunc(ex.t.cfg.parseGrace, func() { ex.t.runners.start(ex) })
 }

@@ -67,7 +67,7 @@ func TestAmbiguousCancelThenClose(t *testing.T) {
 	second.Close()
 	// The tap learns of a close when it has parsed the stream, not in wire
 	// order: two closes within cancelGrace of one notification could be
-	// claimed in either order (said in the README), so the second call is
+	// claimed in either order (said in docs/commands/tap.md), so the second call is
 	// settled before the third opens.
 	h.waitCall("second")
 	third := open("third")

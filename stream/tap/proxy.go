@@ -52,8 +52,7 @@ func (t *Tap) newProxy() *httputil.ReverseProxy {
 // this says (httputil.ReverseProxy). A known length is not flushed at every
 // write: with -1 the proxy flushed the head on its own from a timer
 // goroutine, then the body, two writes and a goroutine per answer; now a
-// small answer leaves in one write when the handler returns (README:
-// Performance).
+// small answer leaves in one write when the handler returns.
 const plainFlushInterval = 50 * time.Millisecond
 
 // bufferPool recycles the proxy's 32 KiB copy buffers: one per response

@@ -54,7 +54,7 @@ func (p *sidePipe) signal() {
 // signalSoon wakes the reader sideYield from now, when it has bytes to
 // read. The tee calls it the moment the client has the previous chunk: a
 // wake then put the parser on a core just as the client needed it (the
-// forwarding delay of an SSE event, README: Performance); a moment later
+// forwarding delay of an SSE event, docs/performance.md); a moment later
 // the client is done, and the event keeps its wire time.
 func (p *sidePipe) signalSoon() {
 	p.mu.Lock()

@@ -11,8 +11,8 @@ import (
 )
 
 // readStrictly looks for what would let servers read the request
-// differently from the tap (README "What --enforce guarantees and
-// refuses"): a body on a method other than POST, a request
+// differently from the tap (docs/security.md, "What --enforce guarantees
+// and refuses"): a body on a method other than POST, a request
 // Content-Encoding, a charset other than UTF-8, more than one context
 // token, or a body CheckStrict finds ambiguous or unreadable. It records
 // the finding for --enforce and flags an ambiguity with an ambiguous_json
