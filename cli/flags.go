@@ -69,9 +69,10 @@ type outputFlags struct {
 	recordBodyLimit int64
 	recordMaxSizeMB int
 	recordKeep      int
-	// redactor knows the configured credential header (set by the live
+	redact          multiFlag // --redact: more credential names
+	// redactor is the run's redaction policy, the hub's (set by the live
 	// skeleton before newPipeline).
-	redactor model.Redactor
+	redactor *model.Redactor
 }
 
 // registerMode registers --output, for the commands that own stdout (all
@@ -87,6 +88,7 @@ func (o *outputFlags) register(fs *flag.FlagSet) {
 	o.registerRecording(fs)
 	fs.StringVar(&o.otlp, "otlp", "", "export every call as OpenTelemetry spans over OTLP/HTTP to `URL` (+ /v1/traces); OTEL_EXPORTER_OTLP_ENDPOINT and _HEADERS work too")
 	fs.IntVar(&o.maxCalls, "max-calls", model.DefaultOptions().MaxFinishedCalls, "keep `N` finished calls in memory (oldest evicted first)")
+	fs.Var(&o.redact, "redact", "also redact the values named `NAME` (headers, keys at any depth, flags, query parameters; repeatable; see docs/security.md)")
 	fs.IntVar(&o.maxRunningCalls, "max-running-calls", model.DefaultMaxRunningCalls, "keep at most `N` running calls in memory (past it the oldest is ended; see docs/security.md, Memory ceiling)")
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 
 	"toolscope/model"
 	"toolscope/stream/tap"
@@ -34,11 +35,14 @@ func runLive(r liveRun) int {
 	if !ok {
 		return 2
 	}
+	redaction := model.RedactionConfig{Names: r.out.redact}
 	if r.live != nil {
 		r.live.settle(r.fs, mode)
-		r.out.redactor = model.NewRedactor(r.live.credentialHeader)
+		redaction.Names = append(redaction.Names, r.live.credentialHeader)
+		redaction.Secrets = append(redaction.Secrets, os.Getenv(apiKeyEnv))
 		r.live.recordBodyLimit = r.out.tapBodyLimit()
 	}
+	r.out.redactor = model.NewRedactor(redaction)
 	p, err := newPipeline(*r.out, mode)
 	if err != nil {
 		return exitCode(r.cmd, err)
@@ -50,6 +54,7 @@ func runLive(r liveRun) int {
 			p.close(r.cmd)
 			return code
 		}
+		r.out.redactor.AddSecrets(r.live.secretValues()...) // loaded by build
 	}
 	if err := src.start(); err != nil {
 		p.close(r.cmd)

@@ -142,7 +142,7 @@ func (c *mockCommand) runStdio(rec string) int {
 		return 1
 	}
 	cfg.RecordBodyLimit = c.out.tapBodyLimit()
-	c.out.redactor = model.NewRedactor()
+	c.out.redactor = model.NewRedactor(model.RedactionConfig{Names: c.out.redact, Secrets: secretStrings(cfg.Secrets)})
 	p, err := newPipeline(c.out, "none")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope mock: %v\n", err)

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // startMock runs `toolscope mock REC --output json` (the binary) and
@@ -53,7 +54,7 @@ func stopMock(t *testing.T, cmd *exec.Cmd, events *bufio.Scanner) []model.Event 
 	cmd.Process.Signal(os.Interrupt)
 	var evs []model.Event
 	for events.Scan() {
-		e, err := model.DecodeLine(events.Bytes())
+		e, err := output.DecodeLine(events.Bytes())
 		if err != nil {
 			t.Fatalf("mock output %q: %v", events.Text(), err)
 		}

@@ -19,8 +19,9 @@ import (
 // protobuf export and keeps the spans' names.
 type spanNames struct {
 	*httptest.Server
-	mu    sync.Mutex
-	names []string
+	mu     sync.Mutex
+	names  []string
+	bodies []byte // every export as received (its strings are plain bytes)
 }
 
 func newSpanNames(t *testing.T) *spanNames {
@@ -33,6 +34,7 @@ func newSpanNames(t *testing.T) *spanNames {
 			return
 		}
 		r.mu.Lock()
+		r.bodies = append(r.bodies, body...)
 		for _, rs := range export.ResourceSpans {
 			for _, ss := range rs.ScopeSpans {
 				for _, s := range ss.Spans {
@@ -47,6 +49,12 @@ func newSpanNames(t *testing.T) *spanNames {
 	}))
 	t.Cleanup(r.Close)
 	return r
+}
+
+func (r *spanNames) received() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]byte(nil), r.bodies...)
 }
 
 func (r *spanNames) all() []string {

@@ -24,8 +24,8 @@ type pipeline struct {
 	hub    *output.Hub
 	output string
 	title  string
-	// reported is set once a write error has been said on stderr.
-	reported atomic.Bool
+	// said are the output problems already said on stderr.
+	said sync.Map
 }
 
 // newPipeline builds the store and the hub over the outputs the flags ask
@@ -61,6 +61,9 @@ func newPipeline(o outputFlags, mode string) (*pipeline, error) {
 	}
 	p := &pipeline{store: model.NewStore(opts), output: mode}
 	p.hub = output.NewHub(p.store, outs...)
+	if o.redactor != nil {
+		p.hub.Redactor = o.redactor
+	}
 	earlyMu.Lock()
 	hub.Store(p.hub)
 	earlyMu.Unlock()
@@ -69,7 +72,7 @@ func newPipeline(o outputFlags, mode string) (*pipeline, error) {
 	}
 	p.hub.OnWriteError = func(err error) {
 		if mode != "tui" { // the screen shows it as a warning; said on exit too
-			p.reported.Store(true)
+			p.said.Store(err.Error(), true)
 			fmt.Fprintf(os.Stderr, "toolscope: %v (monitoring goes on)\n", err)
 		}
 	}
@@ -99,10 +102,10 @@ func (o *outputFlags) outputs(mode string, warn func(model.Event)) ([]output.Out
 	}
 	switch mode {
 	case "json":
-		outs = append(outs, output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatJSON, Redactor: o.redactor}))
+		outs = append(outs, output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatJSON}))
 	case "text":
 		// Lines a reader reads by their time: in time order (output/ordered.go).
-		text := output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatText, Redactor: o.redactor})
+		text := output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatText})
 		outs = append(outs, output.InTimeOrder(text, textOrderWindow))
 	}
 	if o.record != "" {
@@ -126,12 +129,30 @@ func closeAll(outs []output.Output) {
 // longer than a tap takes to read a request's body, short for a reader.
 const textOrderWindow = 250 * time.Millisecond
 
-// close flushes and closes the outputs. A write error is said once: here,
-// unless it was already said when it happened.
+// close flushes and closes the outputs, within the hub's bounds. Each
+// error is said once: here, unless it was already said when it happened.
 func (p *pipeline) close(cmd string) {
-	if err := p.hub.Close(); err != nil && !p.reported.Load() {
-		fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, err)
+	for _, e := range leafErrors(p.hub.Close()) {
+		if _, said := p.said.Load(e.Error()); !said {
+			fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, e)
+		}
 	}
+}
+
+// leafErrors are the errors errors.Join joined, each on its own.
+func leafErrors(err error) []error {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		if err == nil {
+			return nil
+		}
+		return []error{err}
+	}
+	var out []error
+	for _, e := range joined.Unwrap() {
+		out = append(out, leafErrors(e)...)
+	}
+	return out
 }
 
 // signalContext ends on SIGINT or SIGTERM.

@@ -67,7 +67,7 @@ type probeFlags struct {
 	instanceID, tool, args, output, junit, only, credentialFile string
 	list, strict, demo                                          bool
 	timeout                                                     time.Duration
-	secretFiles                                                 multiFlag
+	secretFiles, redact                                         multiFlag
 }
 
 func (f *probeFlags) register(fs *flag.FlagSet) {
@@ -82,6 +82,7 @@ func (f *probeFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.strict, "strict", false, "make the informative cases the contract does not require (idempotency, future iat) required")
 	fs.BoolVar(&f.demo, "demo", false, "probe the demo's own MCP server, started on loopback")
 	fs.DurationVar(&f.timeout, "case-timeout", 30*time.Second, "wait at most `D` for each case's answer")
+	fs.Var(&f.redact, "redact", "also redact the values named `NAME` in everything written (repeatable)")
 	fs.Var(&f.secretFiles, "secret-file", "read the context secret from `FILE` (the first secret given signs)")
 }
 
@@ -132,7 +133,7 @@ func (c *probeCommand) Run(args []string) int {
 // config builds the probe's configuration from the flags, the environment
 // and the files; code is non-zero on a usage error.
 func (f *probeFlags) config(pos []string, only []string) (probe.Config, func(), int) {
-	cfg := probe.Config{Only: only, Strict: f.strict, Timeout: f.timeout, Tool: f.tool}
+	cfg := probe.Config{Only: only, Strict: f.strict, Timeout: f.timeout, Tool: f.tool, Redact: f.redact}
 	if !json.Valid([]byte(f.args)) || !strings.HasPrefix(strings.TrimSpace(f.args), "{") {
 		return cfg, nil, usageError("probe", "--args must be a JSON object")
 	}

@@ -102,7 +102,7 @@ func (o *outputFlags) recordingWriter() (output.Output, error) {
 	if msg := o.checkRecording(); msg != "" {
 		return nil, fmt.Errorf("%s", msg)
 	}
-	f, err := os.OpenFile(o.record, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	f, err := openRecord(o.record) // a FIFO nobody reads is said at once
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (o *outputFlags) recordingWriter() (output.Output, error) {
 		w = &lumberjack.Logger{Filename: o.record, MaxSize: o.recordMaxSizeMB, MaxBackups: o.recordKeep}
 	}
 	return output.NewWriter(w, output.WriterConfig{Name: "--record " + o.record, Format: output.FormatJSON,
-		Redactor: o.redactor, Closer: w, Wire: true}), nil
+		Closer: w, Wire: true}), nil
 }
 
 // pruneDefaultRecordings removes the stdio tap's oldest default-location

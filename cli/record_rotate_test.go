@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 	"toolscope/stream/replay"
 )
 
@@ -21,12 +22,8 @@ func bigRecording(t *testing.T, path string, n int) {
 	var b bytes.Buffer
 	args, _ := json.Marshal(map[string]string{"pad": strings.Repeat("x", 10<<10)})
 	for i := range n {
-		line, err := model.EncodeLine(model.Event{Time: at.Add(time.Duration(i) * time.Millisecond), Source: model.SourceTap,
-			SourceName: "tap", Kind: model.KindToolCall, TaskID: "T", ToolCallID: fmt.Sprintf("call_%04d", i), Tool: "work", Arguments: args})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
+		b.Write(output.EncodeLine(&model.Event{Time: at.Add(time.Duration(i) * time.Millisecond), Source: model.SourceTap,
+			SourceName: "tap", Kind: model.KindToolCall, TaskID: "T", ToolCallID: fmt.Sprintf("call_%04d", i), Tool: "work", Arguments: args}))
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // TestRecordingWrittenWhileRunning: --record reaches the file while the
@@ -19,12 +20,8 @@ func TestRecordingWrittenWhileRunning(t *testing.T) {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	var b bytes.Buffer
 	for i, id := range []string{"call_first", "call_second"} {
-		line, err := model.EncodeLine(model.Event{Time: at.Add(time.Duration(i) * 1500 * time.Millisecond), Source: model.SourceTap,
-			SourceName: "tap", Kind: model.KindToolCall, TaskID: "T1", ToolCallID: id, Tool: "work"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
+		b.Write(output.EncodeLine(&model.Event{Time: at.Add(time.Duration(i) * 1500 * time.Millisecond), Source: model.SourceTap,
+			SourceName: "tap", Kind: model.KindToolCall, TaskID: "T1", ToolCallID: id, Tool: "work"}))
 	}
 	if err := os.WriteFile(in, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)

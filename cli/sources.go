@@ -42,6 +42,17 @@ type liveFlags struct {
 	// recordBodyLimit: taps capture what they pass for --record (set by
 	// the live skeleton from the output flags; 0 without --record).
 	recordBodyLimit int64
+	// secrets are the context secrets build loaded.
+	secrets [][]byte
+}
+
+// secretValues are the context secrets build loaded, for the redactor.
+func (l *liveFlags) secretValues() []string {
+	out := make([]string, len(l.secrets))
+	for i, s := range l.secrets {
+		out[i] = string(s)
+	}
+	return out
 }
 
 // registerAll adds the Feeds, Taps and Checking calls groups: what a live
@@ -96,6 +107,7 @@ func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (
 		fmt.Fprintf(os.Stderr, "toolscope %s: %s\n", cmd, errText(cmd, err))
 		return nil, 2
 	}
+	l.secrets = secrets
 	prefix, err := decoder.SoatPrefix(os.Getenv(decoder.SoatPrefixEnv))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope %s: %s\n", cmd, errText(cmd, err))

@@ -86,7 +86,7 @@ func (c *stdioTapCommand) Run(args, command []string) int {
 		fmt.Fprintf(os.Stderr, "toolscope tap: %v\n", err)
 		return 127 // as a shell says a command it cannot run; no recording made
 	}
-	c.out.redactor = model.NewRedactor()
+	c.out.redactor = model.NewRedactor(model.RedactionConfig{Names: c.out.redact, Secrets: secretStrings(cfg.Secrets)})
 	p, path, err := stdioRecorder(c.out, command[0])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope tap: %v\n", err)
@@ -105,6 +105,15 @@ func (c *stdioTapCommand) Run(args, command []string) int {
 		return 2
 	}
 	return exit
+}
+
+// secretStrings are the context secrets as the redactor takes them.
+func secretStrings(secrets [][]byte) []string {
+	out := make([]string, len(secrets))
+	for i, s := range secrets {
+		out[i] = string(s)
+	}
+	return out
 }
 
 func stdioUsageError(format string, a ...any) int {

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 var (
@@ -119,7 +120,7 @@ func readRecording(t *testing.T, path string) []model.Event {
 	}
 	var evs []model.Event
 	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		ev, err := model.DecodeLine(line)
+		ev, err := output.DecodeLine(line)
 		if err != nil {
 			t.Fatalf("recording line %q: %v", line, err)
 		}

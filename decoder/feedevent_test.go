@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 var feedOpts = FeedOptions{SourceName: "t1", TaskID: "task-from-url", Now: time.Date(2026, 7, 29, 9, 0, 0, 0, time.UTC)}
@@ -284,7 +285,7 @@ func FuzzDecodeFeedEvent(f *testing.F) {
 			t.Fatalf("terminal frame of kind %s", fr.Event.Kind)
 		}
 		if fr.Event.Kind != "" {
-			if _, err := model.EncodeLine(fr.Event); err != nil {
+			if _, err := output.DecodeLine(output.EncodeLine(&fr.Event)); err != nil {
 				t.Fatalf("event does not encode: %v", err)
 			}
 		}
@@ -303,7 +304,7 @@ func FuzzDecodeHistoryEvent(f *testing.F) {
 		if fr.Terminal && fr.Event.Kind != model.KindTaskStatus {
 			t.Fatalf("terminal frame of kind %s", fr.Event.Kind)
 		}
-		if _, err := model.EncodeLine(fr.Event); err != nil {
+		if _, err := output.DecodeLine(output.EncodeLine(&fr.Event)); err != nil {
 			t.Fatalf("event does not encode: %v", err)
 		}
 	})

@@ -38,7 +38,7 @@ func runDemo(t *testing.T, speed float64) ([]model.Event, *model.Store) {
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 	for sc.Scan() {
-		ev, err := model.DecodeLine(sc.Bytes())
+		ev, err := output.DecodeLine(sc.Bytes())
 		if err != nil {
 			t.Fatalf("output line %q: %v", sc.Text(), err)
 		}
@@ -336,7 +336,7 @@ func TestRunShowsEveryScenario(t *testing.T) {
 	t.Run("no secret in the output", func(t *testing.T) {
 		signed := regexp.MustCompile(`eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{16,}`)
 		for _, ev := range events {
-			line, _ := model.EncodeLine(ev)
+			line := output.EncodeLine(&ev)
 			for _, leak := range []string{"Bearer demo_", "aat_demo_"} {
 				if bytes.Contains(line, []byte(leak)) {
 					t.Fatalf("a credential reached the output: %s", line)

@@ -94,10 +94,11 @@ type Event struct {
 	TraceParent string `json:"traceparent,omitempty"`
 	TraceState  string `json:"tracestate,omitempty"`
 
-	// tool.progress (see MarshalJSON: always written for that kind)
-	Progress float64  `json:"-"`
-	Total    *float64 `json:"-"`
-	Relayed  bool     `json:"-"`
+	// tool.progress: the JSON lines always write these three for that kind
+	// (total null when unknown).
+	Progress float64  `json:"progress,omitempty"`
+	Total    *float64 `json:"total,omitempty"`
+	Relayed  bool     `json:"relayed,omitempty"`
 	// AfterCancel marks progress the server sent after the call was
 	// cancelled (a tap's view): nobody relays it.
 	AfterCancel bool `json:"after_cancel,omitempty"`

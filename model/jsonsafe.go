@@ -8,8 +8,8 @@ import (
 // TerminalSafeJSON rewrites marshalled JSON so that a line viewed on a
 // terminal (`--output json`, `cat recording.jsonl`, a call the screen
 // copies to the clipboard) cannot drive it: DEL, C1
-// controls (0x9b is a one-byte CSI) and bidirectional overrides become \u
-// escapes, invalid UTF-8 becomes \ufffd. encoding/json already escapes C0
+// controls (0x9b is a one-byte CSI), bidirectional overrides and the line
+// and paragraph separators become \u escapes, invalid UTF-8 becomes \ufffd. encoding/json already escapes C0
 // controls in strings, but not these, and passes json.RawMessage fields
 // through as they came. Outside strings valid JSON is plain ASCII, so every
 // rewrite lands inside a string and the value read back is unchanged.
@@ -22,17 +22,6 @@ func TerminalSafeJSON(b []byte) []byte {
 	out := make([]byte, 0, len(b)+16)
 	out = append(out, b[:i]...)
 	return appendTerminalSafe(out, b[i:])
-}
-
-// makeTerminalSafe is TerminalSafeJSON of b[from:] in place: nothing is
-// copied or allocated when those bytes are already safe.
-func makeTerminalSafe(b []byte, from int) []byte {
-	i := from + terminalUnsafeAt(b[from:])
-	if i == len(b) {
-		return b
-	}
-	rest := append([]byte(nil), b[i:]...) // the rewrite is longer than the bytes it reads
-	return appendTerminalSafe(b[:i], rest)
 }
 
 // terminalUnsafeAt is the index of the first byte TerminalSafeJSON
@@ -98,9 +87,12 @@ func appendTerminalSafe(dst, src []byte) []byte {
 	return dst
 }
 
-// unsafeForTerminal: C1 controls and the bidirectional controls that let
-// text reorder itself on screen.
+const hexDigits = "0123456789abcdef"
+
+// unsafeForTerminal: C1 controls, the bidirectional controls that let
+// text reorder itself on screen, and the line and paragraph separators
+// (U+2028, U+2029) some viewers break lines at.
 func unsafeForTerminal(r rune) bool {
 	return (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) ||
-		r == 0x200e || r == 0x200f || r == 0x061c
+		r == 0x200e || r == 0x200f || r == 0x061c || r == 0x2028 || r == 0x2029
 }

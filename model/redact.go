@@ -1,230 +1,148 @@
 package model
 
 import (
-	"bytes"
-	"net/textproto"
-	"net/url"
 	"strings"
-	"unicode/utf8"
 )
 
 // Redacted replaces a secret's value wherever one would be written.
 const Redacted = "[redacted]"
 
-// secretHeaders are header names whose values are credentials. It is never
-// modified: a configured credential header goes into a Redactor instead.
-var secretHeaders = map[string]bool{
-	"Authorization":       true,
-	"Proxy-Authorization": true,
-	"X-Api-Key":           true,
-	"Cookie":              true,
-	"Set-Cookie":          true,
-}
-
 // ContextHeader carries the AgentArea context token, spelled as the
 // contract spells it (HTTP compares names case-insensitively).
 const ContextHeader = "X-AgentArea-Context"
 
-var canonicalContextHeader = textproto.CanonicalMIMEHeaderKey(ContextHeader)
-
-// Redactor says which header values are credentials and replaces them: the
-// common ones, any name that reads like one, and the ones this run was told
-// of (--credential-header). The zero Redactor knows the first two. It is a
-// value built at start-up and handed to what writes events, never a global.
+// Redactor is toolscope's one redaction policy. Every event passes it once,
+// in the hub, before the store, the screen, the lines, the recording or an
+// exporter sees it; probe passes what it writes through it too. It
+// replaces:
+//   - the values of headers, query parameters, command-line flags and keys
+//     (at any depth of arguments, structured content, _meta, claims and the
+//     SOAT context) whose names are credentials (CredentialNames, plus this
+//     run's --redact and --credential-header words); a header keeps its
+//     scheme ("Bearer [redacted]");
+//   - the context token's signature (the header and claims stay: whoever
+//     holds the token can read them), and that of any JWT in any text;
+//   - in any text: a URL's userinfo and credential query parameters, the
+//     value of NAME=VALUE, --flag VALUE and "Name: value" lines of credential
+//     names, and a JSON document written as text as JSON is;
+//   - any value it was told is secret (context secrets, the feed's API key)
+//     and any credential it saw in a redacted header, wherever it appears
+//     again (X-Soat-Context-ocaToken beside Authorization: Bearer tok_...).
+//
+// A nil *Redactor is the policy without this run's words or memory.
 type Redactor struct {
-	extra map[string]bool // canonical names
+	names   *nameMatcher
+	secrets *secretMemory
 }
 
-// NewRedactor also treats these headers as credentials.
-func NewRedactor(credentialHeaders ...string) Redactor {
-	r := Redactor{extra: map[string]bool{}}
-	for _, h := range credentialHeaders {
-		if h != "" {
-			r.extra[textproto.CanonicalMIMEHeaderKey(h)] = true
-		}
-	}
+// RedactionConfig is what a run adds to the policy.
+type RedactionConfig struct {
+	// Names are more credential names (--redact, --credential-header).
+	Names []string
+	// Secrets are values never shown anywhere (context secrets, the
+	// feed's API key).
+	Secrets []string
+}
+
+// NewRedactor is the policy with this run's names and secrets. It
+// remembers the credentials it redacts in headers (a bounded number).
+func NewRedactor(cfg RedactionConfig) *Redactor {
+	r := &Redactor{names: newNameMatcher(cfg.Names), secrets: &secretMemory{}}
+	r.secrets.fix(cfg.Secrets)
 	return r
 }
 
-// IsSecretHeader says whether a header's value must never be shown.
-func (r Redactor) IsSecretHeader(name string) bool {
-	return r.isSecretCanonical(textproto.CanonicalMIMEHeaderKey(name))
+// AddSecrets adds values never to be shown (secrets loaded after the
+// redactor was made). Call before the sources start.
+func (r *Redactor) AddSecrets(values ...string) { r.secrets.fix(values) }
+
+func (r *Redactor) matcher() *nameMatcher {
+	if r == nil || r.names == nil {
+		return defaultNames
+	}
+	return r.names
 }
 
-func (r Redactor) isSecretCanonical(canon string) bool {
-	return secretHeaders[canon] || r.extra[canon] || credentialLike(canon)
+// IsCredentialName says whether a value under this name (a header, a
+// key, a flag, a query parameter) is a credential.
+func (r *Redactor) IsCredentialName(name string) bool { return r.matcher().isCredential(name) }
+
+// Header is a header's value as it may be shown: a credential's value
+// redacted (its scheme kept), the context token without its signature,
+// any other value as Text leaves it.
+func (r *Redactor) Header(name, value string) string {
+	return r.pass(nil).header(name, value)
 }
 
-// credentialWords in a header name mark it as holding a credential
-// (Api-Key, X-Auth-Token, X-Access-Token, Private-Token...), so a credential
-// header nobody named with --credential-header is still never recorded.
-var credentialWords = []string{"auth", "token", "secret", "password", "passwd", "credential", "api-key", "apikey", "api_key", "access-key", "private-key", "cookie", "signature"}
+// Text is free text (an error, a message, a preview) with known secrets,
+// JWT signatures and URL credentials redacted.
+func (r *Redactor) Text(s string) string { return r.pass(nil).text(s) }
 
-// credentialWordsByFirst indexes credentialWords by their first byte:
-// every header of every call passes here, and one pass over the name is
-// cheaper than a search for each word.
-var credentialWordsByFirst = func() (index [256][]string) {
-	for _, w := range credentialWords {
-		index[w[0]] = append(index[w[0]], w)
-	}
-	return index
-}()
+// JSON is a JSON document with the values of credential keys, and
+// whatever Text redacts in its strings, redacted. What is not JSON is
+// treated as Text.
+func (r *Redactor) JSON(raw []byte) []byte {
+	red, _ := r.pass(nil).json(raw)
+	return red
+}
 
-func credentialLike(canon string) bool {
-	// An ASCII name (all of them in practice) is lowered into a stack
-	// buffer, not a new string.
-	var buf [64]byte
-	lower, ok := asciiLower(buf[:0], canon)
-	if !ok {
-		lower = []byte(strings.ToLower(canon)) // Unicode case rules (the Kelvin sign is a k)
+// RedactHeader is the policy's Header without this run's words.
+func RedactHeader(name, value string) string { return (*Redactor)(nil).Header(name, value) }
+
+// RedactText is the policy's Text without this run's words.
+func RedactText(s string) string { return (*Redactor)(nil).Text(s) }
+
+// RedactToken drops the signature of a compact JWS, keeping what anyone
+// holding the token could read anyway (header and claims); a value that
+// is no JWS is redacted whole.
+func RedactToken(token string) string {
+	i := strings.LastIndexByte(token, '.')
+	switch {
+	case token == "" || strings.HasSuffix(token, "."+Redacted) || token == Redacted:
+		return token
+	case i < 0 || strings.Count(token, ".") != 2:
+		return Redacted
 	}
-	for i, c := range lower {
-		for _, w := range credentialWordsByFirst[c] {
-			if bytes.HasPrefix(lower[i:], []byte(w)) {
-				return true
-			}
+	return token[:i+1] + Redacted
+}
+
+// authSchemes are the Authorization schemes kept before a redacted
+// credential: the scheme helps debugging and is no secret.
+var authSchemes = []string{"Basic", "Bearer", "Digest", "Negotiate", "NTLM", "Token", "Bot", "DPoP", "ApiKey",
+	"AWS4-HMAC-SHA256", "HOBA", "Mutual", "OAuth", "SCRAM-SHA-1", "SCRAM-SHA-256", "vapid"}
+
+func isAuthScheme(s string) bool {
+	for _, a := range authSchemes {
+		if strings.EqualFold(s, a) {
+			return true
 		}
 	}
 	return false
 }
 
-// asciiLower appends s lowered to dst; ok is false when s is not ASCII.
-func asciiLower(dst []byte, s string) ([]byte, bool) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			return nil, false
+// credentialValue is a credential as shown: "Bearer [redacted]", or
+// [redacted] whole. An empty value stays empty (nothing is hidden).
+func credentialValue(v string) string {
+	if v == "" {
+		return ""
+	}
+	if scheme, _, ok := strings.Cut(v, " "); ok && isAuthScheme(scheme) {
+		if scheme == "Bearer" {
+			return "Bearer " + Redacted // the common one, not built each time
 		}
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
+		return scheme + " " + Redacted
 	}
-	return dst, true
+	return Redacted
 }
 
-// RedactHeader is Redactor{}.Header: the redaction every writer applies
-// whatever it was configured with.
-func RedactHeader(name, value string) string { return Redactor{}.Header(name, value) }
-
-// Header returns a header value safe to record: credentials become
-// "Bearer [redacted]" (the scheme is kept, it helps debugging), a context
-// token keeps its header and claims but loses its signature.
-func (r Redactor) Header(name, value string) string {
-	if keep, redacted := r.headerRedaction(name, value); redacted {
-		return value[:keep] + Redacted
+// credentialParts are what of a credential header's value is remembered:
+// the value, and the credential after its scheme ("" when it has none).
+func credentialParts(v string) (whole, credential string) {
+	if scheme, rest, ok := strings.Cut(v, " "); ok && isAuthScheme(scheme) {
+		return v, strings.TrimSpace(rest)
 	}
-	return value
+	return v, ""
 }
 
-// headerRedaction says how a header value is recorded: unchanged, or (redacted)
-// its first keep bytes followed by Redacted. The kept prefix ends in an ASCII
-// byte, so the JSON encoder can write it and Redacted without building the
-// string.
-func (r Redactor) headerRedaction(name, value string) (keep int, redacted bool) {
-	switch knownHeaders[name] { // the common names, judged once (encode_headers.go)
-	case headerContext:
-		return tokenRedaction(value)
-	case headerPlain:
-		if !r.extra[name] {
-			return 0, false
-		}
-		return credentialRedaction(value)
-	case headerSecret:
-		return credentialRedaction(value)
-	}
-	return r.anyHeaderRedaction(name, value)
-}
-
-// anyHeaderRedaction is headerRedaction for any name, judged from its
-// canonical form on each call.
-func (r Redactor) anyHeaderRedaction(name, value string) (keep int, redacted bool) {
-	canon := textproto.CanonicalMIMEHeaderKey(name)
-	if canon == canonicalContextHeader {
-		return tokenRedaction(value)
-	}
-	if !r.isSecretCanonical(canon) {
-		return 0, false
-	}
-	return credentialRedaction(value)
-}
-
-// credentialRedaction keeps a credential's scheme ("Bearer ") when it has a
-// short one, and nothing else of it.
-func credentialRedaction(value string) (keep int, redacted bool) {
-	if scheme, _, ok := strings.Cut(value, " "); ok && len(scheme) < 16 && value != "" {
-		return len(scheme) + 1, true
-	}
-	return 0, true
-}
-
-// RedactToken drops the signature of a compact JWS, keeping what anyone
-// holding the token could read anyway (header and claims).
-func RedactToken(token string) string {
-	if keep, redacted := tokenRedaction(token); redacted {
-		return token[:keep] + Redacted
-	}
-	return token
-}
-
-// tokenRedaction is RedactToken as headerRedaction's prefix length.
-func tokenRedaction(token string) (keep int, redacted bool) {
-	i := strings.LastIndexByte(token, '.')
-	if i < 0 || strings.Count(token, ".") != 2 {
-		return 0, token != ""
-	}
-	return i + 1, true
-}
-
-// Redact is Redactor{}.Event.
-func Redact(e Event) Event { return Redactor{}.Event(e) }
-
-// Event returns the event with every secret it may hold replaced. The
-// original is not modified (its maps may be shared with the store).
-func (r Redactor) Event(e Event) Event {
-	if len(e.Headers) > 0 {
-		var out map[string]string
-		for k, v := range e.Headers {
-			if red := r.Header(k, v); red != v {
-				if out == nil {
-					out = make(map[string]string, len(e.Headers))
-					for k2, v2 := range e.Headers {
-						out[k2] = v2
-					}
-				}
-				out[k] = red
-			}
-		}
-		if out != nil {
-			e.Headers = out
-		}
-	}
-	e.Wire = r.Wire(e.Wire)
-	return e
-}
-
-// SecretQueryKeys are query parameters whose values are credentials
-// (compared case-insensitively).
-var SecretQueryKeys = []string{"token", "access_token", "api_key", "apikey", "key", "auth", "jwt"}
-
-// RedactURL is the URL as messages and recordings show it: a password, or
-// a credential in the query, is redacted.
-func RedactURL(u *url.URL) string {
-	c := *u
-	if c.RawQuery != "" {
-		q := c.Query()
-		changed := false
-		for k := range q {
-			for _, s := range SecretQueryKeys {
-				if strings.EqualFold(k, s) {
-					q.Set(k, Redacted)
-					changed = true
-				}
-			}
-		}
-		if changed {
-			c.RawQuery = q.Encode()
-		}
-	}
-	return c.Redacted()
-}
+// RedactEvent is the policy's Event without this run's words or memory.
+func RedactEvent(e Event) Event { return (*Redactor)(nil).Event(e) }

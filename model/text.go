@@ -7,13 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// TextLine renders an event as one readable, sanitized line (no newline).
-func TextLine(e Event) string { return Redactor{}.TextLine(e) }
-
-// TextLine is TextLine with this Redactor's credential headers too: one
-// redaction pass per line.
-func (r Redactor) TextLine(e Event) string {
-	e = r.Event(e)
+// TextLine renders an event as one readable, sanitized line (no newline):
+// the event log's line and --output text's. The event is shown as it is:
+// events reach it redacted (the hub).
+func TextLine(e Event) string {
 	var b strings.Builder
 	b.WriteString(e.Time.UTC().Format("15:04:05.000"))
 	b.WriteByte(' ')
@@ -122,6 +119,11 @@ func addResultFields(add func(k, v string), e *Event) {
 		add("duration_ms", strconv.FormatInt(e.DurationMS, 10))
 	}
 	add("error", truncate(e.Error, 120))
+}
+
+// formatNumber is a progress figure as the line shows it.
+func formatNumber(f float64) string {
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 func callLabel(e *Event) string {

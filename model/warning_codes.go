@@ -81,6 +81,8 @@ const (
 	WarnBackfillFailed              WarningCode = "backfill_failed"
 	WarnMalformedLine               WarningCode = "malformed_line"
 	WarnWriteFailed                 WarningCode = "write_failed"
+	WarnOutputOverflow              WarningCode = "output_overflow"
+	WarnOutputStuck                 WarningCode = "output_stuck"
 	WarnDemoFailed                  WarningCode = "demo_failed"
 	WarnOTLPExportFailed            WarningCode = "otlp_export_failed"
 	WarnStdoutClosed                WarningCode = "stdout_closed"
@@ -173,6 +175,8 @@ var WarningCodes = []WarningInfo{
 	{WarnBackfillFailed, "the history could not be read", ruleFeed, 0},
 	{WarnMalformedLine, "a replay line that is not an event", ruleToolscope, 0},
 	{WarnWriteFailed, "a writer that failed", ruleToolscope, 0},
+	{WarnOutputOverflow, "an output (stdout, `--record`) could not keep up: the number of lines it lost, written where they were lost; the traffic never waits on an output", ruleToolscope, 0},
+	{WarnOutputStuck, "an output's write has not completed for 5 s: said once on stderr and in the other outputs; its lines are dropped and counted until the write returns", ruleToolscope, 0},
 	{WarnDemoFailed, "the demo's own failure", ruleToolscope, 0},
 	{WarnStdoutClosed, "a stdio tap's client stopped reading its standard output: the server's messages are parsed but reach no one", ruleToolscope, 0},
 	{WarnOTLPExportFailed, "spans could not be sent to the `--otlp` collector (once per outage; monitoring goes on)", ruleToolscope, 0},

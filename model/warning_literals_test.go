@@ -13,7 +13,9 @@ import (
 )
 
 // spelledElsewhere are code literals allowed outside the table: path → code.
-var spelledElsewhere = map[string]string{}
+var spelledElsewhere = map[string]string{
+	"output/jsonl.go": "structured_content_dropped", // the tool.result field of the same name
+}
 
 // TestWarningCodesSpelledOnce: outside warning_codes.go, no code is spelled
 // as a string: a code in the table is used by its constant, and a string in

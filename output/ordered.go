@@ -87,8 +87,8 @@ func (o *TimeOrdered) Close() error {
 	return o.out.Close()
 }
 
-// ReportTo passes the hub's error report on to the output.
-func (o *TimeOrdered) ReportTo(report func(error, model.Event)) {
+// ReportTo passes the hub's problem report on to the output.
+func (o *TimeOrdered) ReportTo(report func(Problem)) {
 	if r, ok := o.out.(Reporter); ok {
 		r.ReportTo(report)
 	}

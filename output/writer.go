@@ -2,9 +2,11 @@ package output
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"toolscope/model"
@@ -20,51 +22,86 @@ const (
 
 // Defaults of a WriterConfig.
 const (
-	defaultMaxDelay = 100 * time.Millisecond
-	defaultQueueLen = 1024
+	defaultMaxDelay     = 100 * time.Millisecond
+	defaultQueueLen     = 8192
+	defaultStallAfter   = 5 * time.Second
+	defaultCloseTimeout = 2 * time.Second
 )
 
 // WriterConfig says what a Writer writes and how.
 type WriterConfig struct {
-	Name     string // says what it is in error messages: "--record out.jsonl"
-	Format   Format // JSON lines (the default) or text
-	Redactor model.Redactor
-	Closer   io.Closer // closed by Close; may be nil
+	Name   string // says what it is in messages: "--record out.jsonl"
+	Format Format // JSON lines (the default) or text
+	Closer io.Closer
 	// MaxDelay is the longest a written line stays in the buffer while
 	// events keep coming (default 100 ms); an idle writer flushes within 2 ms.
 	MaxDelay time.Duration
 	// Wire: write wire events (a recording); other writers leave them out
 	// (the screen's lines are not the place for whole bodies).
 	Wire bool
-	// QueueLen bounds the events waiting to be written (default 1024);
-	// past it Emit waits, so memory stays bounded and no line is lost.
+	// QueueLen bounds the events waiting to be written (default 8192).
+	// Past it an event is dropped whole and counted; the count is written
+	// (an output_overflow warning line) before the next line that is.
 	QueueLen int
+	// StallAfter is how long a write may take before the writer is said to
+	// be stuck (default 5 s): once, on stderr and as an output_stuck
+	// warning; its events are dropped and counted until the write returns.
+	StallAfter time.Duration
+	// CloseTimeout bounds Close's wait for what is queued to be written
+	// (default 2 s); past it the writer is given up, its goroutine left to
+	// its write.
+	CloseTimeout time.Duration
 }
 
-// Writer writes events to a stream as JSON lines or text, redacted. Emit
-// only queues the event: one goroutine encodes and writes them in batches,
-// flushing 2 ms after the queue empties and at least every MaxDelay, so a crash
-// loses at most that much of a recording. A write error (a full disk) stops
-// this writer only, and is reported once.
+// Writer writes events to a stream as JSON lines or text. Emit never
+// waits: it queues the event for the writer's goroutine, which encodes and
+// writes in batches, flushing 2 ms after the queue empties and at least
+// every MaxDelay, so a crash loses at most that much of a recording. A
+// full queue drops the event and counts it (the output says how many lines
+// it lost once it can write again); a write error stops this writer only
+// and is reported once. A JSON line is encoded once for every writer (the
+// hub shares it).
 type Writer struct {
 	cfg    WriterConfig
 	out    *bufio.Writer
-	line   []byte // the loop's: each event is encoded into it, no new buffer per line
 	queue  chan item
 	done   chan struct{}
-	report func(error, model.Event) // set by the hub before the first Emit
+	report func(Problem) // set by the hub before the first Emit
 
-	mu     sync.RWMutex // Emit holds it shared, Close alone: no send on a closed queue
+	mu     sync.RWMutex // offer holds it shared, Close alone: no send on a closed queue
 	closed bool
+
+	lost         atomic.Int64 // events dropped and not yet said
+	offered      atomic.Int64 // events given to Emit before Close
+	buffered     atomic.Int64 // events in the buffer (written, or said lost), not yet flushed
+	accounted    atomic.Int64 // events flushed (written, or said lost)
+	writingSince atomic.Int64 // UnixNano when the write under way began; 0 when none is
+	stuckSaid    atomic.Bool
 
 	err       error // the loop's; read after done
 	closeOnce sync.Once
+	closeErr  error
 }
 
-// item is an event to write, or (flushed set) a request to flush and say so.
+// item is an event to write (lost: the events dropped just before it), or
+// (flushed set) a request to flush and say so.
 type item struct {
-	e       model.Event
+	entry   *entry
+	lost    int64
 	flushed chan struct{}
+}
+
+// entry is one event on its way to the writers: its JSON line is encoded
+// once, by the first writer that needs it, and shared.
+type entry struct {
+	event model.Event
+	once  sync.Once
+	line  []byte
+}
+
+func (en *entry) jsonLine() []byte {
+	en.once.Do(func() { en.line = EncodeLine(&en.event) })
+	return en.line
 }
 
 // NewWriter writes to w until Close.
@@ -75,29 +112,63 @@ func NewWriter(w io.Writer, cfg WriterConfig) *Writer {
 	if cfg.QueueLen <= 0 {
 		cfg.QueueLen = defaultQueueLen
 	}
-	wr := &Writer{cfg: cfg, out: bufio.NewWriterSize(w, 64<<10),
-		queue: make(chan item, cfg.QueueLen), done: make(chan struct{})}
+	if cfg.StallAfter <= 0 {
+		cfg.StallAfter = defaultStallAfter
+	}
+	if cfg.CloseTimeout <= 0 {
+		cfg.CloseTimeout = defaultCloseTimeout
+	}
+	wr := &Writer{cfg: cfg, queue: make(chan item, cfg.QueueLen), done: make(chan struct{})}
+	wr.out = bufio.NewWriterSize(timedWriter{wr, w}, 64<<10)
 	go wr.loop()
 	return wr
 }
 
-// ReportTo makes the writer tell report of its first error.
-func (w *Writer) ReportTo(report func(error, model.Event)) { w.report = report }
+// ReportTo makes the writer tell report of its problems.
+func (w *Writer) ReportTo(report func(Problem)) { w.report = report }
 
-// Emit queues one event; it waits while the queue is full. After Close it
-// does nothing.
-func (w *Writer) Emit(e model.Event) {
-	if e.Kind == model.KindWire && !w.cfg.Wire {
+// Emit queues one event; it never waits. After Close it does nothing.
+func (w *Writer) Emit(e model.Event) { w.offer(&entry{event: e}) }
+
+// offer queues an entry, or drops and counts it when the queue is full.
+func (w *Writer) offer(en *entry) {
+	if en.event.Kind == model.KindWire && !w.cfg.Wire {
 		return
 	}
 	w.mu.RLock()
 	defer w.mu.RUnlock()
-	if !w.closed {
-		w.queue <- item{e: e}
+	if w.closed {
+		return
+	}
+	w.offered.Add(1)
+	lost := w.lost.Swap(0)
+	select {
+	case w.queue <- item{entry: en, lost: lost}:
+	default:
+		w.lost.Add(lost + 1)
+		w.checkStuck(en.event.Source)
 	}
 }
 
-// Flush waits until every event emitted before it is written and flushed.
+// checkStuck says once that the write under way has taken past StallAfter.
+func (w *Writer) checkStuck(source string) {
+	since := w.writingSince.Load()
+	if since == 0 || time.Since(time.Unix(0, since)) < w.cfg.StallAfter || w.stuckSaid.Swap(true) {
+		return
+	}
+	w.tell(Problem{Code: model.WarnOutputStuck, Source: source, Output: w.cfg.Name,
+		Err: fmt.Errorf("%s: a write has not completed for %s: its events are dropped and counted until it does (monitoring goes on)",
+			w.cfg.Name, w.cfg.StallAfter)})
+}
+
+func (w *Writer) tell(p Problem) {
+	if w.report != nil {
+		w.report(p)
+	}
+}
+
+// Flush waits until every event emitted before it is written and flushed,
+// at most CloseTimeout (a stuck writer is not waited for).
 func (w *Writer) Flush() {
 	flushed := make(chan struct{})
 	w.mu.RLock()
@@ -105,27 +176,61 @@ func (w *Writer) Flush() {
 		w.mu.RUnlock()
 		return
 	}
-	w.queue <- item{flushed: flushed}
+	timeout := time.NewTimer(w.cfg.CloseTimeout)
+	defer timeout.Stop()
+	select {
+	case w.queue <- item{flushed: flushed}:
+	case <-timeout.C:
+		w.mu.RUnlock()
+		return
+	}
 	w.mu.RUnlock()
-	<-flushed
+	select {
+	case <-flushed:
+	case <-w.done:
+	case <-timeout.C:
+	}
 }
 
 // Close writes what is queued, flushes, closes the closer and returns the
-// first error.
+// first error, waiting at most CloseTimeout: a writer that cannot finish
+// by then is given up (the error says so) and its goroutine left behind.
 func (w *Writer) Close() error {
 	w.closeOnce.Do(func() {
 		w.mu.Lock()
 		w.closed = true
 		close(w.queue)
 		w.mu.Unlock()
-		<-w.done
+		timeout := time.NewTimer(w.cfg.CloseTimeout)
+		defer timeout.Stop()
+		select {
+		case <-w.done:
+			w.closeErr = w.err
+		case <-timeout.C:
+			w.closeErr = &GivenUpError{Name: w.cfg.Name, After: w.cfg.CloseTimeout, Unwritten: int(w.offered.Load() - w.accounted.Load())}
+			if w.cfg.Closer != nil {
+				go w.cfg.Closer.Close() // may block as the write does: not waited for
+			}
+			return
+		}
 		if w.cfg.Closer != nil {
-			if err := w.cfg.Closer.Close(); err != nil && w.err == nil {
-				w.err = fmt.Errorf("%s: %w", w.cfg.Name, err)
+			if err := w.cfg.Closer.Close(); err != nil && w.closeErr == nil {
+				w.closeErr = fmt.Errorf("%s: %w", w.cfg.Name, err)
 			}
 		}
 	})
-	return w.err
+	return w.closeErr
+}
+
+// GivenUpError is Close's error for a writer that did not finish in time.
+type GivenUpError struct {
+	Name      string
+	After     time.Duration
+	Unwritten int // events neither written nor said lost
+}
+
+func (e *GivenUpError) Error() string {
+	return fmt.Sprintf("%s: not written to within %s of closing: given up with %d events not written", e.Name, e.After, e.Unwritten)
 }
 
 func (w *Writer) loop() {
@@ -147,6 +252,9 @@ func (w *Writer) loop() {
 		case it, ok := <-w.queue:
 			if !ok {
 				linger.Stop()
+				if lost := w.lost.Swap(0); lost > 0 {
+					w.writeLost(lost, last.Source)
+				}
 				w.flush(last)
 				return
 			}
@@ -155,8 +263,11 @@ func (w *Writer) loop() {
 				close(it.flushed)
 				continue
 			}
-			w.write(it.e)
-			last = it.e
+			if it.lost > 0 {
+				w.writeLost(it.lost, it.entry.event.Source)
+			}
+			w.write(it.entry)
+			last = it.entry.event
 			switch {
 			case time.Since(flushedAt) >= w.cfg.MaxDelay:
 				flush()
@@ -175,57 +286,69 @@ func (w *Writer) loop() {
 // flushes: no one watching a terminal or a file sees 2 ms.
 const idleLinger = 2 * time.Millisecond
 
-func (w *Writer) write(e model.Event) {
+// writeLost writes, where the lines were lost, how many: an
+// output_overflow warning line, told to the hub too.
+func (w *Writer) writeLost(n int64, source string) {
+	msg := fmt.Sprintf("%s could not keep up: %d lines lost here (its queue of %d was full)", w.cfg.Name, n, w.cfg.QueueLen)
+	ev := model.Event{Time: time.Now().UTC(), Source: source, SourceName: "toolscope", Kind: model.KindWarning,
+		Code: string(model.WarnOutputOverflow), Message: msg}
+	w.write(&entry{event: ev})
+	w.buffered.Add(n) // unwritten until the line saying so is
+	w.tell(Problem{Code: model.WarnOutputOverflow, Source: source, Output: w.cfg.Name, Err: errors.New(msg)})
+}
+
+func (w *Writer) write(en *entry) {
 	if w.err != nil {
 		return // stopped: the queue is still drained so emitters never wait on it
 	}
-	line, err := w.encode(e)
-	if err != nil {
-		return // an event that cannot be encoded is skipped, not fatal
+	var line []byte
+	if w.cfg.Format == FormatText {
+		line = append([]byte(model.TextLine(en.event)), '\n')
+	} else {
+		line = en.jsonLine()
 	}
 	if w.out.Buffered() > 0 && w.out.Available() < len(line) {
 		// Whole lines per write: a reader of the file (tail -f, a crash)
 		// never sees half a line unless one line is over 64 KiB.
 		if err := w.out.Flush(); err != nil {
-			w.fail(err, e)
+			w.fail(err, en.event)
 			return
 		}
+		w.accounted.Add(w.buffered.Swap(0))
 	}
 	if _, err := w.out.Write(line); err != nil {
-		w.fail(err, e)
+		w.fail(err, en.event)
+		return
 	}
-}
-
-// maxKeptLine bounds the line buffer kept between events: one huge event
-// does not pin its memory for the writer's life.
-const maxKeptLine = 256 << 10
-
-// encode is the event's line in the writer's own buffer, valid until the
-// next call.
-func (w *Writer) encode(e model.Event) ([]byte, error) {
-	if cap(w.line) > maxKeptLine {
-		w.line = nil
-	}
-	if w.cfg.Format == FormatText {
-		w.line = append(append(w.line[:0], w.cfg.Redactor.TextLine(e)...), '\n')
-		return w.line, nil
-	}
-	var err error
-	w.line, err = w.cfg.Redactor.AppendLine(w.line[:0], e)
-	return w.line, err
+	w.buffered.Add(1)
 }
 
 func (w *Writer) flush(last model.Event) {
 	if w.err == nil {
 		if err := w.out.Flush(); err != nil {
 			w.fail(err, last)
+			return
 		}
+		w.accounted.Add(w.buffered.Swap(0))
 	}
 }
 
 func (w *Writer) fail(err error, e model.Event) {
 	w.err = fmt.Errorf("%s: %w", w.cfg.Name, err)
-	if w.report != nil {
-		w.report(w.err, e)
-	}
+	w.tell(Problem{Code: model.WarnWriteFailed, Source: e.Source, Output: w.cfg.Name, Err: w.err})
+}
+
+// timedWriter notes when each write to the stream begins and ends, so a
+// write that does not return is seen (checkStuck).
+type timedWriter struct {
+	w   *Writer
+	out io.Writer
+}
+
+func (t timedWriter) Write(p []byte) (int, error) {
+	t.w.writingSince.Store(time.Now().UnixNano())
+	n, err := t.out.Write(p)
+	t.w.writingSince.Store(0)
+	t.w.stuckSaid.Store(false)
+	return n, err
 }

@@ -81,9 +81,9 @@ func timePtr(t time.Time) *time.Time {
 	return &u
 }
 
-// callToJSON renders the call redacted: headers through model.RedactHeader
-// (the token keeps header and claims only, never its signature; credentials
-// never), events through model.Redact. Control characters are escaped.
+// callToJSON renders the call as the store holds it: redacted by the hub
+// before it reached the store (model.Redactor). Control characters are
+// escaped.
 func callToJSON(c *model.Call, now time.Time) ([]byte, error) {
 	out := callJSON{
 		ID: c.ID, TaskID: c.TaskID, ToolCallID: c.ToolCallID, Tool: c.Tool, AgentName: c.AgentName,
@@ -97,12 +97,7 @@ func callToJSON(c *model.Call, now time.Time) ([]byte, error) {
 			out.Flags = append(out.Flags, f.name)
 		}
 	}
-	if len(c.Headers) > 0 {
-		out.Headers = make(map[string]string, len(c.Headers))
-		for k, v := range c.Headers {
-			out.Headers[k] = model.RedactHeader(k, v)
-		}
-	}
+	out.Headers = c.Headers
 	p := &c.Progress
 	out.Progress = progressJSON{Progress: p.Progress, Message: p.Message, Sent: c.SentCount(),
 		Relayed: c.RelayedCount(), WouldRelay: p.WouldRelay, NotIncreasing: p.NotIncreasing}
@@ -120,11 +115,8 @@ func callToJSON(c *model.Call, now time.Time) ([]byte, error) {
 		}
 		out.Attempts = append(out.Attempts, aj)
 	}
-	for _, w := range c.Warnings {
-		out.Warnings = append(out.Warnings, model.Redact(w))
-	}
+	out.Warnings = c.Warnings
 	for _, e := range c.Timeline {
-		e = model.Redact(e)
 		e.Arguments = validJSON(e.Arguments)
 		e.StructuredContent = validJSON(e.StructuredContent)
 		e.Data = validJSON(e.Data)

@@ -227,6 +227,6 @@ func (m *detailModel) detailHeaders(d *detailText, c *model.Call) {
 		kw = max(kw, min(len(k), 40))
 	}
 	for _, k := range keys {
-		d.line("   " + d.st.label.on(fit(model.Sanitize(k), kw)) + "  " + model.Sanitize(model.RedactHeader(k, c.Headers[k])))
+		d.line("   " + d.st.label.on(fit(model.Sanitize(k), kw)) + "  " + model.Sanitize(c.Headers[k]))
 	}
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"os"
 	"strconv"
 	"strings"
@@ -26,8 +27,8 @@ func demoStore(t *testing.T) *model.Store {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		e, err := model.DecodeLine(sc.Bytes())
-		if err != nil {
+		var e model.Event // a JSON line is model.Event's JSON
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatal(err)
 		}
 		store.Apply(e)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"sync"
 	"time"
 
@@ -58,6 +59,10 @@ var quietErrors sync.Once
 func New(ctx context.Context, cfg Config) (*Exporter, error) {
 	cfg = cfg.withDefaults()
 	opts := []otlptracehttp.Option{
+		// A redirect is followed only to the same scheme, host and port:
+		// the export's headers (an API key) go nowhere else.
+		otlptracehttp.WithHTTPClient(&http.Client{Timeout: cfg.ExportTimeout,
+			Transport: http.DefaultTransport, CheckRedirect: model.RedirectRule("OpenTelemetry export", true)}),
 		otlptracehttp.WithTimeout(cfg.ExportTimeout),
 		// A collector that is down should say so within one export, not
 		// after a minute of retries; the next batch is the retry.

@@ -27,49 +27,17 @@ func truncateRunes(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// argumentsPreview is a short, sanitised view of a call's arguments with the
-// values of secret-looking keys (password, token, api_key...) redacted.
+// argumentsPreview is a short, sanitised view of a call's arguments, as
+// the hub left them (redacted).
 func argumentsPreview(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
 		return "(not JSON)"
 	}
-	b, err := json.Marshal(redactSecrets(v, 0))
-	if err != nil {
-		return ""
-	}
-	return clip(string(b), previewChars)
-}
-
-// redactSecrets replaces the values of keys that name a credential, to a
-// bounded depth (deeper values are elided: a preview shows little anyway).
-func redactSecrets(v any, depth int) any {
-	switch t := v.(type) {
-	case map[string]any:
-		if depth >= 8 {
-			return "…"
-		}
-		for k, val := range t {
-			if (model.Redactor{}).IsSecretHeader(k) || strings.Contains(strings.ToLower(k), "key") {
-				t[k] = model.Redacted
-			} else {
-				t[k] = redactSecrets(val, depth+1)
-			}
-		}
-	case []any:
-		if depth >= 8 {
-			return "…"
-		}
-		for i := range t {
-			t[i] = redactSecrets(t[i], depth+1)
-		}
-	}
-	return v
+	return clip(b.String(), previewChars)
 }
 
 // sessionDigest stands for an MCP session id: the id lets whoever holds it

@@ -8,6 +8,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // A recording replayed through the exporter (as `toolscope replay --otlp`
@@ -25,7 +26,7 @@ func TestRecordingReplayedMakesSpans(t *testing.T) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
-		ev, err := model.DecodeLine(sc.Bytes())
+		ev, err := output.DecodeLine(sc.Bytes())
 		if err != nil {
 			t.Fatal(err)
 		}

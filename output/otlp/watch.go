@@ -3,7 +3,6 @@ package otlp
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -95,37 +94,8 @@ func (w *watchedExporter) counts() (failures, exported int) {
 }
 
 // cleanError is the error as a warning may show it: one line, sanitised,
-// short, and without the URL's credentials (the SDK's messages name the URL).
+// short. (The URL it may name reaches the screen and the lines through
+// the hub, which redacts its credentials.)
 func (w *watchedExporter) cleanError(err error) string {
-	s := err.Error()
-	if i := strings.Index(s, "://"); i >= 0 {
-		// Cut any URL the message repeats down to the redacted endpoint.
-		s = redactURLs(s, w.endpoint)
-	}
-	return truncateRunes(model.Sanitize(s), 300)
-}
-
-// redactURLs replaces every http(s) URL in s by the shown endpoint.
-func redactURLs(s, shown string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "http")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		rest := s[i:]
-		if !strings.HasPrefix(rest, "http://") && !strings.HasPrefix(rest, "https://") {
-			b.WriteString(s[:i+4])
-			s = s[i+4:]
-			continue
-		}
-		end := strings.IndexAny(rest, " \"'\n\t)")
-		if end < 0 {
-			end = len(rest)
-		}
-		b.WriteString(s[:i])
-		b.WriteString(shown)
-		s = rest[end:]
-	}
+	return truncateRunes(model.Sanitize(err.Error()), 300)
 }

@@ -186,28 +186,5 @@ func shortID(id string) string {
 	return id
 }
 
-// secretQueryKeys are query parameters whose values are credentials (one
-// list with the tap's).
-var secretQueryKeys = model.SecretQueryKeys
-
-// displayURL is the URL as messages show it: a password or a credential in
-// the query is redacted.
-func displayURL(u *url.URL) string {
-	c := *u
-	if c.RawQuery != "" {
-		q := c.Query()
-		changed := false
-		for k := range q {
-			for _, s := range secretQueryKeys {
-				if strings.EqualFold(k, s) {
-					q.Set(k, "[redacted]")
-					changed = true
-				}
-			}
-		}
-		if changed {
-			c.RawQuery = q.Encode()
-		}
-	}
-	return c.Redacted()
-}
+// displayURL is the URL as messages show it (model.RedactURL).
+func displayURL(u *url.URL) string { return model.RedactURL(u) }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 func openFull() (*os.File, error) { return os.OpenFile("/dev/full", os.O_WRONLY, 0) }
@@ -84,7 +85,7 @@ func TestBinaryRecordDiskFull(t *testing.T) {
 	sc.Buffer(nil, 16<<20)
 	out := 0
 	for sc.Scan() {
-		if _, err := model.DecodeLine(sc.Bytes()); err != nil {
+		if _, err := output.DecodeLine(sc.Bytes()); err != nil {
 			t.Errorf("stdout line %d: %v", out+1, err)
 		}
 		out++
@@ -131,11 +132,7 @@ func TestBinaryReplayHostileText(t *testing.T) {
 		evs[2].Kind, evs[2].Error, evs[2].TextPreview = model.KindToolResult, c.Text, c.Text
 		evs[3].Kind, evs[3].Code, evs[3].Message = model.KindWarning, "w"+c.Text, c.Text
 		for _, e := range evs {
-			line, err := model.EncodeLine(e)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec.Write(line)
+			rec.Write(output.EncodeLine(&e))
 		}
 	}
 	path := filepath.Join(t.TempDir(), "hostile.jsonl")

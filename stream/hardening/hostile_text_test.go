@@ -230,12 +230,8 @@ func TestHostileJSONLines(t *testing.T) {
 	for _, c := range cases {
 		ev := model.Event{Time: time.Now(), Source: model.SourceTap, SourceName: "t", Kind: model.KindToolCall,
 			TaskID: testTask, ToolCallID: c.Name, Tool: c.Text, Arguments: []byte(`{"p":` + rawJSONString(c.Text) + `}`)}
-		line, err := model.EncodeLine(ev)
-		if err != nil {
-			t.Errorf("%s: EncodeLine: %v", c.Name, err)
-			continue
-		}
-		if _, err := model.DecodeLine(line); err != nil {
+		line := output.EncodeLine(&ev)
+		if _, err := output.DecodeLine(line); err != nil {
 			t.Errorf("%s: the JSON line does not read back: %v", c.Name, err)
 		}
 		if p := inertProblem(strings.TrimSuffix(string(line), "\n")); p != "" {

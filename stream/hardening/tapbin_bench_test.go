@@ -151,7 +151,7 @@ type callMinter struct {
 	id     atomic.Int64
 }
 
-func (m *callMinter) mint(b *testing.B, tool string) benchCall {
+func (m *callMinter) mint(b testing.TB, tool string) benchCall {
 	id := m.id.Add(1)
 	meta := decoder.PlatformMeta(decoder.CallContext{TaskID: m.task, ToolCallID: decoder.NewUUID(), WorkspaceID: "ws-bench"}, id)
 	token, err := decoder.SignContextToken(decoder.ContextClaims(m.aud, tool, meta, time.Now()), m.secret)
@@ -169,7 +169,7 @@ func (m *callMinter) mint(b *testing.B, tool string) benchCall {
 }
 
 // mintN mints n calls on every core (still before the clock starts).
-func (m *callMinter) mintN(b *testing.B, n int, tool string) []benchCall {
+func (m *callMinter) mintN(b testing.TB, n int, tool string) []benchCall {
 	calls := make([]benchCall, n)
 	var wg sync.WaitGroup
 	for w := range 2 {

@@ -68,7 +68,7 @@ func BenchmarkTapMemory(b *testing.B) {
 
 // procMemory is a running process's resident size and its peak, from
 // /proc (Linux).
-func procMemory(b *testing.B, pid int) (rss, peak int64) {
+func procMemory(b testing.TB, pid int) (rss, peak int64) {
 	b.Helper()
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {

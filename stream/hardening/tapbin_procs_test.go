@@ -125,7 +125,7 @@ type benchProc struct {
 }
 
 // startProc starts cmd and waits for its "listening on URL" line on stderr.
-func startProc(b *testing.B, name string, cmd *exec.Cmd) *benchProc {
+func startProc(b testing.TB, name string, cmd *exec.Cmd) *benchProc {
 	b.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -183,7 +183,7 @@ func (p *benchProc) stderr() string {
 // stop ends the process as a user would (SIGINT for the tap, which then
 // writes everything it holds; end of input for the bare proxy) and returns
 // the CPU time it used in all.
-func (p *benchProc) stop(b *testing.B, interrupt bool) time.Duration {
+func (p *benchProc) stop(b testing.TB, interrupt bool) time.Duration {
 	b.Helper()
 	if p.tmux != "" {
 		return p.stopTUI(b)
@@ -211,7 +211,7 @@ func (p *benchProc) stop(b *testing.B, interrupt bool) time.Duration {
 // toolscopeBinary is TOOLSCOPE_BENCH_BIN when set (to measure another build,
 // e.g. an earlier commit's, in the same session), else the binary built from
 // this tree into dir.
-func toolscopeBinary(b *testing.B, dir string) string {
+func toolscopeBinary(b testing.TB, dir string) string {
 	b.Helper()
 	if bin := os.Getenv("TOOLSCOPE_BENCH_BIN"); bin != "" {
 		return bin
@@ -318,7 +318,7 @@ func startTUIProc(b *testing.B, bin, upstreamURL, instanceID, secret, record str
 
 // stopTUI quits the screen as a user does (q) once its CPU time is read,
 // and waits for the process to end (its recording is then whole).
-func (p *benchProc) stopTUI(b *testing.B) time.Duration {
+func (p *benchProc) stopTUI(b testing.TB) time.Duration {
 	b.Helper()
 	cpu := procCPU(b, p.pid)
 	exec.Command("tmux", "-L", p.tmux, "send-keys", "-t", "bench", "q").Run()
@@ -343,7 +343,7 @@ func (p *benchProc) cpu(b *testing.B) time.Duration {
 
 // procCPU is a running process's user and system time from /proc (Linux;
 // clock ticks of 10 ms, USER_HZ 100).
-func procCPU(b *testing.B, pid int) time.Duration {
+func procCPU(b testing.TB, pid int) time.Duration {
 	b.Helper()
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {

@@ -31,7 +31,11 @@ type Config struct {
 	Only       []string   // case ids; empty: all
 	Strict     bool       // Recommended cases are required
 	Timeout    time.Duration
-	// OnCase, when set, sees each result as it comes (live display).
+	// Redact are more credential names (--redact): their values are
+	// redacted in everything probe writes, as the credential's are.
+	Redact []string
+	// OnCase, when set, sees each result as it comes (live display),
+	// redacted.
 	OnCase func(Result)
 }
 
@@ -105,10 +109,11 @@ func Select(only []string) ([]Case, error) {
 }
 
 type prober struct {
-	cfg    Config
-	http   *http.Client
-	nextID atomic.Int64
-	valid  *reply // the valid call's answer, for the Info cases
+	cfg      Config
+	redactor *model.Redactor
+	http     *http.Client
+	nextID   atomic.Int64
+	valid    *reply // the valid call's answer, for the Info cases
 	// answered says the server has answered a request (any HTTP status);
 	// until it has, a request without an answer makes it unreachable.
 	answered    bool
@@ -135,7 +140,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	// A new connection per call, as the platform opens; a redirect is an
 	// answer, not something to follow with the credential and token.
-	p := &prober{cfg: cfg, http: &http.Client{Transport: &http.Transport{DisableKeepAlives: true},
+	p := &prober{cfg: cfg, redactor: newRedactor(cfg), http: &http.Client{Transport: &http.Transport{DisableKeepAlives: true},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	start := time.Now()
 	if p.cfg.Tool == "" {
@@ -144,6 +149,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			if ctx.Err() != nil {
 				return Report{URL: cfg.URL}, ctx.Err()
 			}
+			stop = p.redactStop(stop)
 			return Report{URL: cfg.URL, Stop: stop, Duration: time.Since(start)}, stop
 		}
 	}
@@ -153,11 +159,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			return rep, ctx.Err()
 		}
 		t0 := time.Now()
-		res := p.runCase(ctx, cs)
+		res := p.redactResult(p.runCase(ctx, cs))
 		if p.unreachable != nil {
 			// The server never answered: no case can be judged.
-			rep.Duration, rep.Stop = time.Since(start), p.unreachable
-			return rep, p.unreachable
+			stop := p.redactStop(p.unreachable)
+			rep.Duration, rep.Stop = time.Since(start), stop
+			return rep, stop
 		}
 		res.At = time.Now()
 		res.Duration = res.At.Sub(t0)

@@ -21,7 +21,8 @@ const maxResponseBytes = 16 << 20
 // maxShownBody is how much of a body a case's detail keeps.
 const maxShownBody = 4096
 
-// Exchange is a case's request as sent (secrets redacted) and the answer.
+// Exchange is a case's request as sent and the answer (redacted, once the
+// case is over, with its result).
 type Exchange struct {
 	RequestHeader map[string]string `json:"request_header"`
 	RequestBody   string            `json:"request_body"`
@@ -80,7 +81,7 @@ func (p *prober) send(ctx context.Context, c *call) reply {
 // SSE stream up to the response.
 func (p *prober) post(ctx context.Context, id int64, body []byte, h http.Header) reply {
 	r := reply{requestID: id}
-	r.exchange = Exchange{RequestHeader: p.redacted(h), RequestBody: string(body)}
+	r.exchange = Exchange{RequestHeader: headerMap(h), RequestBody: string(body)} // redacted with the result
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.cfg.URL, bytes.NewReader(body))
@@ -143,17 +144,12 @@ func (r *reply) take(payload []byte) bool {
 	return done
 }
 
-// redacted is a request's headers as a case's detail shows them: the
-// credential and the token's signature replaced.
-func (p *prober) redacted(h http.Header) map[string]string {
+// headerMap is a request's headers, one value each.
+func headerMap(h http.Header) map[string]string {
 	out := make(map[string]string, len(h))
 	for k, vs := range h {
-		if len(vs) == 0 {
-			continue
-		}
-		out[k] = model.RedactHeader(k, vs[0])
-		if out[k] == vs[0] && http.CanonicalHeaderKey(k) == http.CanonicalHeaderKey(p.cfg.Credential.Name) {
-			out[k] = model.Redacted // a credential header with a name no rule knows
+		if len(vs) > 0 {
+			out[k] = vs[0]
 		}
 	}
 	return out

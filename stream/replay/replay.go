@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // MaxGap bounds one wait between two recorded events: a recording of a feed
@@ -115,7 +116,7 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 		if len(trimSpace(line)) == 0 {
 			continue
 		}
-		ev, err := model.DecodeLine(line)
+		ev, err := output.DecodeLine(line)
 		if err != nil {
 			bad++
 			sink.Emit(model.Event{Time: time.Now().UTC(), Source: model.SourceReplay, SourceName: opts.Name,

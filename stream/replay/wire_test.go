@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // TestWireLinesTakeNoPartInTiming: a wire line, written when its exchange
@@ -20,11 +21,7 @@ func TestWireLinesTakeNoPartInTiming(t *testing.T) {
 			Wire: &model.Wire{Transport: model.TransportStdio, From: "client", Message: &model.WireBody{Text: "{}", Size: 2}}},
 		{Time: at.Add(200 * time.Millisecond), Source: model.SourceTap, SourceName: "tap", Kind: model.KindToolResult, ToolCallID: "c1", Tool: "t"},
 	} {
-		line, err := model.EncodeLine(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
+		b.Write(output.EncodeLine(&e))
 	}
 	var kinds []model.Kind
 	start := time.Now()

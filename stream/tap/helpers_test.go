@@ -39,7 +39,9 @@ func startTap(t *testing.T, cfg Config) *harness {
 		cfg.Name = "test-tap"
 	}
 	store := model.NewStore(model.Options{})
-	tp, err := New(cfg, output.NewHub(store))
+	hub := output.NewHub(store) // redacting as cli's does: the credential header too
+	hub.Redactor = model.NewRedactor(model.RedactionConfig{Names: []string{cfg.CredentialHeader}})
+	tp, err := New(cfg, hub)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"toolscope/decoder"
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // TestSecretsRedacted: no credential, cookie, context secret or token
@@ -38,11 +39,7 @@ func TestSecretsRedacted(t *testing.T) {
 	}
 	var all bytes.Buffer
 	for _, e := range allEvents(h.store.Snapshot()) {
-		line, err := model.EncodeLine(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all.Write(line)
+		all.Write(output.EncodeLine(&e))
 	}
 	for _, secret := range []string{signature, "sk-live-authorization-value", "cookie-value-123", "api-key-value-456", "instance-key-value-789", string(testSecret)} {
 		if strings.Contains(all.String(), secret) {

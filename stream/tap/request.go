@@ -352,13 +352,13 @@ func onlyGone(calls []*call) *call {
 	return found
 }
 
-// headerMap is the request's headers as recorded: values joined, secrets
-// redacted (the configured credential header too).
+// headerMap is the request's headers as recorded: values joined. The hub
+// redacts them (model.Redactor), and remembers the credentials among them
+// to redact wherever they appear again.
 func (t *Tap) headerMap(h http.Header) map[string]string {
 	out := make(map[string]string, len(h))
 	for k, vs := range h {
-		v := strings.Join(vs, ", ")
-		out[k] = t.redactor.Header(k, v)
+		out[k] = strings.Join(vs, ", ")
 	}
 	return out
 }

@@ -16,8 +16,10 @@ import (
 // 70 once the request and response sides and the store stopped building
 // maps and copies they did not need, 64 once the request side kept its
 // one call in the request itself, Verify read typed claims and the store
-// kept a call's keys in its entry (each call a new one with a fresh
-// token, as on the wire: no warning).
+// kept a call's keys in its entry, 66 once the hub's redaction (one policy
+// for every source) copies the headers map holding a credential rather
+// than the tap redacting its own (each call a new one with a fresh token,
+// as on the wire: no warning).
 func TestSideWorkAllocations(t *testing.T) {
 	tp, store := newSideTap(t, "allocs", "")
 	calls := newBenchCalls(t, 64) // 51 runs: each token and exchange is new
@@ -33,8 +35,8 @@ func TestSideWorkAllocations(t *testing.T) {
 		ex.end = nil
 		ex.conclude(outcome{kind: outcomeResponse, resp: &responseStart{status: 200, contentType: "application/json"}})
 	})
-	if n > 64 {
-		t.Errorf("%.0f allocations per call on the tap's side, want at most 64", n)
+	if n > 66 {
+		t.Errorf("%.0f allocations per call on the tap's side, want at most 66", n)
 	}
 	s := store.Snapshot()
 	if s.Events == 0 {

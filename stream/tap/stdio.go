@@ -126,7 +126,7 @@ func (s *stdioSession) run(ctx context.Context, command []string, stdin io.Reade
 	}
 	defer ch.release() // what is left of the child's group goes with it
 	s.t.emit(model.Event{Kind: model.KindSourceStatus, State: model.StateConnected,
-		Detail: fmt.Sprintf("running %s (pid %d) on stdio", model.Sanitize(strings.Join(command, " ")), cmd.Process.Pid)})
+		Detail: fmt.Sprintf("running %s (pid %d) on stdio", model.Sanitize(strings.Join(model.RedactArgs(command), " ")), cmd.Process.Pid)})
 
 	parsed := make(chan struct{})
 	go func() { defer close(parsed); s.parse() }()

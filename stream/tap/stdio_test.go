@@ -436,7 +436,7 @@ func TestStdioVerifiesTokenInMeta(t *testing.T) {
 		if e.Kind == model.KindToolCall && e.Context != nil {
 			verdicts[e.RequestID] = string(e.Context.Verdict)
 		}
-		line, _ := model.EncodeLine(e)
+		line := output.EncodeLine(&e)
 		if sig := good[strings.LastIndexByte(good, '.')+1:]; strings.Contains(string(line), sig) {
 			t.Errorf("the token's signature is in %s", line)
 		}

@@ -29,9 +29,8 @@ type Tap struct {
 	calls    *registry
 	cross    crossIndex // what earlier calls carried, for the rules across calls
 	cancels  pendingCancels
-	budget   *byteBudget    // request-body bytes held (see reqbody.go)
-	redactor model.Redactor // knows the configured credential header too
-	names    agentNames     // the agent-facing names of the tools called lately
+	budget   *byteBudget // request-body bytes held (see reqbody.go)
+	names    agentNames  // the agent-facing names of the tools called lately
 
 	seq      atomic.Uint64
 	inflight sync.WaitGroup // exchanges being run
@@ -55,7 +54,7 @@ func New(cfg Config, sink model.Sink) (*Tap, error) {
 		return nil, errors.New("tap: a sink is required")
 	}
 	t := &Tap{cfg: cfg, sink: sink, upstream: u, calls: newRegistry(), runners: newRunners(),
-		budget: &byteBudget{limit: cfg.MaxBufferedBytes}, redactor: model.NewRedactor(cfg.CredentialHeader)}
+		budget: &byteBudget{limit: cfg.MaxBufferedBytes}}
 	t.proxy = t.newProxy()
 	return t, nil
 }
