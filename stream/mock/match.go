@@ -3,6 +3,7 @@ package mock
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	"toolscope/model"
 )
@@ -47,11 +48,16 @@ func paramsWithoutMeta(raw json.RawMessage) any {
 	return v
 }
 
-// matches says whether live arguments are JSON-equal to recorded ones; a
-// value the recording redacted matches any value (it was a secret).
+// matches says whether live arguments are JSON-equal to recorded ones; what
+// the recording redacted matches anything in its place (it was a secret):
+// a whole value, or the part of a string ("Bearer [redacted]").
 func matches(recorded, live any) bool {
-	if s, ok := recorded.(string); ok && s == model.Redacted {
-		return true
+	if s, ok := recorded.(string); ok && strings.Contains(s, model.Redacted) {
+		if s == model.Redacted {
+			return true
+		}
+		l, ok := live.(string)
+		return ok && matchesRedacted(s, l)
 	}
 	switch r := recorded.(type) {
 	case map[string]any:
@@ -88,4 +94,25 @@ func arguments(raw json.RawMessage) any {
 		return v
 	}
 	return map[string]any{}
+}
+
+// matchesRedacted says whether live is recorded with something in place of
+// each [redacted] (the parts between them in order).
+func matchesRedacted(recorded, live string) bool {
+	parts := strings.Split(recorded, model.Redacted)
+	if !strings.HasPrefix(live, parts[0]) {
+		return false
+	}
+	live = live[len(parts[0]):]
+	for i, p := range parts[1:] {
+		if i == len(parts)-2 {
+			return strings.HasSuffix(live, p)
+		}
+		j := strings.Index(live, p)
+		if j < 0 {
+			return false
+		}
+		live = live[j+len(p):]
+	}
+	return true
 }

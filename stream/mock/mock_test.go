@@ -132,6 +132,25 @@ func TestProgressSpacingScaled(t *testing.T) {
 	}
 }
 
+func TestRedactedMatchesAnything(t *testing.T) {
+	for _, c := range []struct {
+		recorded, live any
+		want           bool
+	}{
+		{"[redacted]", "hunter2", true},
+		{"Bearer [redacted]", "Bearer abc", true},
+		{"Bearer [redacted]", "Basic abc", false},
+		{"key [redacted] and [redacted].", "key a and b.", true},
+		{"key [redacted] and [redacted].", "key a or b.", false},
+		{map[string]any{"p": "[redacted]"}, map[string]any{"p": 7.0}, true},
+		{map[string]any{"p": "x [redacted]"}, map[string]any{"p": 7.0}, false},
+	} {
+		if got := matches(c.recorded, c.live); got != c.want {
+			t.Errorf("matches(%v, %v) = %v", c.recorded, c.live, got)
+		}
+	}
+}
+
 func TestLoadSaysWhenNothingToServe(t *testing.T) {
 	if _, err := Load([]model.Event{{Kind: model.KindToolCall}}); err == nil || !strings.Contains(err.Error(), "no exchange") {
 		t.Errorf("a recording without wire lines: %v", err)
