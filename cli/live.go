@@ -44,6 +44,7 @@ func runLive(r liveRun) int {
 		r.live.settle(r.fs, mode)
 		redaction.Names = append(redaction.Names, r.live.credentialHeader)
 		redaction.Secrets = append(redaction.Secrets, os.Getenv(apiKeyEnv))
+		r.live.recordBodyLimit = r.out.tapBodyLimit()
 	}
 	r.out.redactor = model.NewRedactor(redaction)
 	p, err := newPipeline(*r.out, mode)

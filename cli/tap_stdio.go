@@ -54,6 +54,7 @@ func newStdioTapCommand() *stdioTapCommand {
 	c.fs.helpName = "tap --"
 	c.fs.StringVar(&c.name, "name", "", "the source's `NAME` in events (default: COMMAND's base name)")
 	c.fs.group(groupOutput, c.out.register) // no --output: stdout is the protocol's
+	c.fs.group(groupOutput, c.out.registerMetrics)
 	c.fs.group(groupCallChecks, c.live.registerCallChecks)
 	c.fs.group(groupMCP, c.out.mcp.register)
 	return c
@@ -84,6 +85,7 @@ func (c *stdioTapCommand) Run(args, command []string) int {
 	if code != 0 {
 		return code
 	}
+	cfg.RecordBodyLimit = c.out.bodyLimit() // a stdio tap always records
 	if _, err := exec.LookPath(command[0]); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope tap: %v\n", err)
 		return 127 // as a shell says a command it cannot run; no recording made
@@ -206,6 +208,7 @@ func stdioRecorder(out outputFlags, command string) (*pipeline, string, error) {
 			return nil, "", fmt.Errorf("--record: no FILE given and %w", err)
 		}
 		f.Close()
+		pruneDefaultRecordings(dir) // the directory is the user's own: checked by Create
 		out.record = path
 		p, err := newPipeline(out, "none")
 		if err != nil {

@@ -29,6 +29,9 @@ type Options struct {
 	// busy machine does not time out calls meant to succeed), with the
 	// export sized by the timeout in force. Token lifetimes keep real values.
 	Speed float64
+	// RecordBodyLimit makes the demo's taps capture what they pass, for
+	// --record (tap.Config.RecordBodyLimit); 0: not.
+	RecordBodyLimit int64
 }
 
 // Source names of the demo's own components.
@@ -47,7 +50,7 @@ func Run(ctx context.Context, opts Options, sink model.Sink) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	c := &components{}
+	c := &components{recordBodyLimit: opts.RecordBodyLimit}
 	defer c.close()
 	if err := c.start(clk, sink); err != nil {
 		return err

@@ -93,6 +93,7 @@ const sideYield = 500 * time.Microsecond
 // readEventStream dispatches each SSE event's messages as they arrive.
 func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
 	p := decoder.NewSSEParser(ex.t.cfg.MaxParseBytes, func(e decoder.SSEEvent) {
+		ex.capture.event(rs.pipe.arrival(), e)
 		if e.Oversized {
 			ex.warn(model.WarnParseSkipped, "an SSE event over the parse limit was forwarded unchanged, not parsed")
 			return
@@ -112,6 +113,7 @@ func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
 		switch {
 		case err == nil:
 		case errors.Is(err, errGap) && r == io.Reader(rs.pipe):
+			ex.capture.gap("the side parser fell behind")
 			if !lagged {
 				lagged = true
 				ex.warn(model.WarnParseLagging, "the side parser fell behind; some stream bytes were not parsed (all were forwarded; the stream's end is always parsed)")

@@ -58,6 +58,7 @@ func (s *stdioSession) onLine(dir direction, at time.Time, e lineEnd) {
 		// (parse_lagging) rather than slow the pipe.
 		time.Sleep(sideYield)
 	}
+	s.t.captureLine(dir, at, e)
 	switch {
 	case e.line == nil:
 		s.oversized(dir, at, e)
