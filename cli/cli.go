@@ -44,6 +44,8 @@ func commands() []command {
 		{"replay", "play a recorded session (JSON lines) back", func() runner { return newReplayCommand() }},
 		{"decode", "decode and verify one X-AgentArea-Context token", func() runner { return newDecodeCommand() }},
 		{"probe", "check that an MCP server keeps the AgentArea context contract", func() runner { return newProbeCommand() }},
+		{"mock", "serve a recorded MCP server again (HTTP or stdio)", func() runner { return newMockCommand() }},
+		{"export", "write a recording's HTTP exchanges as HAR 1.2", func() runner { return newExportCommand() }},
 	}
 }
 

@@ -41,6 +41,8 @@ func newDemoCommand() *demoCommand {
 	c.fs.Float64Var(&c.speed, "speed", 1, "scenario clock scale `F`: 10 finishes in a few seconds, with the same outcomes")
 	c.fs.group(groupOutput, c.out.registerMode)
 	c.fs.group(groupOutput, c.out.register)
+	c.fs.group(groupOutput, c.out.registerMetrics)
+	c.fs.group(groupMCP, c.out.mcp.register)
 	return c
 }
 
@@ -60,6 +62,6 @@ func (c *demoCommand) Run(args []string) int {
 	}
 	return runLive(liveRun{cmd: "demo", fs: c.fs, out: &c.out, title: "demo",
 		main: func(ctx context.Context, sink model.Sink) error {
-			return demo.Run(ctx, demo.Options{Speed: c.speed}, sink)
+			return demo.Run(ctx, demo.Options{Speed: c.speed, RecordBodyLimit: c.out.tapBodyLimit()}, sink)
 		}})
 }

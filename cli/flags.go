@@ -64,6 +64,12 @@ type outputFlags struct {
 	maxCalls        int
 	maxRunningCalls int
 	otlp            string
+	mcp             mcpFlags
+	metricsListen   string // --metrics-listen, on tap, watch and demo (metrics.go)
+	// --record-body-limit, --record-max-size, --record-keep (record.go)
+	recordBodyLimit int64
+	recordMaxSizeMB int
+	recordKeep      int
 	redact          multiFlag // --redact: more credential names
 	// redactor is the run's redaction policy, the hub's (set by the live
 	// skeleton before newPipeline).
@@ -80,6 +86,7 @@ func (o *outputFlags) registerMode(fs *flag.FlagSet) {
 // besides stdout, and what is kept in memory.
 func (o *outputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.record, "record", "", "also write every event as JSON lines to `FILE` (secrets redacted)")
+	o.registerRecording(fs)
 	fs.StringVar(&o.otlp, "otlp", "", "export every call as OpenTelemetry spans over OTLP/HTTP to `URL` (+ /v1/traces); OTEL_EXPORTER_OTLP_ENDPOINT and _HEADERS work too")
 	fs.IntVar(&o.maxCalls, "max-calls", model.DefaultOptions().MaxFinishedCalls, "keep `N` finished calls in memory (oldest evicted first)")
 	fs.Var(&o.redact, "redact", "also redact the values named `NAME` (headers, keys at any depth, flags, query parameters; repeatable; see docs/security.md)")

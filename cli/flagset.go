@@ -32,6 +32,7 @@ const (
 	groupFeeds      = "Feeds"
 	groupTaps       = "Taps (HTTP)"
 	groupCallChecks = "Checking calls (every tap)"
+	groupMCP        = "MCP server"
 )
 
 func newFlagSet(name string) *flagSet {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"toolscope/model"
@@ -35,11 +36,15 @@ func runLive(r liveRun) int {
 	if !ok {
 		return 2
 	}
+	if err := r.out.mcp.check(); err != nil {
+		return usageError(r.cmd, "%v", err)
+	}
 	redaction := model.RedactionConfig{Names: r.out.redact}
 	if r.live != nil {
 		r.live.settle(r.fs, mode)
 		redaction.Names = append(redaction.Names, r.live.credentialHeader)
 		redaction.Secrets = append(redaction.Secrets, os.Getenv(apiKeyEnv))
+		r.live.recordBodyLimit = r.out.tapBodyLimit()
 	}
 	r.out.redactor = model.NewRedactor(redaction)
 	p, err := newPipeline(*r.out, mode)
@@ -65,9 +70,19 @@ func runLive(r liveRun) int {
 	ctx, stop := signalContext()
 	defer stop()
 	p.title = r.title
+	if p.mcp != nil {
+		if mode == "tui" {
+			p.title += " · MCP " + p.mcp.URL()
+		} else {
+			fmt.Fprintf(os.Stderr, "toolscope %s: serving MCP at %s\n", r.cmd, p.mcp.URL())
+		}
+	}
 	err = p.runWithScreen(ctx, func(ctx context.Context) error {
 		return src.run(ctx, p.hub, r.main)
 	}, r.openCall)
+	if mode != "tui" { // the screen stays until q; lines end with the work
+		p.serveUntilInterrupted(ctx, r.cmd)
+	}
 	// The sources stop before the outputs close, so every event they
 	// emitted is written.
 	src.shutdown(src.taps)

@@ -14,6 +14,7 @@ import (
 
 	"toolscope/model"
 	"toolscope/output"
+	"toolscope/output/mcpserver"
 	"toolscope/output/otlp"
 	"toolscope/ui"
 )
@@ -24,6 +25,7 @@ type pipeline struct {
 	hub    *output.Hub
 	output string
 	title  string
+	mcp    *mcpserver.Server // --mcp-listen, nil without
 	// said are the output problems already said on stderr.
 	said sync.Map
 }
@@ -40,9 +42,19 @@ func newPipeline(o outputFlags, mode string) (*pipeline, error) {
 	}
 	// The exporter's reports (its state, a collector that is down) go
 	// through the hub, made just after it (they start with the first event).
+	// One said while the outputs start (a metrics endpoint off loopback)
+	// waits for it.
 	var hub atomic.Pointer[output.Hub]
+	var earlyMu sync.Mutex
+	var early []model.Event
 	outs, err := o.outputs(mode, func(e model.Event) {
-		if h := hub.Load(); h != nil {
+		earlyMu.Lock()
+		h := hub.Load()
+		if h == nil {
+			early = append(early, e)
+		}
+		earlyMu.Unlock()
+		if h != nil {
 			h.Emit(e)
 		}
 	})
@@ -54,7 +66,16 @@ func newPipeline(o outputFlags, mode string) (*pipeline, error) {
 	if o.redactor != nil {
 		p.hub.Redactor = o.redactor
 	}
+	earlyMu.Lock()
 	hub.Store(p.hub)
+	earlyMu.Unlock()
+	for _, e := range early {
+		p.hub.Emit(e)
+	}
+	if p.mcp, err = o.mcp.start(p.store); err != nil {
+		p.hub.Close()
+		return nil, err
+	}
 	p.hub.OnWriteError = func(err error) {
 		if mode != "tui" { // the screen shows it as a warning; said on exit too
 			p.said.Store(err.Error(), true)
@@ -77,6 +98,14 @@ func (o *outputFlags) outputs(mode string, warn func(model.Event)) ([]output.Out
 		}
 		outs = append(outs, exp)
 	}
+	if o.metricsListen != "" {
+		x, err := o.metricsOutput(mode, warn)
+		if err != nil {
+			closeAll(outs)
+			return nil, err
+		}
+		outs = append(outs, x)
+	}
 	switch mode {
 	case "json":
 		outs = append(outs, output.NewWriter(os.Stdout, output.WriterConfig{Name: "stdout", Format: output.FormatJSON}))
@@ -86,16 +115,20 @@ func (o *outputFlags) outputs(mode string, warn func(model.Event)) ([]output.Out
 		outs = append(outs, output.InTimeOrder(text, textOrderWindow))
 	}
 	if o.record != "" {
-		f, err := openRecord(o.record)
+		rec, err := o.recordingWriter() // record.go: bounded, rotated
 		if err != nil {
-			for _, out := range outs {
-				out.Close()
-			}
+			closeAll(outs)
 			return nil, fmt.Errorf("--record: %w", err)
 		}
-		outs = append(outs, output.NewWriter(f, output.WriterConfig{Name: "--record " + o.record, Format: output.FormatJSON, Closer: f}))
+		outs = append(outs, rec)
 	}
 	return outs, nil
+}
+
+func closeAll(outs []output.Output) {
+	for _, out := range outs {
+		out.Close()
+	}
 }
 
 // textOrderWindow is how long --output text holds a line for older ones:
@@ -105,6 +138,7 @@ const textOrderWindow = 250 * time.Millisecond
 // close flushes and closes the outputs, within the hub's bounds. Each
 // error is said once: here, unless it was already said when it happened.
 func (p *pipeline) close(cmd string) {
+	p.closeMCP()
 	for _, e := range leafErrors(p.hub.Close()) {
 		if _, said := p.said.Load(e.Error()); !said {
 			fmt.Fprintf(os.Stderr, "toolscope %s: %v\n", cmd, e)

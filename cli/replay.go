@@ -40,6 +40,7 @@ func newReplayCommand() *replayCommand {
 	c.fs.BoolVar(&c.follow, "follow", false, "keep reading FILE as it grows (a recording still being written), until stopped")
 	c.fs.group(groupOutput, c.out.registerMode)
 	c.fs.group(groupOutput, c.out.register)
+	c.fs.group(groupMCP, c.out.mcp.register)
 	return c
 }
 

@@ -30,15 +30,18 @@ import (
 // sees it: the JSON lines on stdout, the text lines, the --record file, the
 // OpenTelemetry export (a real loopback collector, the protobuf bodies it
 // received), the screen's table, detail and event log as rendered, the `y`
-// copy (the OSC 52 payload decoded), and a real stdio tap's command line.
+// copy (the OSC 52 payload decoded), a real stdio tap's command line, and
+// every tool and resource of the --mcp-listen server.
 func TestSecretsReachNoOutput(t *testing.T) {
 	tb := modeltest.Secrets()
 	for _, mode := range []string{"json", "text"} {
 		t.Run(mode, func(t *testing.T) {
 			collector := newSpanNames(t)
 			record := filepath.Join(t.TempDir(), "rec.jsonl")
-			o := outputFlags{record: record, otlp: collector.URL, redactor: model.NewRedactor(tb.Redaction())}
+			o := outputFlags{record: record, otlp: collector.URL, redactor: model.NewRedactor(tb.Redaction()),
+				mcp: mcpFlags{listen: "127.0.0.1:0"}}
 			var p *pipeline
+			var served string // what the --mcp-listen server answers
 			stdout := captureStdout(t, func() {
 				var err error
 				if p, err = newPipeline(o, mode); err != nil {
@@ -48,8 +51,11 @@ func TestSecretsReachNoOutput(t *testing.T) {
 					p.hub.Emit(e)
 				}
 				runStdioTapWithArgv(t, tb.Argv, p.hub)
+				served = mcpServed(t, p)
 				p.close("test")
 			})
+			tb.Check(t, "the MCP server ("+mode+")", served)
+			mustShow(t, "the MCP server ("+mode+")", served, modeltest.Visible...)
 			tb.Check(t, "stdout ("+mode+")", stdout)
 			mustShow(t, "stdout ("+mode+")", stdout, "ledger-server", "--token "+model.Redacted) // the tap's command line
 			rec, err := os.ReadFile(record)

@@ -40,6 +40,9 @@ type liveFlags struct {
 	maxParseBytes                              int64
 	rewriteHost                                bool
 	maxBufferedBytes                           int64
+	// recordBodyLimit: taps capture what they pass for --record (set by
+	// the live skeleton from the output flags; 0 without --record).
+	recordBodyLimit int64
 	// secrets are the context secrets build loaded.
 	secrets [][]byte
 }
@@ -129,6 +132,7 @@ func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (
 		c.MaxBufferedBytes = max(l.maxBufferedBytes, l.maxParseBytes) // a larger --max-parse-bytes alone still works
 		c.SoatPrefix, c.CredentialHeader = prefix, l.credentialHeader
 		c.RewriteHost = l.rewriteHost
+		c.RecordBodyLimit = l.recordBodyLimit
 		t, err := tap.New(c, sink)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "toolscope %s: %s\n", cmd, errText(cmd, err))

@@ -52,6 +52,8 @@ func newTapCommand() *tapCommand {
 	c.fs.StringVar(&c.listen, "listen", tap.DefaultListen, "where the tap listens: `ADDR` (addresses off loopback warn)")
 	c.fs.group(groupOutput, c.out.registerMode)
 	c.fs.group(groupOutput, c.out.register)
+	c.fs.group(groupOutput, c.out.registerMetrics)
+	c.fs.group(groupMCP, c.out.mcp.register)
 	c.live.registerAll(c.fs)
 	return c
 }

@@ -55,7 +55,9 @@ func newStdioTapCommand() *stdioTapCommand {
 	c.fs.helpName = "tap --"
 	c.fs.StringVar(&c.name, "name", "", "the source's `NAME` in events (default: COMMAND's base name)")
 	c.fs.group(groupOutput, c.out.register) // no --output: stdout is the protocol's
+	c.fs.group(groupOutput, c.out.registerMetrics)
 	c.fs.group(groupCallChecks, c.live.registerCallChecks)
+	c.fs.group(groupMCP, c.out.mcp.register)
 	return c
 }
 
@@ -77,10 +79,14 @@ func (c *stdioTapCommand) Run(args, command []string) int {
 	case c.live.timeout < tap.MinTimeout || c.live.timeout > tap.MaxTimeout:
 		return stdioUsageError("--timeout %v is outside 1s..1800s (the range the contract allows)", c.live.timeout)
 	}
+	if err := c.out.mcp.check(); err != nil {
+		return stdioUsageError("%v", err)
+	}
 	cfg, code := stdioTapConfig(&c.live, c.name)
 	if code != 0 {
 		return code
 	}
+	cfg.RecordBodyLimit = c.out.bodyLimit() // a stdio tap always records
 	if _, err := exec.LookPath(command[0]); err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope tap: %v\n", err)
 		return 127 // as a shell says a command it cannot run; no recording made
@@ -93,6 +99,9 @@ func (c *stdioTapCommand) Run(args, command []string) int {
 	}
 	if c.out.record == "" {
 		fmt.Fprintf(os.Stderr, "toolscope tap: recording to %s (watch it: toolscope replay --follow %s)\n", path, path)
+	}
+	if p.mcp != nil { // it serves while the child runs: the tap's life is its client's
+		fmt.Fprintf(os.Stderr, "toolscope tap: serving MCP at %s\n", p.mcp.URL())
 	}
 	exit, err := tap.RunStdio(context.Background(), cfg, command, os.Stdin, os.Stdout, os.Stderr, p.hub)
 	p.close("tap")  // a write error is said once
@@ -200,6 +209,7 @@ func stdioRecorder(out outputFlags, command string) (*pipeline, string, error) {
 			return nil, "", fmt.Errorf("--record: no FILE given and %w", err)
 		}
 		f.Close()
+		pruneDefaultRecordings(dir) // the directory is the user's own: checked by Create
 		out.record = path
 		p, err := newPipeline(out, "none")
 		if err != nil {

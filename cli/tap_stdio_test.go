@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -141,8 +142,15 @@ func TestStdioTapCommandTransport(t *testing.T) {
 	}
 	kinds := map[model.Kind]int{}
 	var ended string
+	lines := map[string]int{} // wire lines by who sent them
 	for _, e := range readRecording(t, rec) {
 		kinds[e.Kind]++
+		if e.Kind == model.KindWire {
+			lines[e.Wire.From]++
+			if e.Wire.Transport != model.TransportStdio || e.Wire.Message == nil || !json.Valid([]byte(e.Wire.Message.Text)) {
+				t.Errorf("wire line %+v", e.Wire)
+			}
+		}
 		if e.Kind == model.KindSourceStatus && e.State == model.StateEnded {
 			ended = e.Detail
 		}
@@ -152,6 +160,11 @@ func TestStdioTapCommandTransport(t *testing.T) {
 	}
 	if kinds[model.KindToolCall] != 2 || kinds[model.KindToolProgress] != 4 || kinds[model.KindToolResult] != 2 || kinds[model.KindWarning] != 0 {
 		t.Errorf("recorded %v", kinds)
+	}
+	// server/discover (the go-sdk client speaks 2026-07-28), tools/list,
+	// two calls; their answers and 4 progress notifications
+	if lines["client"] != 4 || lines["server"] != 8 {
+		t.Errorf("wire lines recorded: %v", lines)
 	}
 	if ended != "stdioserver exited with code 7" {
 		t.Errorf("ended %q", ended)

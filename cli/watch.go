@@ -37,6 +37,8 @@ func newWatchCommand() *watchCommand {
 	c.fs.Var(&c.tasks, "task", "task id `T` (repeatable)")
 	c.fs.group(groupOutput, c.out.registerMode)
 	c.fs.group(groupOutput, c.out.register)
+	c.fs.group(groupOutput, c.out.registerMetrics)
+	c.fs.group(groupMCP, c.out.mcp.register)
 	c.live.registerAll(c.fs)
 	return c
 }

@@ -99,13 +99,13 @@ func (x *crossIndex) check(c crossCall) []model.Warning {
 			x.args.set(c.idemKey, [2]string{sum, c.id}, false)
 		case prev[0] != sum:
 			ws = append(ws, model.Warning{Code: model.WarnRetryArgumentsChanged, Message: fmt.Sprintf(
-				"idempotency key %q was sent by %s %s with other arguments; a retry sends the same arguments", model.Clip(c.idemKey, 80), c.what, prev[1])})
+				"idempotency key %q was sent by %s %s with other arguments; a retry sends the same arguments", model.Truncate(c.idemKey, 80), c.what, prev[1])})
 		}
 	}
 	if jti, ok := c.claims["jti"].(string); ok && jti != "" {
 		if prev, ok := x.jtis.get(jti); ok {
 			ws = append(ws, model.Warning{Code: model.WarnTokenReused, Message: fmt.Sprintf(
-				"the token (jti %q) was already sent by %s %s; the platform mints a new token per call, a retry included: this is a replay", model.Clip(jti, 80), c.what, prev[1])})
+				"the token (jti %q) was already sent by %s %s; the platform mints a new token per call, a retry included: this is a replay", model.Truncate(jti, 80), c.what, prev[1])})
 		} else {
 			x.jtis.set(jti, [2]string{jti, c.id}, false)
 		}
@@ -136,7 +136,7 @@ func describeEndUser(v string) string {
 	case len(v) == len("sha256:")+sha256.Size && strings.HasPrefix(v, "sha256:"):
 		return "a long value"
 	}
-	return fmt.Sprintf("%q", model.Clip(v, 80))
+	return fmt.Sprintf("%q", model.Truncate(v, 80))
 }
 
 // argumentsDigest identifies arguments by value: key order, spacing and

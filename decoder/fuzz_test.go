@@ -17,13 +17,13 @@ func FuzzSummarizeResult(f *testing.F) {
 	f.Add([]byte(`{"content":[]}`))
 	f.Fuzz(func(t *testing.T, result []byte) {
 		s, ws := summarize(result)
-		if s.TextChars < 0 || s.Offloaded != (s.TextChars > MaxTextChars) {
+		if s.TextChars < 0 || s.Offloaded != (s.TextChars > model.MaxTextChars) {
 			t.Fatalf("text %d offloaded %v", s.TextChars, s.Offloaded)
 		}
 		if utf8.RuneCountInString(s.TextPreview) > model.PreviewChars || utf8.RuneCountInString(s.Error) > model.PreviewChars {
 			t.Fatal("preview too long")
 		}
-		if s.StructuredContentDropped != (s.StructuredContentChars > MaxStructuredChars) {
+		if s.StructuredContentDropped != (s.StructuredContentChars > model.MaxStructuredChars) {
 			t.Fatal("dropped disagrees with the size")
 		}
 		if s.ResultType == "" {
@@ -35,7 +35,7 @@ func FuzzSummarizeResult(f *testing.F) {
 			}
 		}
 		for _, img := range s.Images {
-			if img.Size < 0 || (img.Size > MaxImageBytes && img.Problem == "") {
+			if img.Size < 0 || (img.Size > model.MaxImageBytes && img.Problem == "") {
 				t.Fatalf("image %+v", img)
 			}
 		}

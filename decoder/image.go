@@ -34,8 +34,8 @@ func checkImage(i int, declared string, data []byte, warn func(code model.Warnin
 		}
 		warn(model.WarnImageMimeMismatch, "content[%d]: declared %s but holds %s", i, mt, what)
 	}
-	if size > MaxImageBytes {
-		warn(model.WarnImageTooLarge, "content[%d]: %s image is %d bytes; the limit is %d", i, mt, size, MaxImageBytes)
+	if size > model.MaxImageBytes {
+		warn(model.WarnImageTooLarge, "content[%d]: %s image is %d bytes; the limit is %d", i, mt, size, model.MaxImageBytes)
 		if img.Problem == "" {
 			img.Problem = "over 5 MB"
 		} else {

@@ -33,7 +33,7 @@ type Judge struct {
 	// says so).
 	Enforce bool
 	// RelayInterval is the platform's relay rate a feed is held to (0:
-	// RelayInterval; the demo runs its clock faster).
+	// model.RelayInterval; the demo runs its clock faster).
 	RelayInterval time.Duration
 
 	cross crossIndex

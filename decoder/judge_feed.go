@@ -41,29 +41,29 @@ func (j *Judge) Feed(ev *model.Event, timestamped bool) []model.Warning {
 // feedResult judges a relayed result against the platform's limits.
 func feedResult(ev *model.Event) []model.Warning {
 	var ws []model.Warning
-	ev.Offloaded = ev.TextChars > MaxTextChars
+	ev.Offloaded = ev.TextChars > model.MaxTextChars
 	for i := range ev.Images {
 		im := &ev.Images[i]
 		var problems []string
 		if !supportedImageTypes[strings.ToLower(strings.TrimSpace(im.MimeType))] {
 			problems = append(problems, "type not supported")
 		}
-		if im.Size > MaxImageBytes {
+		if im.Size > model.MaxImageBytes {
 			problems = append(problems, "over 5 MB")
 		}
-		if i >= MaxImages {
-			problems = append(problems, fmt.Sprintf("over the limit of %d images", MaxImages))
+		if i >= model.MaxImages {
+			problems = append(problems, fmt.Sprintf("over the limit of %d images", model.MaxImages))
 		}
 		im.Problem = strings.Join(problems, "; ")
 	}
-	if sc := ev.StructuredContent; !ev.StructuredContentDropped && ev.StructuredContentBytes > MaxStructuredChars {
+	if sc := ev.StructuredContent; !ev.StructuredContentDropped && ev.StructuredContentBytes > model.MaxStructuredChars {
 		n := ev.StructuredContentBytes // past what the event keeps, its size alone is known
 		if sc != nil {
 			n = utf8.RuneCount(compactJSON(sc))
 		}
-		if n > MaxStructuredChars {
+		if n > model.MaxStructuredChars {
 			ws = append(ws, model.Warning{Code: model.WarnStructuredContentNotDropped, Message: fmt.Sprintf(
-				"structured_content is %d characters of JSON but was relayed: over %d the platform leaves it out (structured_content_dropped)", n, MaxStructuredChars)})
+				"structured_content is %d characters of JSON but was relayed: over %d the platform leaves it out (structured_content_dropped)", n, model.MaxStructuredChars)})
 		}
 	}
 	return ws
@@ -101,7 +101,7 @@ func (g *relayGaps) check(ev *model.Event, timestamped bool, every time.Duration
 	complete := ev.Total != nil && ev.Progress >= *ev.Total
 	gap := ev.Time.Sub(prev)
 	if every <= 0 {
-		every = RelayInterval
+		every = model.RelayInterval
 	}
 	// Whole-second timestamps cannot tell 0.6 s from 0 s: only timestamps
 	// with a fraction are judged.

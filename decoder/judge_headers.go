@@ -70,7 +70,7 @@ func CheckMCPHeaders(h http.Header, method, toolName, metaProtocolVersion string
 			return
 		}
 		ws = append(ws, model.Warning{Code: model.WarnMCPHeaderMismatch, Message: fmt.Sprintf(
-			"%s header %q differs from the body's %s %q", header, model.Clip(got, 80), what, model.Clip(want, 80))})
+			"%s header %q differs from the body's %s %q", header, model.Truncate(got, 80), what, model.Truncate(want, 80))})
 	}
 	version := strings.TrimSpace(h.Get(protocolVersionHeader))
 	gotMethod := strings.TrimSpace(h.Get(HeaderMethod))
@@ -82,7 +82,7 @@ func CheckMCPHeaders(h http.Header, method, toolName, metaProtocolVersion string
 	}
 	if version != "" && !knownMCPVersions[version] {
 		ws = append(ws, model.Warning{Code: model.WarnMCPProtocolVersionUnknown, Message: fmt.Sprintf(
-			"MCP-Protocol-Version %q is not a revision toolscope knows", model.Clip(version, 80))})
+			"MCP-Protocol-Version %q is not a revision toolscope knows", model.Truncate(version, 80))})
 	}
 	if version == MCPStateless || metaProtocolVersion == MCPStateless {
 		var missing []string

@@ -37,7 +37,7 @@ func callRules(in callRulesInput) []model.Warning {
 	var ws []model.Warning
 	if _, _, ok := model.SplitAgentName(in.ToolName); ok {
 		ws = append(ws, model.Warning{Code: model.WarnToolNameQualified, Message: fmt.Sprintf(
-			"params.name %q looks like the agent-facing mcp__<server>__<tool> name; a server receives its own raw tool name", model.Clip(in.ToolName, 80))})
+			"params.name %q looks like the agent-facing mcp__<server>__<tool> name; a server receives its own raw tool name", model.Truncate(in.ToolName, 80))})
 	}
 	if !in.TokenPresent && len(in.Meta) == 0 {
 		return ws

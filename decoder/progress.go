@@ -9,10 +9,6 @@ import (
 	"toolscope/model"
 )
 
-// RelayInterval is the platform's rate: at most one relayed progress event
-// per call in this interval.
-const RelayInterval = 500 * time.Millisecond
-
 // RelaySimulator says which progress notifications of one call the platform
 // relays as tool.progress events: the first one, then at most one per 0.5 s,
 // and always one reporting progress >= total. The zero value is ready; use
@@ -25,7 +21,7 @@ type RelaySimulator struct {
 // Relay reports whether the notification seen at time at would be relayed,
 // and records it when it is.
 func (r *RelaySimulator) Relay(at time.Time, p jsonrpc.Progress) bool {
-	if p.Done() || !r.started || at.Sub(r.last) >= RelayInterval {
+	if p.Done() || !r.started || at.Sub(r.last) >= model.RelayInterval {
 		r.started = true
 		r.last = at
 		return true

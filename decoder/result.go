@@ -12,25 +12,10 @@ import (
 	"toolscope/model"
 )
 
-// The platform's result limits (the tool context contract's results rules;
-// docs/warning-codes.md).
-const (
-	// MaxTextChars: text over this many characters is offloaded; the model
-	// sees a pointer and a preview.
-	MaxTextChars = 8000
-	// MaxStructuredChars: structuredContent over this many characters of JSON
-	// is left out of the tool.result event.
-	MaxStructuredChars = 16000
-	// MaxImageBytes: an image over 5 MB (decoded) is refused.
-	MaxImageBytes = 5 * 1024 * 1024
-	// MaxImages: at most this many images per result.
-	MaxImages = 8
-)
-
 // Result types of MCP 2026-07-28 (a missing resultType means complete).
 const (
 	resultComplete      = "complete"
-	resultInputRequired = "input_required"
+	resultInputRequired = model.ResultInputRequired
 )
 
 // supportedImageTypes are the image types the platform keeps.
@@ -47,7 +32,7 @@ type ResultSummary struct {
 	TextChars int
 	// TextPreview is the start of that text (model.PreviewChars characters).
 	TextPreview string
-	// Offloaded: TextChars is over MaxTextChars.
+	// Offloaded: TextChars is over model.MaxTextChars.
 	Offloaded bool
 	// Images from image blocks and embedded resources with an image/* blob.
 	Images []model.Image
@@ -113,11 +98,11 @@ func (s *ResultSummary) summarizeImages(images []jsonrpc.Image, warn warnFunc) {
 	for _, im := range images {
 		s.Images = append(s.Images, checkImage(im.Block, im.MimeType, im.Data, warn))
 	}
-	if len(s.Images) > MaxImages {
-		warn(model.WarnTooManyImages, "%d images in one result; the platform keeps at most %d", len(s.Images), MaxImages)
-		for i := MaxImages; i < len(s.Images); i++ {
+	if len(s.Images) > model.MaxImages {
+		warn(model.WarnTooManyImages, "%d images in one result; the platform keeps at most %d", len(s.Images), model.MaxImages)
+		for i := model.MaxImages; i < len(s.Images); i++ {
 			if s.Images[i].Problem == "" {
-				s.Images[i].Problem = fmt.Sprintf("over %d images per result", MaxImages)
+				s.Images[i].Problem = fmt.Sprintf("over %d images per result", model.MaxImages)
 			}
 		}
 	}
@@ -133,11 +118,11 @@ func (s *ResultSummary) summarizeStructured(sc json.RawMessage, warn warnFunc) {
 	compact := compactJSON(sc)
 	s.StructuredContentBytes = len(compact)
 	s.StructuredContentChars = utf8.RuneCount(compact)
-	if s.StructuredContentChars > MaxStructuredChars {
+	if s.StructuredContentChars > model.MaxStructuredChars {
 		s.StructuredContentDropped = true
 		warn(model.WarnStructuredContentDropped, "structuredContent is %d characters of JSON; over %d the platform leaves it out of the tool.result event",
-			s.StructuredContentChars, MaxStructuredChars)
-	} else if n := spacedASCIIJSONLen(compact); n > MaxStructuredChars {
+			s.StructuredContentChars, model.MaxStructuredChars)
+	} else if n := spacedASCIIJSONLen(compact); n > model.MaxStructuredChars {
 		warn(model.WarnStructuredContentNearLimit, "structuredContent is %d characters of compact JSON but %d as Python's json.dumps writes it by default (spaces after separators, non-ASCII escaped); the platform may leave it out",
 			s.StructuredContentChars, n)
 	}
@@ -154,10 +139,10 @@ func (s *ResultSummary) summarizeText(r *jsonrpc.Result, warn warnFunc) {
 	}
 	s.TextChars = utf8.RuneCountInString(modelText)
 	s.TextPreview = model.Prefix(modelText, model.PreviewChars)
-	if s.TextChars > MaxTextChars {
+	if s.TextChars > model.MaxTextChars {
 		s.Offloaded = true
 		warn(model.WarnTextOffloaded, "the model reads %d characters; over %d the text is offloaded and the model sees a pointer and a preview",
-			s.TextChars, MaxTextChars)
+			s.TextChars, model.MaxTextChars)
 	}
 }
 

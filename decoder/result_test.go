@@ -113,13 +113,13 @@ func TestSummarizeResult(t *testing.T) {
 					t.Fatal("no problem on the image")
 				}
 			}},
-		{"image_too_large: over 5 MB", resultJSON([]map[string]any{imageBlock("image/png", imageData(pngMagic, MaxImageBytes+1))}, nil), "image_too_large",
+		{"image_too_large: over 5 MB", resultJSON([]map[string]any{imageBlock("image/png", imageData(pngMagic, model.MaxImageBytes+1))}, nil), "image_too_large",
 			func(t *testing.T, s ResultSummary) {
-				if s.Images[0].Size != MaxImageBytes+1 || s.Images[0].Problem == "" {
+				if s.Images[0].Size != model.MaxImageBytes+1 || s.Images[0].Problem == "" {
 					t.Fatalf("%+v", s.Images[0])
 				}
 			}},
-		{"an image of exactly 5 MB is accepted", resultJSON([]map[string]any{imageBlock("image/png", imageData(pngMagic, MaxImageBytes))}, nil), "", nil},
+		{"an image of exactly 5 MB is accepted", resultJSON([]map[string]any{imageBlock("image/png", imageData(pngMagic, model.MaxImageBytes))}, nil), "", nil},
 		{"too_many_images: more than 8", resultJSON(func() []map[string]any {
 			var bs []map[string]any
 			for i := 0; i < 9; i++ {

@@ -14,14 +14,15 @@ import (
 // components are the demo's running parts: the MCP server, the taps in front
 // of it and the platform's feed server.
 type components struct {
-	inst      instance
-	planned   *plannedTimes
-	server    *demoServer
-	sheetsTap *tap.Tap
-	soatTap   *tap.Tap
-	soatURL   string // the SOAT server's endpoint, through its tap
-	apiKey    string // the feed server's
-	feeds     *feedServer
+	inst            instance
+	recordBodyLimit int64 // the taps capture for --record (Options.RecordBodyLimit)
+	planned         *plannedTimes
+	server          *demoServer
+	sheetsTap       *tap.Tap
+	soatTap         *tap.Tap
+	soatURL         string // the SOAT server's endpoint, through its tap
+	apiKey          string // the feed server's
+	feeds           *feedServer
 }
 
 // start starts the components; on an error, close stops those it started.
@@ -41,12 +42,12 @@ func (c *components) start(clk pace, sink model.Sink) error {
 
 	var err error
 	c.sheetsTap, err = startTap(tap.Config{Name: sheetsTapName, Listen: "127.0.0.1:0", Upstream: c.server.URL(),
-		InstanceID: inst.ID, InstanceName: inst.Name, Secrets: [][]byte{secret}, Timeout: inst.Timeout}, sink)
+		InstanceID: inst.ID, InstanceName: inst.Name, Secrets: [][]byte{secret}, Timeout: inst.Timeout, RecordBodyLimit: c.recordBodyLimit}, sink)
 	if err != nil {
 		return err
 	}
 	c.soatTap, err = startTap(tap.Config{Name: soatTapName, Listen: "127.0.0.1:0", Upstream: c.server.SoatURL(),
-		InstanceName: "Demo Orders", Timeout: inst.Timeout}, sink)
+		InstanceName: "Demo Orders", Timeout: inst.Timeout, RecordBodyLimit: c.recordBodyLimit}, sink)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"toolscope/decoder"
 	"toolscope/model"
 	"toolscope/stream/feed"
 )
@@ -29,6 +28,9 @@ type Options struct {
 	// busy machine does not time out calls meant to succeed), with the
 	// export sized by the timeout in force. Token lifetimes keep real values.
 	Speed float64
+	// RecordBodyLimit makes the demo's taps capture what they pass, for
+	// --record (tap.Config.RecordBodyLimit); 0: not.
+	RecordBodyLimit int64
 }
 
 // Source names of the demo's own components.
@@ -47,7 +49,7 @@ func Run(ctx context.Context, opts Options, sink model.Sink) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	c := &components{}
+	c := &components{recordBodyLimit: opts.RecordBodyLimit}
 	defer c.close()
 	if err := c.start(clk, sink); err != nil {
 		return err
@@ -94,7 +96,7 @@ func runScenarios(ctx, feedCtx context.Context, p *platform, c *components, sink
 			cfg := feed.Config{URL: feed.FeedURL(feeds.API(), t.Workspace, t.AgentID, t.ID), Name: tp.Feed,
 				APIKey: apiKey, MaxBackoff: time.Second,
 				// The platform relays at 0.5 s of scenario time: so is it checked.
-				RelayInterval: time.Duration(float64(decoder.RelayInterval) / clk.speed)}
+				RelayInterval: time.Duration(float64(model.RelayInterval) / clk.speed)}
 			if err := feed.Run(feedCtx, cfg, sink); err != nil && feedCtx.Err() == nil {
 				fails.add(fmt.Errorf("%s: %w", tp.Feed, err))
 			}

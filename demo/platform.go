@@ -241,7 +241,7 @@ func (r *progressRelay) onProgress(pr jsonrpc.Progress) {
 		now = r.clk.scenario(time.Now())
 	}
 	r.mu.Lock()
-	relay := pr.Done() || !r.started || now-r.last >= decoder.RelayInterval
+	relay := pr.Done() || !r.started || now-r.last >= model.RelayInterval
 	if relay {
 		r.started, r.last = true, now
 	}

@@ -180,6 +180,22 @@ func (c *Call) RelayedCount() int {
 	return c.Progress.WouldRelay
 }
 
+// Rounds counts the rounds of a multi-round call (MCP 2026-07-28): one,
+// and one more for each answer that asked the client for input.
+func (c *Call) Rounds() int {
+	n := 1
+	for i := range c.Attempts {
+		if c.Attempts[i].HasResult && c.Attempts[i].Result.ResultType == ResultInputRequired {
+			n++
+		}
+	}
+	return n
+}
+
+// ResultInputRequired is the resultType of an answer that asks the client
+// for input before the call can go on (MCP 2026-07-28).
+const ResultInputRequired = "input_required"
+
 // LastAttempt is the latest attempt, or nil before any.
 func (c *Call) LastAttempt() *Attempt {
 	if len(c.Attempts) == 0 {

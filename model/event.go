@@ -25,7 +25,7 @@ const (
 
 // Kinds lists every kind, in the order docs/json-lines.md gives them.
 var Kinds = []Kind{KindToolCall, KindToolProgress, KindToolResult, KindToolCancelled,
-	KindTaskStatus, KindSourceStatus, KindWarning, KindEvent}
+	KindTaskStatus, KindSourceStatus, KindWarning, KindEvent, KindWire}
 
 // Source values: where an event was seen.
 const (
@@ -141,6 +141,9 @@ type Event struct {
 	// event: the data object of a passed-through feed event, or of plain MCP
 	// traffic a tap saw (initialize, tools/list...).
 	Data json.RawMessage `json:"data,omitempty"`
+
+	// wire: what passed a tap as sent, redacted when written (wire.go).
+	Wire *Wire `json:"wire,omitempty"`
 }
 
 // Image summarises one image a result carries (never the bytes).

@@ -9,8 +9,13 @@ import (
 // in its headers are remembered first. The original is not modified (its
 // maps may be shared): what changes is copied.
 func (r *Redactor) Event(e Event) Event {
-	x := r.pass(e.Headers)
+	headers := e.Headers
+	if e.Wire != nil && len(headers) == 0 {
+		headers = wireHeaders(e.Wire)
+	}
+	x := r.pass(headers)
 	e.Headers = x.stringMap(e.Headers, true)
+	e.Wire = x.wire(e.Wire)
 	e.SoatContext = x.stringMap(e.SoatContext, false)
 	e.Meta, _ = x.anyMap(e.Meta)
 	if e.Context != nil {

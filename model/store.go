@@ -221,6 +221,9 @@ func (s *Store) ApplyTakingNotes(ev Event) (applied bool, notes []Event) {
 }
 
 func (s *Store) applyLocked(ev *Event) bool {
+	if ev.Kind == KindWire {
+		return true // for recordings only: nothing to show, nothing to keep
+	}
 	if ev.EventID != "" {
 		if !s.seen.Add(ev.EventID) {
 			s.duplicates++

@@ -5,9 +5,10 @@ import (
 	"unicode/utf8"
 )
 
-// Clip keeps at most n bytes of s, never splitting a character, and ends
-// a cut text with "…": untrusted text in a message or a line stays short.
-func Clip(s string, n int) string {
+// Truncate keeps at most n bytes of s, never splitting a character, and
+// ends a cut text with "…": untrusted text in a message or a line stays
+// short.
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -41,7 +41,7 @@ func TextLine(e Event) string {
 		if len(e.SoatContext) > 0 {
 			add("soat_keys", strconv.Itoa(len(e.SoatContext)))
 		}
-		add("args", Clip(string(e.Arguments), 80))
+		add("args", Truncate(string(e.Arguments), 80))
 	case KindToolProgress:
 		total := "?"
 		if e.Total != nil {
@@ -69,7 +69,7 @@ func TextLine(e Event) string {
 		add("msg", strconv.Quote(e.Message))
 	case KindEvent:
 		add("event", e.EventType)
-		add("data", Clip(string(e.Data), 100))
+		add("data", Truncate(string(e.Data), 100))
 	}
 	return b.String()
 }
@@ -117,7 +117,7 @@ func addResultFields(add func(k, v string), e *Event) {
 	if e.DurationMS > 0 {
 		add("duration_ms", strconv.FormatInt(e.DurationMS, 10))
 	}
-	add("error", Clip(e.Error, 120))
+	add("error", Truncate(e.Error, 120))
 }
 
 // formatNumber is a progress figure as the line shows it.

@@ -152,6 +152,9 @@ func appendEvent(b []byte, e *model.Event) []byte {
 	b = appendStr(b, `,"detail":`, e.Detail)
 	b = appendStr(b, `,"code":`, e.Code)
 	b = appendRaw(b, `,"data":`, e.Data)
+	if e.Wire != nil { // a recording's exchange: written by encoding/json, as rare as it is large
+		b = appendAny(append(b, `,"wire":`...), e.Wire)
+	}
 	if e.Kind == model.KindToolProgress {
 		b = appendFloat(append(b, `,"progress":`...), e.Progress)
 		b = append(b, `,"total":`...)

@@ -56,6 +56,13 @@ func oneOfEachKind() []model.Event {
 		{Time: base.Time, Source: model.SourceFeed, SourceName: "task-1", Kind: model.KindSourceStatus, State: model.StateReconnecting, Detail: "attempt 2: EOF"},
 		{Time: base.Time, Source: model.SourceFeed, SourceName: "task-1", Kind: model.KindWarning, Code: "malformed_event", Message: "bad json"},
 		{Time: base.Time, Source: model.SourceFeed, SourceName: "task-1", Kind: model.KindEvent, EventType: "llm.call.started", Data: json.RawMessage(`{"a":1}`)},
+		{Time: base.Time, Source: model.SourceTap, SourceName: "tap", Kind: model.KindWire, Exchange: "7", Wire: &model.Wire{Transport: model.TransportHTTP,
+			Request: &model.WireRequest{Method: "POST", Host: "127.0.0.1:7070", URL: "/mcp", HTTPVersion: "HTTP/1.1",
+				Headers: [][2]string{{"Content-Type", "application/json"}}, Body: &model.WireBody{Text: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, Size: 40}},
+			Response: &model.WireResponse{Status: 200, HTTPVersion: "HTTP/1.1", HeadMS: 1.5, EndMS: 2.25,
+				Events: []model.WireEvent{{AtMS: 2, ID: "e1", Event: "message", Data: `{"jsonrpc":"2.0","id":1,"result":{}}`}}, EventsCut: 1, EventsCutBytes: 900}}},
+		{Time: base.Time, Source: model.SourceTap, SourceName: "tap", Kind: model.KindWire, Wire: &model.Wire{Transport: model.TransportStdio, From: "server",
+			Message: &model.WireBody{Text: "{\"a\"", Size: 9000, Cut: true}}},
 	}
 }
 
@@ -258,6 +265,10 @@ func fill(v reflect.Value) {
 	case reflect.Slice:
 		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
 		fill(v.Index(0))
+	case reflect.Array:
+		for i := range v.Len() {
+			fill(v.Index(i))
+		}
 	case reflect.Map:
 		m := reflect.MakeMap(v.Type())
 		key, val := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()

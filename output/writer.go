@@ -36,6 +36,9 @@ type WriterConfig struct {
 	// MaxDelay is the longest a written line stays in the buffer while
 	// events keep coming (default 100 ms); an idle writer flushes within 2 ms.
 	MaxDelay time.Duration
+	// Wire: write wire events (a recording); other writers leave them out
+	// (the screen's lines are not the place for whole bodies).
+	Wire bool
 	// QueueLen bounds the events waiting to be written (default 8192).
 	// Past it an event is dropped whole and counted; the count is written
 	// (an output_overflow warning line) before the next line that is.
@@ -129,6 +132,9 @@ func (w *Writer) Emit(e model.Event) { w.offer(&entry{event: e}) }
 
 // offer queues an entry, or drops and counts it when the queue is full.
 func (w *Writer) offer(en *entry) {
+	if en.event.Kind == model.KindWire && !w.cfg.Wire {
+		return
+	}
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	if w.closed {

@@ -103,6 +103,6 @@ func (m *detailModel) renderCallLine(b *strings.Builder) {
 	}
 	left := " " + m.st.muted.on("◂ ") + m.st.bold.on(model.Sanitize(toolName(c))) + "  " +
 		m.st.muted.on(model.Sanitize(c.ID))
-	right := m.st.status(c.Status).on(string(c.Status)) + m.st.muted.on(" · "+formatDuration(c.Elapsed(m.now))) + " "
+	right := m.st.status(c.Status).on(string(c.Status)) + m.st.muted.on(" · "+model.FormatDuration(c.Elapsed(m.now))) + " "
 	joinEnds(b, left, right, m.width)
 }

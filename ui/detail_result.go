@@ -10,15 +10,6 @@ import (
 	"toolscope/model"
 )
 
-// Platform limits a result is measured against (docs/warning-codes.md:
-// text_offloaded, structured_content_dropped, image_too_large, too_many_images).
-const (
-	limitTextChars       = 8000
-	limitImageBytes      = 5 * 1000 * 1000
-	limitImages          = 8
-	limitStructuredChars = 16000
-)
-
 var sparkLevels = []rune("▁▂▃▄▅▆▇█")
 
 func (m *detailModel) detailProgress(d *detailText, c *model.Call) {
@@ -31,7 +22,7 @@ func (m *detailModel) detailProgress(d *detailText, c *model.Call) {
 	}
 	d.section("PROGRESS", st.accent.on("sent "+strconv.Itoa(c.SentCount())+" → relayed "+strconv.Itoa(c.RelayedCount())))
 	if p.Sent > 0 {
-		d.kv("tap saw", strconv.Itoa(p.Sent)+" sent, "+strconv.Itoa(p.WouldRelay)+" pass the 0.5 s rule")
+		d.kv("tap saw", strconv.Itoa(p.Sent)+" sent, "+strconv.Itoa(p.WouldRelay)+" pass "+model.SaysRelayRule)
 	}
 	if p.Relayed > 0 {
 		d.kv("feed relayed", strconv.Itoa(p.Relayed))
@@ -76,7 +67,7 @@ func (m *detailModel) detailNotifications(d *detailText, c *model.Call) {
 		pt := &hist[i]
 		delta := ""
 		if !prev.IsZero() {
-			delta = "+" + formatDuration(pt.Time().Sub(prev))
+			delta = "+" + model.FormatDuration(pt.Time().Sub(prev))
 		}
 		prev = pt.Time()
 		val := pointValue(pt)
@@ -161,7 +152,7 @@ func (m *detailModel) detailResult(d *detailText, c *model.Call) {
 		status = st.err.on("error")
 	}
 	if r.Late {
-		status += " " + st.late.on("late (after the timeout)")
+		status += " " + st.late.on(model.SaysLate)
 	}
 	if c.Status == model.StatusCancelled {
 		status = st.status(c.Status).on("cancelled")
@@ -172,7 +163,7 @@ func (m *detailModel) detailResult(d *detailText, c *model.Call) {
 	}
 	d.kv("isError", strconv.FormatBool(r.IsError))
 	if r.Replayed {
-		d.kv("replayed", st.accent.on("yes: answered from the idempotency store, not run again"))
+		d.kv("replayed", st.accent.on("yes: "+model.SaysReplayed))
 	}
 	if r.HTTPStatus != 0 {
 		d.kv("http status", strconv.Itoa(r.HTTPStatus))
@@ -190,11 +181,11 @@ func (m *detailModel) detailResult(d *detailText, c *model.Call) {
 		d.kv("result type", model.Sanitize(r.ResultType))
 	}
 	if r.DurationMS > 0 {
-		d.kv("duration", formatDuration(time.Duration(r.DurationMS)*time.Millisecond))
+		d.kv("duration", model.FormatDuration(time.Duration(r.DurationMS)*time.Millisecond))
 	}
-	text := strconv.Itoa(r.TextChars) + " chars " + st.muted.on("(limit "+strconv.Itoa(limitTextChars)+")")
-	if r.Offloaded || r.TextChars > limitTextChars {
-		text += " " + st.warn.on("offloaded: the model sees a pointer and a preview")
+	text := strconv.Itoa(r.TextChars) + " chars " + st.muted.on("(limit "+strconv.Itoa(model.MaxTextChars)+")")
+	if r.Offloaded || r.TextChars > model.MaxTextChars {
+		text += " " + st.warn.on(model.SaysOffloaded)
 	}
 	d.kv("text", text)
 	if r.TextPreview != "" {
@@ -211,16 +202,16 @@ func (m *detailModel) resultImages(d *detailText, r *model.Result) {
 		return
 	}
 	st := d.st
-	note := strconv.Itoa(len(r.Images)) + st.muted.on(" (at most "+strconv.Itoa(limitImages)+")")
-	if len(r.Images) > limitImages {
-		note = st.warn.on(strconv.Itoa(len(r.Images)) + " (over " + strconv.Itoa(limitImages) + ")")
+	note := strconv.Itoa(len(r.Images)) + st.muted.on(" (at most "+strconv.Itoa(model.MaxImages)+")")
+	if len(r.Images) > model.MaxImages {
+		note = st.warn.on(strconv.Itoa(len(r.Images)) + " (over " + strconv.Itoa(model.MaxImages) + ")")
 	}
 	d.kv("images", note)
 	for _, im := range r.Images {
 		verdict := st.ok.on("✓ within limits")
 		if im.Problem != "" {
 			verdict = st.err.on("✗ " + model.Sanitize(im.Problem))
-		} else if im.Size > limitImageBytes {
+		} else if im.Size > model.MaxImageBytes {
 			verdict = st.err.on("✗ over 5 MB")
 		}
 		d.line("     " + st.muted.on(fit(model.Sanitize(im.ID), 12)) + " " + fit(model.Sanitize(im.MimeType), 12) + " " +
@@ -238,9 +229,9 @@ func (m *detailModel) resultStructured(d *detailText, r *model.Result) {
 	if size == 0 {
 		size = len(r.StructuredContent)
 	}
-	note := formatBytes(size) + st.muted.on(" (limit "+strconv.Itoa(limitStructuredChars)+" chars)")
+	note := formatBytes(size) + st.muted.on(" (limit "+strconv.Itoa(model.MaxStructuredChars)+" chars)")
 	if r.StructuredContentDropped {
-		note += " " + st.warn.on("dropped by the platform")
+		note += " " + st.warn.on(model.SaysDropped)
 	}
 	d.kv("structured", note)
 	if len(r.StructuredContent) > 0 {
@@ -271,7 +262,7 @@ func (m *detailModel) detailAttempts(d *detailText, c *model.Call) {
 		}
 		parts = append(parts, clockMillis(a.Started))
 		if !a.Ended.IsZero() && !a.Started.IsZero() {
-			parts = append(parts, formatDuration(a.Ended.Sub(a.Started)))
+			parts = append(parts, model.FormatDuration(a.Ended.Sub(a.Started)))
 		}
 		if a.Context != nil {
 			parts = append(parts, m.verdictPaint(a.Context.Verdict).on("token "+verdictText(a.Context)))

@@ -80,9 +80,9 @@ func (m *detailModel) detailCallSection(d *detailText, c *model.Call) {
 		start = c.FirstSeen
 	}
 	d.kv("started", clockMillis(start)+" UTC")
-	el := formatDuration(c.Elapsed(m.now))
+	el := model.FormatDuration(c.Elapsed(m.now))
 	if c.TimeoutMS > 0 {
-		el += st.muted.on(" of a " + formatTimeout(c.TimeoutMS) + " timeout")
+		el += st.muted.on(" of a " + model.FormatTimeout(c.TimeoutMS) + " timeout")
 	}
 	if c.Finished() {
 		d.kv("ended", clockMillis(c.Ended)+" UTC  "+st.muted.on("after ")+el)
@@ -119,7 +119,7 @@ func (m *detailModel) detailTimeline(d *detailText, c *model.Call) {
 	for _, e := range entries {
 		delta := "      "
 		if !prev.IsZero() {
-			delta = "+" + formatDuration(e.at.Sub(prev))
+			delta = "+" + model.FormatDuration(e.at.Sub(prev))
 		}
 		prev = e.at
 		var src, kind, sum string
@@ -163,7 +163,7 @@ func (m *detailModel) pointSummary(p *model.Point) string {
 	case p.Relayed:
 		s += " " + st.ok.on("would relay")
 	default:
-		s += " " + st.muted.on("dropped by the 0.5 s rule")
+		s += " " + st.muted.on("dropped by "+model.SaysRelayRule)
 	}
 	if p.Message != "" {
 		s += " " + st.muted.on(strconv.Quote(wire(p.Message)))
@@ -195,7 +195,7 @@ func (m *detailModel) eventSummary(e *model.Event) (string, string, paint) {
 			add("args " + formatBytes(len(e.Arguments)))
 		}
 		if e.TimeoutMS > 0 {
-			add("timeout " + formatTimeout(e.TimeoutMS))
+			add("timeout " + model.FormatTimeout(e.TimeoutMS))
 		}
 	case model.KindToolResult:
 		kp = st.ok
@@ -226,7 +226,7 @@ func (m *detailModel) eventSummary(e *model.Event) (string, string, paint) {
 			add("late")
 		}
 		if e.DurationMS > 0 {
-			add(formatDuration(time.Duration(e.DurationMS) * time.Millisecond))
+			add(model.FormatDuration(time.Duration(e.DurationMS) * time.Millisecond))
 		}
 		add(cut(model.Sanitize(e.Error), 60))
 	case model.KindToolCancelled:

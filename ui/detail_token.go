@@ -2,7 +2,6 @@ package ui
 
 import (
 	"math"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,12 +14,6 @@ import (
 var claimOrder = []string{"iss", "aud", "iat", "nbf", "exp", "jti", "tool", "protocol", "task_id",
 	"tool_call_id", "workspace_id", "idempotency_key", "agent_id", "end_user_id", "metadata"}
 
-// contextClaims are the claims that mirror an agentarea/* _meta key.
-var contextClaims = []string{"protocol", "task_id", "tool_call_id", "workspace_id",
-	"idempotency_key", "agent_id", "end_user_id", "metadata"}
-
-const metaPrefix = "agentarea/"
-
 func (m *detailModel) detailToken(d *detailText, c *model.Call) {
 	st := d.st
 	ctx := c.Context
@@ -31,20 +24,17 @@ func (m *detailModel) detailToken(d *detailText, c *model.Call) {
 	d.section("TOKEN", m.verdictPaint(ctx.Verdict).on(verdictText(ctx)))
 	switch ctx.Verdict {
 	case model.VerdictRejected:
-		ans := "HTTP " + strconv.Itoa(ctx.HTTPStatus)
-		if ctx.RPCCode != 0 {
-			ans += " · JSON-RPC " + strconv.Itoa(ctx.RPCCode)
-		}
+		ans := model.RequiredAnswer(ctx)
 		if ctx.Reason != "" {
 			ans += " · " + model.Sanitize(ctx.Reason)
 		}
 		d.kv("server must answer", st.err.on(ans))
 	case model.VerdictValid:
-		d.kv("server", st.ok.on("runs the tool: every step passes"))
+		d.kv("server", st.ok.on(model.SaysValid))
 	case model.VerdictUnverified:
-		d.kv("server", st.warn.on("decoded, not verified: no secret (TOOLSCOPE_CONTEXT_SECRET or --secret-file)"))
+		d.kv("server", st.warn.on(model.SaysUnverified))
 	case model.VerdictAbsent:
-		d.kv("server", st.warn.on("no X-AgentArea-Context header on this call"))
+		d.kv("server", st.warn.on(model.SaysAbsent))
 	}
 	cred := "not sent"
 	if ctx.CredentialPresent {
@@ -134,52 +124,34 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// detailMeta compares every agentarea/* key of _meta with its claim, and
-// lists context claims _meta lacks (contract step 3).
+// detailMeta shows every _meta key against its claim, and context claims
+// _meta lacks (contract step 3; the comparison is model's).
 func (m *detailModel) detailMeta(d *detailText, c *model.Call) {
-	st := d.st
-	var claims map[string]any
-	if c.Context != nil {
-		claims = c.Context.Claims
-	}
-	hasContextClaim := false
-	for _, name := range contextClaims {
-		if _, ok := claims[name]; ok {
-			hasContextClaim = true
-		}
-	}
-	if len(c.Meta) == 0 && !hasContextClaim {
+	rows := c.MetaAgainstClaims()
+	if rows == nil {
 		return
 	}
+	st := d.st
 	note := ""
-	if len(claims) == 0 {
+	if c.Context == nil || len(c.Context.Claims) == 0 {
 		note = st.muted.on("no claims to compare with")
 	}
 	d.section("_META vs CLAIMS", note)
-	for _, k := range sortedKeys(c.Meta) {
-		v := c.Meta[k]
+	for _, r := range rows {
 		verdict := st.muted.on("not signed")
-		if name, ok := strings.CutPrefix(k, metaPrefix); ok && len(claims) > 0 {
-			cv, has := claims[name]
-			switch {
-			case !has:
-				verdict = st.err.on("✗ no claim " + name)
-			case reflect.DeepEqual(cv, v):
-				verdict = st.ok.on("= claim")
-			default:
-				verdict = st.err.on("✗ claim is " + cut(compactJSON(cv), 40))
-			}
-		}
-		d.line("   " + st.label.on(fit(model.Sanitize(k), 28)) + " " + fit(cut(compactJSON(v), 36), 36) + " " + verdict)
-	}
-	for _, name := range contextClaims {
-		if _, has := claims[name]; !has {
+		switch r.Verdict {
+		case model.MetaNoClaim:
+			verdict = st.err.on("✗ no claim " + r.Claim)
+		case model.MetaEqual:
+			verdict = st.ok.on("= claim")
+		case model.MetaDiffers:
+			verdict = st.err.on("✗ claim is " + cut(compactJSON(r.Signed), 40))
+		case model.MetaNoKey:
+			d.line("   " + st.label.on(fit(r.Key, 28)) + " " + fit(st.muted.on("(absent)"), 36) + " " +
+				st.err.on("✗ claim "+r.Claim+" has no _meta key"))
 			continue
 		}
-		if _, ok := c.Meta[metaPrefix+name]; !ok {
-			d.line("   " + st.label.on(fit(metaPrefix+name, 28)) + " " + fit(st.muted.on("(absent)"), 36) + " " +
-				st.err.on("✗ claim "+name+" has no _meta key"))
-		}
+		d.line("   " + st.label.on(fit(model.Sanitize(r.Key), 28)) + " " + fit(cut(compactJSON(r.Meta), 36), 36) + " " + verdict)
 	}
 }
 

@@ -3,6 +3,8 @@ package ui
 import (
 	"strings"
 	"testing"
+
+	"toolscope/model"
 )
 
 // TestFilterFindsShownText: plain text finds what the screen shows of a
@@ -50,8 +52,8 @@ func TestFilterSaysWhatIsUnknown(t *testing.T) {
 		}
 	}
 	for _, fine := range []string{"status:err", "flag:replayed", "INV:2291", "http://x"} {
-		if q := parseFilter(fine); len(q.problems) > 0 {
-			t.Errorf("%q: unexpected problems %q", fine, q.problems)
+		if q := model.ParseFilter(fine); len(q.Problems) > 0 {
+			t.Errorf("%q: unexpected problems %v", fine, q.Problems)
 		}
 	}
 }

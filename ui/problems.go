@@ -37,7 +37,7 @@ func wrapText(text string, width int) []string {
 func (m *tableModel) renderEmptyTable(b *strings.Builder, h int) {
 	st := &m.st
 	var lines []string
-	if m.filter.empty() {
+	if m.filter.Empty() {
 		lines = m.sourceProblems(m.width)
 		if len(lines) > 0 {
 			lines = append([]string{""}, lines...)
@@ -46,7 +46,7 @@ func (m *tableModel) renderEmptyTable(b *strings.Builder, h int) {
 	if len(lines) == 0 {
 		msg := "waiting for tool calls…"
 		switch {
-		case !m.filter.empty():
+		case !m.filter.Empty():
 			msg = "no call matches the filter (esc clears it)"
 		case m.scope != "":
 			msg = "no call of this task is kept (esc: the tasks)"

@@ -134,7 +134,7 @@ func fitColored(s string, w int) string {
 // returned. glyph: the status glyph is drawn before the tool already.
 func (m *tableModel) progressCell(c *model.Call, w int, glyph bool) string {
 	st := &m.st
-	if cause := callCause(c, m.now); cause != "" {
+	if cause := c.Cause(m.now); cause != "" {
 		return m.causeCell(c, cause, w, glyph)
 	}
 	p := &c.Progress
@@ -234,9 +234,9 @@ func (m *tableModel) outcomeCell(c *model.Call, w int, glyph bool) string {
 
 // elapsedText is "3.6s/300s": elapsed, and the timeout when known.
 func (m *tableModel) elapsedText(c *model.Call) string {
-	s := formatDuration(c.Elapsed(m.now))
+	s := model.FormatDuration(c.Elapsed(m.now))
 	if c.TimeoutMS > 0 {
-		s += "/" + formatTimeout(c.TimeoutMS)
+		s += "/" + model.FormatTimeout(c.TimeoutMS)
 	}
 	return s
 }

@@ -47,12 +47,12 @@ func (c *common) message() string { return model.Sanitize(c.flash) }
 func (m *tableModel) callSummary(c *model.Call) string {
 	st := &m.st
 	sep := st.muted.on(" · ")
-	head := statusGlyph(c.Status, m.wallNow) + " " + string(c.Status) + " " + formatDuration(c.Elapsed(m.now))
+	head := statusGlyph(c.Status, m.wallNow) + " " + string(c.Status) + " " + model.FormatDuration(c.Elapsed(m.now))
 	if c.TimeoutMS > 0 {
-		head += " of " + formatTimeout(c.TimeoutMS)
+		head += " of " + model.FormatTimeout(c.TimeoutMS)
 	}
 	parts := []string{st.status(c.Status).on(head), st.bold.on(model.Sanitize(toolName(c)))}
-	switch cause := callCause(c, m.now); {
+	switch cause := c.Cause(m.now); {
 	case cause != "":
 		parts = append(parts, st.status(c.Status).on(cause))
 	default:

@@ -25,7 +25,7 @@ type tableModel struct {
 	width, height int
 	rows          []*model.Call // filtered view of snap.Calls (may alias it)
 	rowsBuf       []*model.Call
-	filter        filterQuery
+	filter        model.Filter
 	// scope keeps the calls of one task (a taskKey; "" shows every call):
 	// set when a task is opened from the task view.
 	scope      string
@@ -70,8 +70,8 @@ func (m *tableModel) setSnapshot() {
 }
 
 func (m *tableModel) setFilter(s string) {
-	m.filter = parseFilter(s)
-	m.filter.text = s
+	m.filter = model.ParseFilter(s)
+	m.filter.Text = s
 	m.applyFilter()
 }
 
@@ -87,12 +87,12 @@ func (m *tableModel) setScope(task string) {
 
 // applyFilter rebuilds the visible rows and keeps the cursor on its call.
 func (m *tableModel) applyFilter() {
-	if m.filter.empty() && m.scope == "" {
+	if m.filter.Empty() && m.scope == "" {
 		m.rows = m.snap.Calls
 	} else {
 		rows := m.rowsBuf[:0]
 		for _, c := range m.snap.Calls {
-			if (m.scope == "" || taskKey(c) == m.scope) && m.filter.match(c) {
+			if (m.scope == "" || taskKey(c) == m.scope) && m.filter.Match(c) {
 				rows = append(rows, c)
 			}
 		}
@@ -179,8 +179,8 @@ func (m *tableModel) appendStatus(right []string) []string {
 	if m.scope != "" {
 		right = append(right, m.st.accent.on(taskScopeLabel(m.scope)))
 	}
-	if !m.filter.empty() {
-		right = append(right, m.st.warn.on("/"+model.Sanitize(m.filter.text)))
+	if !m.filter.Empty() {
+		right = append(right, m.st.warn.on("/"+model.Sanitize(m.filter.Text)))
 	}
 	if p := m.filterProblem(); p != "" {
 		right = append(right, p)
@@ -194,8 +194,8 @@ func (m *tableModel) appendStatus(right []string) []string {
 
 // filterProblem is the first thing the filter names that does not exist.
 func (m *tableModel) filterProblem() string {
-	if len(m.filter.problems) == 0 {
+	if len(m.filter.Problems) == 0 {
 		return ""
 	}
-	return m.st.warn.on("⚠ " + model.Sanitize(m.filter.problems[0]))
+	return m.st.warn.on("⚠ " + model.Sanitize(filterProblemText(m.filter.Problems[0])))
 }

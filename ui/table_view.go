@@ -91,7 +91,7 @@ func (m *tableModel) contentWidths() contentWidths {
 		if tasks == 0 || c.TaskID != task {
 			task, tasks = c.TaskID, tasks+1
 		}
-		w.says = w.says || c.Progress.Message != "" || callCause(c, m.now) != "" ||
+		w.says = w.says || c.Progress.Message != "" || c.Cause(m.now) != "" ||
 			c.Status == model.StatusOK && c.Progress.NPoints == 0 && c.SentCount() == 0
 	}
 	w.task = tasks > 1

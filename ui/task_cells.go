@@ -149,7 +149,7 @@ func (m *taskModel) nowCell(r *taskRow, w int) string {
 	case c != nil:
 		tool, _ := displayTool(c)
 		s := statusGlyph(c.Status, m.wallNow) + " " + model.Sanitize(tool)
-		if cause := callCause(c, m.now); cause != "" {
+		if cause := c.Cause(m.now); cause != "" {
 			s += ": " + cause
 		}
 		return st.status(c.Status).on(fit(s, w))
@@ -200,7 +200,7 @@ func (m *taskModel) lastText(r *taskRow) string {
 	if d < 0 {
 		d = 0
 	}
-	return formatDuration(d) + " ago"
+	return model.FormatDuration(d) + " ago"
 }
 
 func (m *taskModel) statePaint(state string) paint {

@@ -65,43 +65,6 @@ func shortID(id string) string {
 	return id
 }
 
-// formatDuration is compact and stable in width: 850ms, 3.2s, 42s, 4m05s, 1h02m.
-func formatDuration(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	switch {
-	case d < time.Second:
-		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
-	case d < 10*time.Second:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
-	case d < time.Minute:
-		return strconv.Itoa(int(d.Seconds())) + "s"
-	case d < time.Hour:
-		m := int(d / time.Minute)
-		s := int((d % time.Minute) / time.Second)
-		return strconv.Itoa(m) + "m" + pad2(s) + "s"
-	}
-	h := int(d / time.Hour)
-	m := int((d % time.Hour) / time.Minute)
-	return strconv.Itoa(h) + "h" + pad2(m) + "m"
-}
-
-// formatTimeout writes a timeout the way the contract talks about them (300s).
-func formatTimeout(ms int64) string {
-	if ms%1000 == 0 {
-		return strconv.FormatInt(ms/1000, 10) + "s"
-	}
-	return formatDuration(time.Duration(ms) * time.Millisecond)
-}
-
-func pad2(n int) string {
-	if n < 10 {
-		return "0" + strconv.Itoa(n)
-	}
-	return strconv.Itoa(n)
-}
-
 // formatNumber prints a progress value without noise: 5, 2.5, 0.125.
 func formatNumber(f float64) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
@@ -161,12 +124,12 @@ func relative(t, now time.Time) string {
 		if d < time.Second {
 			return "now"
 		}
-		return "in " + formatDuration(d)
+		return "in " + model.FormatDuration(d)
 	}
 	if -d < time.Second {
 		return "now"
 	}
-	return formatDuration(-d) + " ago"
+	return model.FormatDuration(-d) + " ago"
 }
 
 // maxWireText bounds a wire string before it is sanitized and laid out: a

@@ -115,7 +115,7 @@ func (m *Model) answer(req request) tea.Cmd {
 		m.openCalls("")
 	case startFilter:
 		m.filtering = true
-		m.input.SetValue(m.table.filter.text)
+		m.input.SetValue(m.table.filter.Text)
 		m.input.CursorEnd()
 		m.layout()
 		return m.input.Focus()
@@ -123,7 +123,7 @@ func (m *Model) answer(req request) tea.Cmd {
 		switch {
 		case m.mode != modeTable:
 			m.closeView()
-		case !m.table.filter.empty():
+		case !m.table.filter.Empty():
 			m.table.setFilter("")
 		case m.table.scope != "":
 			m.openTasks() // the task this table showed
@@ -144,7 +144,7 @@ func (m *Model) onFilterKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
-	if m.input.Value() != m.table.filter.text {
+	if m.input.Value() != m.table.filter.Text {
 		m.table.setFilter(m.input.Value())
 	}
 	return cmd

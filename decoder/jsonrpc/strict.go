@@ -125,4 +125,4 @@ func (c *contextKeys) check(key []byte) string {
 }
 
 // quoteKey quotes a key for a message, shortened.
-func quoteKey(key []byte) string { return strconv.Quote(model.Clip(string(key), 80)) }
+func quoteKey(key []byte) string { return strconv.Quote(model.Truncate(string(key), 80)) }

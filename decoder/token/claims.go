@@ -26,7 +26,7 @@ func checkRegisteredClaims(claims map[string]any, in Input) (problems []string, 
 		if audMatches(aud, in.InstanceID) {
 			ok("aud is the instance id")
 		} else {
-			problems = append(problems, fmt.Sprintf("wrong aud %s (instance id is %s)", describe(aud), model.Clip(in.InstanceID, 80)))
+			problems = append(problems, fmt.Sprintf("wrong aud %s (instance id is %s)", describe(aud), model.Truncate(in.InstanceID, 80)))
 		}
 	}
 	exp, expOK := numericDate(expV)

@@ -113,7 +113,7 @@ func malformedContextValue(name string, v any) string {
 			return "must be a string, is " + jsonType(v)
 		}
 		if name == "protocol" && !validProtocol(s) {
-			return fmt.Sprintf("%q is not \"<major>\" or \"<major>.<minor>\"", model.Clip(s, 80))
+			return fmt.Sprintf("%q is not \"<major>\" or \"<major>.<minor>\"", model.Truncate(s, 80))
 		}
 	}
 	return ""

@@ -34,13 +34,13 @@ func describe(v any) string {
 		return "(absent)"
 	}
 	if s, ok := v.(string); ok {
-		return fmt.Sprintf("%q", model.Clip(s, 80))
+		return fmt.Sprintf("%q", model.Truncate(s, 80))
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return jsonType(v)
 	}
-	return model.Clip(string(b), 80)
+	return model.Truncate(string(b), 80)
 }
 
 // HumanDuration renders a duration the way toolscope speaks of token ages:

@@ -107,4 +107,4 @@ func isError(result json.RawMessage) bool {
 }
 
 // clip sanitises server text for a one-line message.
-func clip(s string) string { return model.Clip(model.Sanitize(s), 200) }
+func clip(s string) string { return model.Truncate(model.Sanitize(s), 200) }

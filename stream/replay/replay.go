@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -43,27 +42,27 @@ type Options struct {
 // when ctx ends. A missing file is an error (followed, it is waited for); a malformed line becomes a
 // warning naming its line number and the rest still plays.
 func Run(ctx context.Context, path string, opts Options, sink model.Sink) error {
-	open := os.Open
-	if opts.Follow {
-		open = func(path string) (*os.File, error) { return openWhenThere(ctx, path, opts, sink) }
-	}
-	f, err := open(path)
-	if err != nil {
-		return fmt.Errorf("replay: %w", err)
-	}
 	if opts.Name == "" {
 		opts.Name = filepath.Base(path)
 	}
-	if opts.Follow {
-		if opts.Poll <= 0 {
-			opts.Poll = DefaultPoll
+	if !opts.Follow {
+		set, err := OpenSet(path) // with its older parts, when rotated
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
 		}
-		r := &followReader{ctx: ctx, path: path, f: f, poll: opts.Poll}
-		defer r.close()
-		return Play(ctx, r, opts, sink)
+		defer set.Close()
+		return Play(ctx, set, opts, sink)
 	}
-	defer f.Close()
-	return Play(ctx, f, opts, sink)
+	f, err := openWhenThere(ctx, path, opts, sink)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = DefaultPoll
+	}
+	r := &followReader{ctx: ctx, path: path, f: f, poll: opts.Poll}
+	defer r.close()
+	return Play(ctx, r, opts, sink)
 }
 
 // Play replays JSON lines from r.
@@ -124,11 +123,15 @@ func Play(ctx context.Context, r io.Reader, opts Options, sink model.Sink) error
 				Kind: model.KindWarning, Code: string(model.WarnMalformedLine), Message: fmt.Sprintf("line %d: %v", lineNo, err)})
 			continue
 		}
-		if err := wait(ctx, prev, ev.Time, opts.Speed); err != nil {
-			return err
-		}
-		if !ev.Time.IsZero() {
-			prev = ev.Time
+		// A wire line is written when its exchange ends but dated when it
+		// began: it takes no part in the timing.
+		if ev.Kind != model.KindWire {
+			if err := wait(ctx, prev, ev.Time, opts.Speed); err != nil {
+				return err
+			}
+			if !ev.Time.IsZero() {
+				prev = ev.Time
+			}
 		}
 		sink.Emit(ev)
 		played++

@@ -52,6 +52,11 @@ type Config struct {
 	// Host, so the tap refuses one itself when it listens on loopback.
 	RewriteHost bool
 
+	// RecordBodyLimit, when over 0, makes the tap emit a wire event per
+	// exchange (stdio: per line) with what was sent, each body kept up to
+	// this many bytes (--record-body-limit; see capture.go).
+	RecordBodyLimit int64
+
 	// Transport reaches the upstream; nil uses a tuned clone of
 	// http.DefaultTransport with transparent compression off (so the
 	// upstream sees exactly the client's Accept-Encoding).

@@ -57,7 +57,7 @@ func (t *Tap) dispatch(side serverSide, at time.Time, data []byte, status int) {
 			} else if c := side.callByToken(m.Progress.Key); c != nil {
 				c.onProgress(at, m.Progress)
 			} else {
-				side.warn(model.WarnProgressUnmatched, "notifications/progress for token "+model.Clip(string(m.Progress.Token), 200)+" matches no call in flight")
+				side.warn(model.WarnProgressUnmatched, "notifications/progress for token "+model.Truncate(string(m.Progress.Token), 200)+" matches no call in flight")
 			}
 		case m.Kind == jsonrpc.KindInvalid:
 			side.unreadable("invalid JSON-RPC message: " + m.Problem)

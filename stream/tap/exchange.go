@@ -78,13 +78,17 @@ type exchange struct {
 	respBody     []byte // a non-stream response body, when parsed
 	parseSkipped bool   // the response was not (entirely) parsed; a warning said why
 	malformed    string // why the first unreadable message of the response could not be read
+
+	capture *wireCapture // what it sent and received, when recorded (capture.go); nil otherwise
 }
 
 func (t *Tap) newExchange(r *http.Request) *exchange {
+	start := time.Now()
 	return &exchange{
 		t:        t,
 		id:       strconv.FormatUint(t.seq.Add(1), 10),
-		start:    time.Now(),
+		start:    start,
+		capture:  t.newWireCapture(r, start),
 		method:   r.Method,
 		header:   r.Header,
 		client:   r.Context(),
@@ -170,6 +174,7 @@ func (ex *exchange) run() {
 		ex.readResponse(o.resp)
 	}
 	ex.conclude(o)
+	ex.emitWire(o)
 	if ex.over {
 		for _, c := range ex.req.calls {
 			c.startTimer() // a call the answer left open (same deadline); a no-op once ended

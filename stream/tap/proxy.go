@@ -160,6 +160,7 @@ func (t *Tap) modifyResponse(res *http.Response) error {
 		}
 		res.Body = &teeBody{rc: res.Body, pipe: rs.pipe, client: ex.client, stream: isEventStream(rs.contentType)}
 	}
+	ex.capture.responseHead(res)
 	ex.settle(outcome{kind: outcomeResponse, resp: &rs})
 	if isEventStream(rs.contentType) {
 		ex.streamStarted()

@@ -70,6 +70,7 @@ const sideYield = 500 * time.Microsecond
 // readEventStream dispatches each SSE event's messages as they arrive.
 func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
 	p := sse.NewParser(ex.t.cfg.MaxParseBytes, func(e sse.Event) {
+		ex.capture.event(rs.pipe.arrival(), e)
 		if e.Oversized {
 			ex.warn(model.WarnParseSkipped, "an SSE event over the parse limit was forwarded unchanged, not parsed")
 			return
@@ -89,6 +90,7 @@ func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
 		switch {
 		case err == nil:
 		case errors.Is(err, errGap) && r == io.Reader(rs.pipe):
+			ex.capture.gap("the side parser fell behind")
 			if !lagged {
 				lagged = true
 				ex.warn(model.WarnParseLagging, "the side parser fell behind; some stream bytes were not parsed (all were forwarded; the stream's end is always parsed)")

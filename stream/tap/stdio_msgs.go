@@ -59,6 +59,7 @@ func (s *stdioSession) onLine(dir direction, at time.Time, e lineEnd) {
 		// (parse_lagging) rather than slow the pipe.
 		time.Sleep(sideYield)
 	}
+	s.t.captureLine(dir, at, e)
 	switch {
 	case e.line == nil:
 		s.oversized(dir, at, e)
@@ -184,9 +185,9 @@ func (s *stdioSession) oversized(dir direction, at time.Time, e lineEnd) {
 	what := ""
 	switch {
 	case h.Method != "":
-		what = " (" + model.Clip(h.Method, 100) + ")"
+		what = " (" + model.Truncate(h.Method, 100) + ")"
 	case h.Response && h.ID != nil:
-		what = " (the answer to id " + model.Clip(string(h.ID), 100) + ")"
+		what = " (the answer to id " + model.Truncate(string(h.ID), 100) + ")"
 	}
 	s.warn(model.WarnParseSkipped, "a message of "+strconv.FormatInt(e.size, 10)+" bytes from the "+dirName(dir)+what+
 		" is over --max-parse-bytes ("+strconv.FormatInt(s.t.cfg.MaxParseBytes, 10)+"): forwarded unchanged, not parsed")

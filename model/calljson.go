@@ -1,0 +1,155 @@
+package model
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// CallJSON is one call as one redacted JSON document: what the screen's `y`
+// copies, and what the MCP server's get_call and toolscope://calls/{id}
+// return. Its field names are stable.
+type CallJSON struct {
+	ID             string          `json:"id"`
+	TaskID         string          `json:"task_id,omitempty"`
+	ToolCallID     string          `json:"tool_call_id,omitempty"`
+	Tool           string          `json:"tool,omitempty"`
+	AgentName      string          `json:"agent_name,omitempty"`
+	IdempotencyKey string          `json:"idempotency_key,omitempty"`
+	RequestID      string          `json:"request_id,omitempty"`
+	Sources        []string        `json:"sources,omitempty"`
+	Status         Status          `json:"status"`
+	Started        *time.Time      `json:"started,omitempty"`
+	Ended          *time.Time      `json:"ended,omitempty"`
+	ElapsedMS      int64           `json:"elapsed_ms"`
+	TimeoutMS      int64           `json:"timeout_ms,omitempty"`
+	Flags          []string        `json:"flags,omitempty"`
+	Rounds         int             `json:"rounds"`
+	Arguments      json.RawMessage `json:"arguments,omitempty"`
+	Meta           map[string]any  `json:"meta,omitempty"`
+	// MetaVsClaims is each _meta key against its claim (the detail's
+	// "_META vs CLAIMS").
+	MetaVsClaims []MetaClaim       `json:"meta_vs_claims,omitempty"`
+	Context      *Context          `json:"context,omitempty"`
+	SoatContext  map[string]string `json:"soat_context,omitempty"`
+	Headers      map[string]string `json:"headers,omitempty"`
+	Progress     ProgressJSON      `json:"progress"`
+	Attempts     []AttemptJSON     `json:"attempts,omitempty"`
+	Warnings     []Event           `json:"warnings,omitempty"`
+	Timeline     []Event           `json:"timeline,omitempty"`
+	// Cut says which values a bounded reader (the MCP server) cut, and by
+	// how much; `y` never cuts.
+	Cut []string `json:"cut,omitempty"`
+}
+
+// ProgressJSON is a call's progress in CallJSON.
+type ProgressJSON struct {
+	Progress      float64  `json:"progress"`
+	Total         *float64 `json:"total"`
+	Message       string   `json:"message,omitempty"`
+	Sent          int      `json:"sent"`
+	Relayed       int      `json:"relayed"`
+	WouldRelay    int      `json:"would_relay,omitempty"`
+	NotIncreasing int      `json:"not_increasing,omitempty"`
+}
+
+// AttemptJSON is one attempt in CallJSON.
+type AttemptJSON struct {
+	N          int        `json:"n"`
+	SourceName string     `json:"source_name,omitempty"`
+	Exchange   string     `json:"exchange,omitempty"`
+	RequestID  string     `json:"request_id,omitempty"`
+	Started    *time.Time `json:"started,omitempty"`
+	Ended      *time.Time `json:"ended,omitempty"`
+	Context    *Context   `json:"context,omitempty"`
+	Cancelled  string     `json:"cancelled,omitempty"`
+	Result     *Result    `json:"result,omitempty"`
+}
+
+// callFlagNames name a call's flag bits in CallJSON.
+var callFlagNames = []struct {
+	bit  CallFlag
+	name string
+}{
+	{FlagRetried, "retried"}, {FlagReplayed, "replayed"}, {FlagImages, "images"},
+	{FlagStructured, "structured"}, {FlagStructuredDropped, "structured_dropped"},
+	{FlagOffloaded, "offloaded"}, {FlagLimit, "limit"}, {FlagRejected, "rejected"},
+	{FlagLate, "late"}, {FlagPII, "pii"}, {FlagWarning, "warning"},
+}
+
+// FlagNames names the call's flags as CallJSON does.
+func (c *Call) FlagNames() []string {
+	var names []string
+	for _, f := range callFlagNames {
+		if c.Flags&f.bit != 0 {
+			names = append(names, f.name)
+		}
+	}
+	return names
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// NewCallJSON renders the call as the store holds it: redacted by the hub
+// before it reached the store (the one Redactor). A raw value that is not
+// JSON becomes a JSON string, so the document always marshals.
+func NewCallJSON(c *Call, now time.Time) CallJSON {
+	out := CallJSON{
+		ID: c.ID, TaskID: c.TaskID, ToolCallID: c.ToolCallID, Tool: c.Tool, AgentName: c.AgentName,
+		IdempotencyKey: c.IdempotencyKey, RequestID: c.RequestID, Sources: c.Sources, Status: c.Status,
+		Started: timePtr(c.Started), Ended: timePtr(c.Ended), ElapsedMS: c.Elapsed(now).Milliseconds(),
+		TimeoutMS: c.TimeoutMS, Flags: c.FlagNames(), Arguments: validJSON(c.Arguments), Meta: c.Meta,
+		Context: c.Context, SoatContext: c.SoatContext, MetaVsClaims: c.MetaAgainstClaims(), Rounds: c.Rounds(),
+	}
+	out.Headers = c.Headers
+	p := &c.Progress
+	out.Progress = ProgressJSON{Progress: p.Progress, Message: p.Message, Sent: c.SentCount(),
+		Relayed: c.RelayedCount(), WouldRelay: p.WouldRelay, NotIncreasing: p.NotIncreasing}
+	if p.HasTotal {
+		t := p.Total
+		out.Progress.Total = &t
+	}
+	for _, a := range c.Attempts {
+		aj := AttemptJSON{N: a.N, SourceName: a.SourceName, Exchange: a.Exchange, RequestID: a.RequestID,
+			Started: timePtr(a.Started), Ended: timePtr(a.Ended), Context: a.Context, Cancelled: a.Cancelled}
+		if a.HasResult {
+			r := a.Result
+			r.StructuredContent = validJSON(r.StructuredContent)
+			aj.Result = &r
+		}
+		out.Attempts = append(out.Attempts, aj)
+	}
+	out.Warnings = c.Warnings
+	for _, e := range c.Timeline {
+		e.Arguments = validJSON(e.Arguments)
+		e.StructuredContent = validJSON(e.StructuredContent)
+		e.Data = validJSON(e.Data)
+		out.Timeline = append(out.Timeline, e)
+	}
+	return out
+}
+
+// MarshalCallJSON is NewCallJSON indented, with control characters escaped
+// so the document is safe to show on a terminal.
+func MarshalCallJSON(c *Call, now time.Time) ([]byte, error) {
+	b, err := json.MarshalIndent(NewCallJSON(c, now), "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return TerminalSafeJSON(b), nil
+}
+
+// validJSON makes a raw value that is not JSON a JSON string (it would
+// fail the marshal).
+func validJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || json.Valid(raw) {
+		return raw
+	}
+	b, _ := json.Marshal(string(raw))
+	return b
+}

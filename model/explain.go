@@ -1,0 +1,320 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Explanation says why a call ended as it did, in plain words: what
+// happened, the contract rule it touches, and what the server or the
+// platform must do. The MCP server's explain_call returns it.
+type Explanation struct {
+	ID       string    `json:"id"`
+	Tool     string    `json:"tool,omitempty"`
+	Status   Status    `json:"status"`
+	Cause    string    `json:"cause,omitempty"`
+	Summary  string    `json:"summary"`
+	Findings []Finding `json:"findings"`
+}
+
+// Finding is one thing said about a call.
+type Finding struct {
+	Level      string `json:"level"` // error, warning or info
+	What       string `json:"what"`
+	Rule       string `json:"rule,omitempty"` // the contract's rule, by document and section
+	Must       string `json:"must,omitempty"` // what the server or the platform must do
+	HTTPStatus int    `json:"http_status,omitempty"`
+	RPCCode    int    `json:"rpc_code,omitempty"`
+	Code       string `json:"code,omitempty"` // a warning's code
+}
+
+// Finding levels.
+const (
+	LevelError   = "error"
+	LevelWarning = "warning"
+	LevelInfo    = "info"
+)
+
+// Explain says why the call ended as it did.
+func Explain(c *Call, now time.Time) Explanation {
+	x := Explanation{ID: c.ID, Tool: c.Tool, Status: c.Status, Cause: c.Cause(now)}
+	if x.Tool == "" {
+		x.Tool = c.AgentName
+	}
+	x.token(c)
+	x.outcome(c, now)
+	x.result(c)
+	x.progress(c)
+	x.warnings(c)
+	x.Summary = x.summary(c, now)
+	return x
+}
+
+func (x *Explanation) add(f Finding) { x.Findings = append(x.Findings, f) }
+
+// token: the verdict on the call's context token, and whether the server
+// answered as the contract makes it.
+func (x *Explanation) token(c *Call) {
+	ctx := c.Context
+	switch {
+	case ctx == nil && c.Flags&FlagRejected != 0:
+		f := Finding{Level: LevelError, What: "the platform reports that the server rejected the credentials", Rule: ruleVerification,
+			Must: "check the instance's static credential and its context_secret against the server's; a tap in front of " +
+				"the server shows which verification step fails"}
+		if a := c.LastAttempt(); a != nil {
+			f.HTTPStatus = a.Result.HTTPStatus
+		}
+		x.add(f)
+	case ctx == nil:
+		return
+	case ctx.Verdict == VerdictRejected:
+		what := "the context token fails verification"
+		if ctx.Reason != "" {
+			what += ": " + ctx.Reason
+		}
+		if step := failedStep(ctx); step != "" {
+			what += " (failed step: " + step + ")"
+		}
+		must := "the server must answer " + RequiredAnswer(ctx) + " with the request id, and not run the tool"
+		if answered := serverAnswer(c); answered != "" {
+			must += "; " + answered
+		}
+		x.add(Finding{Level: LevelError, What: what, Rule: ruleVerification, Must: must, HTTPStatus: ctx.HTTPStatus, RPCCode: ctx.RPCCode})
+	case ctx.Verdict == VerdictValid:
+		x.add(Finding{Level: LevelInfo, What: "the context token is valid: the server " + SaysValid, Rule: ruleVerification})
+	case ctx.Verdict == VerdictUnverified:
+		what := "the context token was " + SaysUnverified
+		if ctx.Reason != "" {
+			what += "; " + ctx.Reason
+		}
+		x.add(Finding{Level: LevelWarning, What: what, Rule: ruleVerification,
+			Must: "give toolscope the instance's context_secret to judge the token as the server must"})
+	case ctx.Verdict == VerdictAbsent && len(c.Meta) == 0:
+		x.add(Finding{Level: LevelInfo, What: "a plain MCP call: no AgentArea context token and no agentarea/* _meta keys, " +
+			"so no token check and no relay rule apply"})
+	case ctx.Verdict == VerdictAbsent:
+		x.add(Finding{Level: LevelError, What: "agentarea/* _meta keys without a token: " + SaysAbsent, Rule: ruleVerification,
+			Must:       "the server must answer HTTP 401 · JSON-RPC -32001 (missing token) and not trust _meta alone",
+			HTTPStatus: 401, RPCCode: -32001})
+	}
+}
+
+// failedStep is the first verification step that failed, with its detail.
+func failedStep(ctx *Context) string {
+	for _, s := range ctx.Steps {
+		if !s.Passed {
+			if s.Detail != "" && !strings.Contains(ctx.Reason, s.Detail) {
+				return s.Name + ": " + s.Detail
+			}
+			return s.Name
+		}
+	}
+	return ""
+}
+
+// serverAnswer says whether the server answered a rejected token as it must.
+func serverAnswer(c *Call) string {
+	a := c.LastAttempt()
+	if a == nil || !a.HasResult || a.Exchange == "" { // only a tap sees the server's own answer
+		return ""
+	}
+	r := &a.Result
+	want := c.Context
+	switch {
+	case r.HTTPStatus == want.HTTPStatus && (want.RPCCode == 0 || r.RPCCode == want.RPCCode):
+		return "it did"
+	case r.HTTPStatus < 300 && r.RPCCode == 0:
+		return fmt.Sprintf("this server answered HTTP %d with a result: it ran the tool on a token it had to refuse", r.HTTPStatus)
+	}
+	got := "HTTP " + strconv.Itoa(r.HTTPStatus)
+	if r.RPCCode != 0 {
+		got += " · JSON-RPC " + strconv.Itoa(r.RPCCode)
+	}
+	return "this server answered " + got + " instead"
+}
+
+// outcome: how the call ended (error, cancelled, late, running).
+func (x *Explanation) outcome(c *Call, now time.Time) {
+	a := c.LastAttempt()
+	switch c.Status {
+	case StatusCancelled:
+		reason := ""
+		if a != nil {
+			reason = a.Cancelled
+		}
+		if isTimeout(c) {
+			x.add(Finding{Level: LevelError, What: "the call timed out: " + orNone(reason, "no result within the timeout"), Rule: ruleTimeout,
+				Must: "the server must send its result within the instance's timeout (" + timeoutText(c) + "); progress does " +
+					"not extend it: make the tool answer sooner, or raise the instance's tool_timeout_seconds (at most 1800 s)"})
+			return
+		}
+		x.add(Finding{Level: LevelWarning, What: "the call was cancelled: " + orNone(reason, "no reason given"),
+			Must: "a client that disconnects or sends notifications/cancelled ends the call; the server should stop its work"})
+	case StatusLate:
+		x.add(Finding{Level: LevelError, What: "the result came after the call's timeout (" + timeoutText(c) + "): the platform had " +
+			"already failed the call, so the model never read it", Rule: ruleTimeout,
+			Must: "the server must answer within the timeout, or the instance's tool_timeout_seconds must be raised"})
+	case StatusRunning:
+		x.add(Finding{Level: LevelInfo, What: "still running after " + FormatDuration(c.Elapsed(now)) +
+			" of a " + timeoutText(c) + " timeout"})
+	case StatusError:
+		if a == nil || !a.HasResult {
+			return
+		}
+		r := &a.Result
+		switch {
+		case c.Context != nil && c.Context.Verdict == VerdictRejected && r.HTTPStatus == c.Context.HTTPStatus:
+			// said by token()
+		case r.IsError:
+			x.add(Finding{Level: LevelError, What: "the tool answered isError: true; the model reads: " + orNone(Truncate(firstNonEmpty(r.Error, r.TextPreview), 300), "(no text)"),
+				Rule: ruleIsError, Must: "nothing, if the tool meant to fail; otherwise fix what its text says"})
+		case r.RPCCode != 0:
+			x.add(Finding{Level: LevelError, What: "the server answered a JSON-RPC error " + strconv.Itoa(r.RPCCode) + ": " + orNone(Truncate(r.Error, 300), "(no message)"),
+				Rule: ruleJSONRPC, HTTPStatus: r.HTTPStatus, RPCCode: r.RPCCode,
+				Must: "a tool that fails should answer a result with isError: true, which the model reads; a JSON-RPC error fails the call"})
+		case r.HTTPStatus >= 400:
+			x.add(Finding{Level: LevelError, What: "the server answered HTTP " + strconv.Itoa(r.HTTPStatus) + ": " + orNone(Truncate(r.Error, 300), "(no message)"),
+				Rule: ruleJSONRPC, HTTPStatus: r.HTTPStatus,
+				Must: "answer a tools/call with a JSON-RPC response carrying its id; an HTTP error fails the call"})
+		default:
+			x.add(Finding{Level: LevelError, What: "the call failed: " + orNone(Truncate(r.Error, 300), "(no message)")})
+		}
+	}
+}
+
+func isTimeout(c *Call) bool {
+	for i := range c.Warnings {
+		if c.Warnings[i].Code == string(WarnCallTimeout) {
+			return true
+		}
+	}
+	a := c.LastAttempt()
+	return a != nil && (strings.Contains(a.Cancelled, "timed out") || strings.Contains(a.Result.Error, "timed out"))
+}
+
+func timeoutText(c *Call) string {
+	if c.TimeoutMS > 0 {
+		return FormatTimeout(c.TimeoutMS)
+	}
+	return FormatTimeout(DefaultTimeout.Milliseconds()) + " (the default)"
+}
+
+// result: the answer against the platform's limits.
+func (x *Explanation) result(c *Call) {
+	a := c.LastAttempt()
+	if a == nil || !a.HasResult {
+		return
+	}
+	r := &a.Result
+	if r.Replayed {
+		x.add(Finding{Level: LevelInfo, What: "replayed: " + SaysReplayed, Rule: ruleReplayed})
+	}
+	if r.Offloaded || r.TextChars > MaxTextChars {
+		x.add(Finding{Level: LevelWarning, Code: string(WarnTextOffloaded), What: fmt.Sprintf("text of %d characters, over %d: %s", r.TextChars, MaxTextChars, SaysOffloaded),
+			Rule: ruleResultsText, Must: "return text under 8000 characters if the model must read it whole"})
+	}
+	if size := max(r.StructuredContentBytes, len(r.StructuredContent)); r.StructuredContentDropped || size > MaxStructuredChars {
+		x.add(Finding{Level: LevelWarning, Code: string(WarnStructuredContentDropped), What: fmt.Sprintf("structured content of %d characters of JSON, over %d: %s", size, MaxStructuredChars, SaysDropped),
+			Rule: ruleResultsSC, Must: "keep structuredContent under 16000 characters of JSON, and put what the model must read in content"})
+	}
+	if len(r.Images) > MaxImages {
+		x.add(Finding{Level: LevelWarning, Code: string(WarnTooManyImages), What: fmt.Sprintf("%d images, over %d: the platform keeps %d", len(r.Images), MaxImages, MaxImages),
+			Rule: ruleResultsImg, Must: "return at most 8 images"})
+	}
+	for _, im := range r.Images {
+		problem := im.Problem
+		if problem == "" && im.Size > MaxImageBytes {
+			problem = fmt.Sprintf("%d bytes, over 5 MB", im.Size)
+		}
+		if problem != "" {
+			x.add(Finding{Level: LevelWarning, What: "image " + orNone(im.ID, im.MimeType) + " is refused: " + problem,
+				Rule: ruleResultsImg, Must: "send PNG, JPEG, GIF or WebP of at most 5 MB"})
+		}
+	}
+}
+
+// progress: what the relay rule does to the call's notifications.
+func (x *Explanation) progress(c *Call) {
+	sent, relayed := c.SentCount(), c.RelayedCount()
+	if sent == 0 || sent <= relayed || c.Context == nil || c.Context.Verdict == VerdictAbsent && len(c.Meta) == 0 {
+		return // plain MCP has no relay rule
+	}
+	x.add(Finding{Level: LevelInfo, What: fmt.Sprintf("%d progress notifications sent, %d relayed to the task feed under %s", sent, relayed, SaysRelayRule),
+		Rule: ruleRelay, Must: "nothing is wrong; send progress at most every 0.5 s if every update must reach the feed"})
+}
+
+// warnings: each code once, with its meaning and rule from the one table;
+// a code a finding above said already is not said twice.
+func (x *Explanation) warnings(c *Call) {
+	seen := map[string]bool{}
+	for _, f := range x.Findings {
+		seen[f.Code] = f.Code != ""
+	}
+	for i := range c.Warnings {
+		w := &c.Warnings[i]
+		if seen[w.Code] || w.Code == string(WarnCallTimeout) {
+			continue
+		}
+		seen[w.Code] = true
+		f := Finding{Level: LevelWarning, Code: w.Code, What: Truncate(w.Message, 300)}
+		if info, ok := WarningInfoOf(w.Code); ok {
+			f.What = plainMarkdown(info.Meaning) + ": " + f.What
+			f.Rule = plainMarkdown(info.Rule)
+		}
+		x.add(f)
+	}
+}
+
+// WarningInfoOf is the table's row for a code.
+func WarningInfoOf(code string) (WarningInfo, bool) {
+	for _, w := range WarningCodes {
+		if string(w.Code) == code {
+			return w, true
+		}
+	}
+	return WarningInfo{}, false
+}
+
+func (x *Explanation) summary(c *Call, now time.Time) string {
+	s := string(c.Status)
+	if c.Status == StatusRunning {
+		s += " for " + FormatDuration(c.Elapsed(now))
+	}
+	if x.Cause != "" {
+		s += ": " + x.Cause
+	}
+	for _, f := range x.Findings {
+		if f.Level == LevelError && f.Must != "" {
+			return s + ". " + upperFirst(f.Must) + "."
+		}
+	}
+	return s + "."
+}
+
+func orNone(s, none string) string {
+	if s == "" {
+		return none
+	}
+	return s
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func upperFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// plainMarkdown drops the table's code marks (`x` reads as x).
+func plainMarkdown(s string) string { return strings.ReplaceAll(s, "`", "") }

@@ -1,0 +1,25 @@
+package model
+
+// The contract's rules explain names (the documents are in the spec: the
+// AgentArea MCP tool call context, MCP over Streamable HTTP).
+const (
+	ruleVerification = "AgentArea tool context, \"Verification a server performs\": signature (HS256 only), " +
+		"exp/iat (at most 10 minutes old, 30 s skew), aud = the instance id, iss = agentarea; tool = params.name; " +
+		"every agentarea/* _meta key equal to its claim; run the tool only after all pass. Failures are answered on " +
+		"the HTTP layer with a JSON-RPC error and the request id: 401/-32001 missing credential or token, bad " +
+		"signature, expired, wrong aud or iss; 403/-32003 a valid token that does not match the call or an unknown " +
+		"major protocol; 400/-32602 a malformed context value; 400/-32600 tools/call in a batch"
+	ruleTimeout = "AgentArea tool context, \"Timeout\": a call waits tool_timeout_seconds (default 300 s, 1 to 1800 s), " +
+		"progress notifications included, then fails as \"MCP tool call timed out: no result within <n> s\" and " +
+		"the server is sent notifications/cancelled"
+	ruleResultsText = "AgentArea tool context, \"Results\": text over 8000 characters is offloaded; the model sees a pointer and a preview"
+	ruleResultsSC   = "AgentArea tool context, \"Results\": structuredContent over 16000 characters of JSON is left out " +
+		"of the tool.result event (structured_content_dropped: true); the model does not read structuredContent"
+	ruleResultsImg = "AgentArea tool context, \"Results\": PNG, JPEG, GIF and WebP up to 5 MB, at most 8 per result"
+	ruleIsError    = "MCP tools and AgentArea tool context, \"Results\": isError: true is a failed tool.result; its content is the error the model reads"
+	ruleRelay      = "AgentArea tool context, \"Progress\": at most one tool.progress per 0.5 s per call is relayed, " +
+		"notifications in between are dropped; a completion (progress >= total) is always relayed"
+	ruleReplayed = "AgentArea tool context, \"Idempotency\": a retry sends the same task_id, tool_call_id, idempotency key " +
+		"and arguments with a new token; _meta[\"agentarea/replayed\"]: true says the server answered from what it stored"
+	ruleJSONRPC = "MCP over Streamable HTTP: a request is answered with its result or a JSON-RPC error carrying its id"
+)

@@ -1,0 +1,77 @@
+package model
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestExplainSaysRuleAndAnswer: a rejected token names the failed step,
+// the answer the contract makes the server give and whether it gave it.
+func TestExplainSaysRuleAndAnswer(t *testing.T) {
+	ctx := &Context{Present: true, Verdict: VerdictRejected, HTTPStatus: 401, RPCCode: -32001, Reason: "wrong aud: token is for other",
+		Steps: []Step{{Name: "signature", Passed: true}, {Name: "aud", Passed: false, Detail: "wrong aud: token is for other"}}}
+	ranAnyway := &Call{ID: "t/c1", Tool: "lookup_customer", Status: StatusOK, Context: ctx,
+		Attempts: []Attempt{{N: 1, Exchange: "1", HasResult: true, Result: Result{HTTPStatus: 200}}}}
+	x := Explain(ranAnyway, time.Now())
+	if x.Cause != "" { // it ended ok: the token is a finding, not why it ended
+		t.Errorf("cause %q", x.Cause)
+	}
+	f := x.Findings[0]
+	if f.Level != LevelError || f.HTTPStatus != 401 || f.RPCCode != -32001 || !strings.Contains(f.Rule, "Verification a server performs") ||
+		!strings.Contains(f.Must, "must answer HTTP 401 · JSON-RPC -32001") || !strings.Contains(f.Must, "ran the tool on a token it had to refuse") {
+		t.Errorf("finding %+v", f)
+	}
+	if !strings.HasPrefix(x.Summary, "ok. The server must answer HTTP 401") {
+		t.Errorf("summary %q", x.Summary)
+	}
+
+	refused := *ranAnyway
+	refused.Status = StatusError
+	refused.Attempts = []Attempt{{N: 1, Exchange: "1", HasResult: true, Result: Result{HTTPStatus: 401, RPCCode: -32001}}}
+	x = Explain(&refused, time.Now())
+	if len(x.Findings) != 1 || !strings.HasSuffix(x.Findings[0].Must, "; it did") || x.Cause != "wrong aud: token is for other" {
+		t.Errorf("a server that refused as it must: %+v", x)
+	}
+}
+
+// TestExplainTimeoutAndLimits: a timed-out call says the timeout rule and
+// what to change; a result over the limits says each limit.
+func TestExplainTimeoutAndLimits(t *testing.T) {
+	c := &Call{ID: "t/c2", Tool: "export_ledger", Status: StatusCancelled, TimeoutMS: 10000,
+		Context:  &Context{Present: true, Verdict: VerdictValid},
+		Warnings: []Event{{Kind: KindWarning, Code: string(WarnCallTimeout), Message: "no result within 10s"}},
+		Attempts: []Attempt{{N: 1, Cancelled: "MCP tool call timed out: no result within 10 s", HasResult: true,
+			Result: Result{TextChars: 13628, Offloaded: true, StructuredContentBytes: 20136, StructuredContentDropped: true}}},
+		Progress: Progress{Sent: 23, WouldRelay: 12}}
+	x := Explain(c, time.Now())
+	var text strings.Builder
+	for _, f := range x.Findings {
+		text.WriteString(f.Level + " | " + f.What + " | " + f.Rule + " | " + f.Must + "\n")
+	}
+	for _, want := range []string{
+		"error | the call timed out: MCP tool call timed out",
+		"\"Timeout\"", "within the instance's timeout (10s)",
+		"text of 13628 characters, over 8000: offloaded",
+		"structured content of 20136 characters of JSON, over 16000: dropped by the platform",
+		"23 progress notifications sent, 12 relayed to the task feed under the 0.5 s rule",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("findings lack %q:\n%s", want, text.String())
+		}
+	}
+	if x.Cause != "MCP tool call timed out: no result within 10 s" {
+		t.Errorf("cause %q", x.Cause)
+	}
+}
+
+// TestExplainPlainMCP: a call without AgentArea context is said to be plain
+// MCP, with no relay rule.
+func TestExplainPlainMCP(t *testing.T) {
+	c := &Call{ID: "tap#1", Tool: "echo", Status: StatusOK, Context: &Context{Verdict: VerdictAbsent},
+		Progress: Progress{Sent: 5}, Attempts: []Attempt{{N: 1, Exchange: "1", HasResult: true}}}
+	x := Explain(c, time.Now())
+	if len(x.Findings) != 1 || !strings.Contains(x.Findings[0].What, "plain MCP call") || x.Cause != "" || x.Summary != "ok." {
+		t.Errorf("%+v", x)
+	}
+}
