@@ -70,11 +70,17 @@ func audMatches(aud any, want string) bool {
 	case string:
 		return a == want
 	case []any:
+		// An array of strings, as RFC 7519 and golang-jwt read it: one
+		// other value spoils it.
+		found := false
 		for _, v := range a {
-			if s, _ := v.(string); s == want {
-				return true
+			s, ok := v.(string)
+			if !ok {
+				return false
 			}
+			found = found || s == want
 		}
+		return found
 	}
 	return false
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -41,7 +40,7 @@ func contextClaimNames(claims map[string]any) []string {
 }
 
 // checkMetaClaims is step 3: every agentarea/* key of _meta equals its claim
-// (decoded JSON compared as such: objects regardless of key order), values have the contract's
+// (objects compared regardless of key order), values have the contract's
 // types (a malformed one is 400/-32602), and the protocol's major is known.
 // keys are meta's agentarea/* keys (agentAreaKeys), names the context
 // claims (contextClaimNames).
@@ -76,7 +75,7 @@ func checkMetaClaims(meta, claims map[string]any, keys, names []string, warn fun
 		switch {
 		case !present:
 			m = fmt.Sprintf("%s has no claim", k)
-		case !reflect.DeepEqual(meta[k], cv):
+		case !jsonEqual(meta[k], cv):
 			m = fmt.Sprintf("%s is %s but the claim is %s", k, describe(meta[k]), describe(cv))
 		default:
 			continue

@@ -9,6 +9,38 @@ import (
 	"toolscope/model"
 )
 
+// jsonEqual compares two decoded JSON values (nil, bool, float64, string,
+// []any, map[string]any) as JSON: objects regardless of key order.
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			if yv, present := y[k]; !present || !jsonEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case nil, bool, float64, string:
+		return a == b
+	}
+	return false
+}
+
 func jsonType(v any) string {
 	switch v.(type) {
 	case nil:

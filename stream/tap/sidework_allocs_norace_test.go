@@ -18,7 +18,7 @@ import (
 // one call in the request itself, Verify read typed claims and the store
 // kept a call's keys in its entry, 66 once the hub's redaction (one policy
 // for every source) copies the headers map holding a credential rather
-// than the tap redacting its own; 127 once issue 23 put every body
+// than the tap redacting its own; 113 once issue 23 put every body
 // through the one reader (jsontext), the token through golang-jwt and a
 // server's messages through one dispatch, with the hand-written fast paths
 // gone (each call a new one with a fresh token, as on the wire: no
@@ -38,8 +38,8 @@ func TestSideWorkAllocations(t *testing.T) {
 		ex.end = nil
 		ex.conclude(outcome{kind: outcomeResponse, resp: &responseStart{status: 200, contentType: "application/json"}})
 	})
-	if n > 127 {
-		t.Errorf("%.0f allocations per call on the tap's side, want at most 127", n)
+	if n > 113 {
+		t.Errorf("%.0f allocations per call on the tap's side, want at most 113", n)
 	}
 	s := store.Snapshot()
 	if s.Events == 0 {
