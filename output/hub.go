@@ -100,7 +100,7 @@ func (h *Hub) write(e model.Event) {
 	for _, o := range h.outputs {
 		if w, ok := o.(*Writer); ok {
 			if en == nil {
-				en = &entry{event: e}
+				en = newEntry(e)
 			}
 			w.offer(en)
 			continue
