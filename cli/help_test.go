@@ -50,8 +50,9 @@ func helpOf(t *testing.T, args ...string) (string, *flagSet) {
 	return help, seen
 }
 
-// helpFlagLine finds the flags the help lists: "  --name" at a line's start.
-var helpFlagLine = regexp.MustCompile(`(?m)^  --([a-z][a-z0-9-]*)`)
+// helpFlagLine finds the flags the help lists: "  --name" at a line's
+// start, not one of a comma-separated list (the stdio tap's, in tap's help).
+var helpFlagLine = regexp.MustCompile(`(?m)^  --([a-z][a-z0-9-]*)(?:[ \n]|$)`)
 
 // TestHelpListsExactlyItsFlags: every form of every command lists in its
 // help each flag it accepts, described, and no flag it does not accept.

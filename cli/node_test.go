@@ -22,19 +22,22 @@ var (
 func needNode(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: install Node.js 20 and npm, then 'npm ci --prefix cli/testdata/node' (.ci/run does) to run this test")
+		t.Skip("node is not installed: install Node.js 20 and npm, then 'npm ci' in cli/testdata/node (.ci/run does) to run this test")
 	}
 	nodeOnce.Do(func() {
 		if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", ".package-lock.json")); err == nil {
 			return
 		}
-		out, err := exec.Command("npm", "ci", "--prefix", nodeDir, "--no-audit", "--no-fund").CombinedOutput()
+		// Run in the directory itself: npm 11's --prefix misreads the lock.
+		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
+		cmd.Dir = nodeDir
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Logf("npm ci: %s", out)
 			nodeErr = err
 		}
 	})
 	if nodeErr != nil {
-		t.Fatalf("npm ci --prefix %s: %v", nodeDir, nodeErr)
+		t.Fatalf("npm ci in %s: %v", nodeDir, nodeErr)
 	}
 }

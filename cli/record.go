@@ -68,8 +68,8 @@ func (o *outputFlags) checkRecording() string {
 	switch {
 	case o.recordMaxSizeMB < 0:
 		return "--record-max-size must be 0 or more"
-	case o.recordKeep < 1:
-		return "--record-keep must be 1 or more (with --record-max-size 0 nothing rotates)"
+	case o.recordMaxSizeMB > 0 && o.recordKeep < 1:
+		return "--record-keep must be 1 or more when --record-max-size rotates"
 	}
 	return ""
 }

@@ -23,7 +23,18 @@ func TestRecordToFIFONotRotated(t *testing.T) {
 		t.Skipf("mkfifo: %v", err)
 	}
 	read := make(chan int64, 1)
+	ready := make(chan struct{})
 	go func() {
+		// A reader before the writer opens (the recording refuses a FIFO
+		// nobody reads): held without waiting, then a blocking open that
+		// returns once the writer has opened, read to its end.
+		hold, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		close(ready)
+		if err != nil {
+			read <- -1
+			return
+		}
+		defer hold.Close()
 		f, err := os.Open(fifo)
 		if err != nil {
 			read <- -1
@@ -33,6 +44,7 @@ func TestRecordToFIFONotRotated(t *testing.T) {
 		f.Close()
 		read <- n
 	}()
+	<-ready
 	captureStdout(t, func() {
 		if code := run([]string{"replay", in, "--speed", "0", "--output", "json", "--record", fifo, "--record-max-size", "1"}); code != 0 {
 			t.Fatalf("exit %d", code)

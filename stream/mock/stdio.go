@@ -60,11 +60,12 @@ func (sv *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 		imu.Lock()
 		inflight[key] = cancel
 		imu.Unlock()
+		rep := sv.replyTo(m) // planned in arrival order: repeated calls get the recorded answers in order
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer cancel()
-			sv.replyTo(m).play(callCtx, start, send)
+			rep.play(callCtx, start, send)
 			imu.Lock()
 			delete(inflight, key)
 			imu.Unlock()
