@@ -120,6 +120,7 @@ func (h *Hub) problem(p Problem) {
 		h.Store.Apply(ev)
 		return
 	case model.WarnOutputStuck:
+		ev.Message += " (monitoring goes on)" // stderr's printer says it there
 		h.Store.Apply(ev)
 		h.write(ev)
 	default:

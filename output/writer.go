@@ -88,6 +88,7 @@ type Writer struct {
 	accounted    atomic.Int64 // events flushed (written, or said lost)
 	writingSince atomic.Int64 // UnixNano when the write under way began; 0 when none is
 	stuckSaid    atomic.Bool
+	givenUp      atomic.Bool // by Close: what its write then meets is not said
 
 	err       error // the loop's; read after done
 	closeOnce sync.Once
@@ -190,7 +191,7 @@ func (w *Writer) checkStuck(source string) {
 		return
 	}
 	w.tell(Problem{Code: model.WarnOutputStuck, Source: source, Output: w.cfg.Name,
-		Err: fmt.Errorf("%s: a write has not completed for %s: its events are dropped and counted until it does (monitoring goes on)",
+		Err: fmt.Errorf("%s: a write has not completed for %s: its events are dropped and counted until it does",
 			w.cfg.Name, w.cfg.StallAfter)})
 }
 
@@ -240,6 +241,7 @@ func (w *Writer) Close() error {
 		case <-w.done:
 			w.closeErr = w.err
 		case <-timeout.C:
+			w.givenUp.Store(true)
 			w.closeErr = &GivenUpError{Name: w.cfg.Name, After: w.cfg.CloseTimeout, Unwritten: int(w.offered.Load() - w.accounted.Load())}
 			if w.cfg.Closer != nil {
 				go w.cfg.Closer.Close() // may block as the write does: not waited for
@@ -369,6 +371,9 @@ func (w *Writer) flush(last model.Event) {
 
 func (w *Writer) fail(err error, e model.Event) {
 	w.err = fmt.Errorf("%s: %w", w.cfg.Name, err)
+	if w.givenUp.Load() {
+		return // its file closed under it: the give-up was said
+	}
 	w.tell(Problem{Code: model.WarnWriteFailed, Source: e.Source, Output: w.cfg.Name, Err: w.err})
 }
 
