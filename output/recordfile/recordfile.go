@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"toolscope/model/userfiles"
@@ -37,6 +38,9 @@ type File struct {
 	maxBytes int64    // 0: never rotated
 	keep     int
 
+	// mu: a writer given up while its write hangs (output.Writer) closes
+	// on another goroutine; Close waits for that write.
+	mu       sync.Mutex
 	f        *os.File
 	size     int64
 	lastPart time.Time // the newest part's stamp: the next is later
@@ -98,6 +102,8 @@ const plantedWhileMaking = "a file or link appeared at this name while the recor
 // Write writes p to the newest part, first rotating when p would take it
 // past MaxBytes (a p larger than that gets a part of its own).
 func (r *File) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.err != nil {
 		return 0, r.err
 	}
@@ -189,6 +195,8 @@ func (r *File) parts() []string {
 
 // Close closes the newest part.
 func (r *File) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	var err error
 	if r.f != nil {
 		err = r.f.Close()
