@@ -6,15 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
-	"gopkg.in/natefinch/lumberjack.v2"
-
+	"toolscope/model/userfiles"
 	"toolscope/output"
-	"toolscope/stream/replay"
+	"toolscope/output/recordfile"
 )
 
 // Recording defaults: bodies up to 256 KiB each, files of 100 MB, five
@@ -95,27 +93,36 @@ func (o *outputFlags) bodyLimit() int64 {
 }
 
 // recordingWriter opens --record: a new file (a new recording replaces the
-// old one and its older parts), rotated at --record-max-size. What is not a
-// regular file (a FIFO, /dev/stdout, /dev/null) is written as it is, never
-// rotated: a rotation renames the file.
+// old one and its older parts), rotated at --record-max-size
+// (output/recordfile). What is not a regular file (a FIFO, /dev/stdout,
+// /dev/null, a link the user made) is written as it is, never rotated: a
+// rotation renames the file. Nothing another user placed at the name is
+// written through.
 func (o *outputFlags) recordingWriter() (output.Output, error) {
 	if msg := o.checkRecording(); msg != "" {
 		return nil, fmt.Errorf("%s", msg)
 	}
-	f, err := openRecord(o.record) // a FIFO nobody reads is said at once
+	w, err := openRecording(o.record, int64(o.recordMaxSizeMB)<<20, o.recordKeep)
 	if err != nil {
 		return nil, err
 	}
-	var w io.WriteCloser = f
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && o.recordMaxSizeMB > 0 {
-		for _, old := range replay.RotatedParts(o.record) {
-			os.Remove(old)
-		}
-		f.Close() // lumberjack opens it again, empty, and rotates it
-		w = &lumberjack.Logger{Filename: o.record, MaxSize: o.recordMaxSizeMB, MaxBackups: o.recordKeep}
-	}
 	return output.NewWriter(w, output.WriterConfig{Name: "--record " + o.record, Format: output.FormatJSON,
 		Closer: w, Wire: true}), nil
+}
+
+// openRecording opens the file at path for a recording: a rotated
+// recordfile where a regular file is or nothing is, else what is there
+// (openRecord: a FIFO nobody reads is said at once), once its owner is
+// checked: a link or FIFO of another user's is refused.
+func openRecording(path string, maxBytes int64, keep int) (io.WriteCloser, error) {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return recordfile.Create(path, maxBytes, keep)
+	}
+	if err := userfiles.CheckOwner(path, fi); err != nil {
+		return nil, err
+	}
+	return openRecord(path)
 }
 
 // pruneDefaultRecordings removes the stdio tap's oldest default-location
@@ -129,7 +136,7 @@ func pruneDefaultRecordings(dir string) {
 	}
 	var recs []rec
 	for _, p := range paths {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && !isRotatedPart(p) {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && !recordfile.IsPart(filepath.Base(p)) {
 			recs = append(recs, rec{p, fi.ModTime()})
 		}
 	}
@@ -138,14 +145,9 @@ func pruneDefaultRecordings(dir string) {
 		if i < keepDefaultRecordings || time.Since(r.mod) < recentRecording {
 			continue
 		}
-		for _, part := range replay.RotatedParts(r.path) {
+		for _, part := range recordfile.Parts(r.path) {
 			os.Remove(part)
 		}
 		os.Remove(r.path)
 	}
 }
-
-// isRotatedPart: an older part of some recording, pruned with it.
-func isRotatedPart(p string) bool { return rotatedPart.MatchString(filepath.Base(p)) }
-
-var rotatedPart = regexp.MustCompile(`-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}\.jsonl$`)

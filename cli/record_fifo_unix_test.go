@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"toolscope/stream/replay"
+	"toolscope/output/recordfile"
 )
 
 // TestRecordToFIFONotRotated: a recording to what is not a regular file
@@ -56,7 +56,7 @@ func TestRecordToFIFONotRotated(t *testing.T) {
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("%s is now %v (%v)", fifo, fi.Mode(), err)
 	}
-	if parts := replay.RotatedParts(fifo); len(parts) != 0 {
+	if parts := recordfile.Parts(fifo); len(parts) != 0 {
 		t.Errorf("parts beside the FIFO: %v", parts)
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 	"toolscope/model"
 	"toolscope/output"
-	"toolscope/stream/replay"
+	"toolscope/output/recordfile"
 )
 
 // bigRecording writes n tool.call events of about 10 KB each.
@@ -60,7 +60,7 @@ func TestRecordRotatesAndReplaysInOrder(t *testing.T) {
 			t.Fatalf("exit %d", code)
 		}
 	})
-	parts := replay.RotatedParts(rec)
+	parts := recordfile.Parts(rec)
 	if len(parts) < 2 {
 		t.Fatalf("%d older parts, want the 3 MB recording rotated at 1 MB", len(parts))
 	}
@@ -92,8 +92,7 @@ func TestRecordRotatesAndReplaysInOrder(t *testing.T) {
 	captureStdout(t, func() {
 		run([]string{"replay", in, "--speed", "0", "--output", "json", "--record", rec, "--record-max-size", "1", "--record-keep", "1"})
 	})
-	time.Sleep(200 * time.Millisecond) // lumberjack removes old parts on its own goroutine
-	if parts := replay.RotatedParts(rec); len(parts) != 1 {
+	if parts := recordfile.Parts(rec); len(parts) != 1 {
 		t.Errorf("--record-keep 1 left %d older parts", len(parts))
 	}
 }

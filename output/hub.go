@@ -100,7 +100,7 @@ func (h *Hub) write(e model.Event) {
 	for _, o := range h.outputs {
 		if w, ok := o.(*Writer); ok {
 			if en == nil {
-				en = &entry{event: e}
+				en = newEntry(e)
 			}
 			w.offer(en)
 			continue
@@ -120,6 +120,7 @@ func (h *Hub) problem(p Problem) {
 		h.Store.Apply(ev)
 		return
 	case model.WarnOutputStuck:
+		ev.Message += " (monitoring goes on)" // stderr's printer says it there
 		h.Store.Apply(ev)
 		h.write(ev)
 	default:

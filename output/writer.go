@@ -22,8 +22,12 @@ const (
 
 // Defaults of a WriterConfig.
 const (
-	defaultMaxDelay     = 100 * time.Millisecond
-	defaultQueueLen     = 8192
+	defaultMaxDelay = 100 * time.Millisecond
+	defaultQueueLen = 8192
+	// defaultQueueBytes: an eighth of the 512 MiB memory ceiling
+	// (docs/security.md), so a stalled recording (wire lines of up to
+	// twice --record-body-limit each) and stdout stay well under it.
+	defaultQueueBytes   = 64 << 20
 	defaultStallAfter   = 5 * time.Second
 	defaultCloseTimeout = 2 * time.Second
 )
@@ -43,6 +47,11 @@ type WriterConfig struct {
 	// Past it an event is dropped whole and counted; the count is written
 	// (an output_overflow warning line) before the next line that is.
 	QueueLen int
+	// QueueBytes bounds the bytes of the events waiting to be written
+	// (default 64 MiB; each counted as its line's size, eventBytes), past
+	// which they are dropped and counted as past QueueLen. An event larger
+	// than the bound is taken only into an empty queue.
+	QueueBytes int64
 	// StallAfter is how long a write may take before the writer is said to
 	// be stuck (default 5 s): once, on stderr and as an output_stuck
 	// warning; its events are dropped and counted until the write returns.
@@ -57,8 +66,9 @@ type WriterConfig struct {
 // waits: it queues the event for the writer's goroutine, which encodes and
 // writes in batches, flushing 2 ms after the queue empties and at least
 // every MaxDelay, so a crash loses at most that much of a recording. A
-// full queue drops the event and counts it (the output says how many lines
-// it lost once it can write again); a write error stops this writer only
+// full queue (QueueLen events or QueueBytes) drops the event and counts it
+// (the output says how many lines it lost once it can write again), so a
+// stalled writer holds a bounded memory; a write error stops this writer only
 // and is reported once. A JSON line is encoded once for every writer (the
 // hub shares it).
 type Writer struct {
@@ -72,11 +82,13 @@ type Writer struct {
 	closed bool
 
 	lost         atomic.Int64 // events dropped and not yet said
+	queuedBytes  atomic.Int64 // eventBytes of the events in the queue
 	offered      atomic.Int64 // events given to Emit before Close
 	buffered     atomic.Int64 // events in the buffer (written, or said lost), not yet flushed
 	accounted    atomic.Int64 // events flushed (written, or said lost)
 	writingSince atomic.Int64 // UnixNano when the write under way began; 0 when none is
 	stuckSaid    atomic.Bool
+	givenUp      atomic.Bool // by Close: what its write then meets is not said
 
 	err       error // the loop's; read after done
 	closeOnce sync.Once
@@ -95,8 +107,15 @@ type item struct {
 // once, by the first writer that needs it, and shared.
 type entry struct {
 	event model.Event
+	bytes int64 // eventBytes, counted against each writer's QueueBytes
 	once  sync.Once
 	line  []byte
+}
+
+func newEntry(e model.Event) *entry {
+	en := &entry{event: e}
+	en.bytes = eventBytes(&en.event)
+	return en
 }
 
 func (en *entry) jsonLine() []byte {
@@ -111,6 +130,9 @@ func NewWriter(w io.Writer, cfg WriterConfig) *Writer {
 	}
 	if cfg.QueueLen <= 0 {
 		cfg.QueueLen = defaultQueueLen
+	}
+	if cfg.QueueBytes <= 0 {
+		cfg.QueueBytes = defaultQueueBytes
 	}
 	if cfg.StallAfter <= 0 {
 		cfg.StallAfter = defaultStallAfter
@@ -128,9 +150,10 @@ func NewWriter(w io.Writer, cfg WriterConfig) *Writer {
 func (w *Writer) ReportTo(report func(Problem)) { w.report = report }
 
 // Emit queues one event; it never waits. After Close it does nothing.
-func (w *Writer) Emit(e model.Event) { w.offer(&entry{event: e}) }
+func (w *Writer) Emit(e model.Event) { w.offer(newEntry(e)) }
 
-// offer queues an entry, or drops and counts it when the queue is full.
+// offer queues an entry, or drops and counts it when the queue is full:
+// QueueLen events, or QueueBytes.
 func (w *Writer) offer(en *entry) {
 	if en.event.Kind == model.KindWire && !w.cfg.Wire {
 		return
@@ -141,13 +164,24 @@ func (w *Writer) offer(en *entry) {
 		return
 	}
 	w.offered.Add(1)
+	if queued := w.queuedBytes.Add(en.bytes); queued > w.cfg.QueueBytes && queued != en.bytes {
+		w.queuedBytes.Add(-en.bytes)
+		w.drop(en, 0)
+		return
+	}
 	lost := w.lost.Swap(0)
 	select {
 	case w.queue <- item{entry: en, lost: lost}:
 	default:
-		w.lost.Add(lost + 1)
-		w.checkStuck(en.event.Source)
+		w.queuedBytes.Add(-en.bytes)
+		w.drop(en, lost)
 	}
+}
+
+// drop counts en lost, with the lost count it was to carry.
+func (w *Writer) drop(en *entry, carried int64) {
+	w.lost.Add(carried + 1)
+	w.checkStuck(en.event.Source)
 }
 
 // checkStuck says once that the write under way has taken past StallAfter.
@@ -157,7 +191,7 @@ func (w *Writer) checkStuck(source string) {
 		return
 	}
 	w.tell(Problem{Code: model.WarnOutputStuck, Source: source, Output: w.cfg.Name,
-		Err: fmt.Errorf("%s: a write has not completed for %s: its events are dropped and counted until it does (monitoring goes on)",
+		Err: fmt.Errorf("%s: a write has not completed for %s: its events are dropped and counted until it does",
 			w.cfg.Name, w.cfg.StallAfter)})
 }
 
@@ -207,6 +241,7 @@ func (w *Writer) Close() error {
 		case <-w.done:
 			w.closeErr = w.err
 		case <-timeout.C:
+			w.givenUp.Store(true)
 			w.closeErr = &GivenUpError{Name: w.cfg.Name, After: w.cfg.CloseTimeout, Unwritten: int(w.offered.Load() - w.accounted.Load())}
 			if w.cfg.Closer != nil {
 				go w.cfg.Closer.Close() // may block as the write does: not waited for
@@ -267,6 +302,7 @@ func (w *Writer) loop() {
 				w.writeLost(it.lost, it.entry.event.Source)
 			}
 			w.write(it.entry)
+			w.queuedBytes.Add(-it.entry.bytes)
 			last = it.entry.event
 			switch {
 			case time.Since(flushedAt) >= w.cfg.MaxDelay:
@@ -289,7 +325,7 @@ const idleLinger = 2 * time.Millisecond
 // writeLost writes, where the lines were lost, how many: an
 // output_overflow warning line, told to the hub too.
 func (w *Writer) writeLost(n int64, source string) {
-	msg := fmt.Sprintf("%s could not keep up: %d lines lost here (its queue of %d was full)", w.cfg.Name, n, w.cfg.QueueLen)
+	msg := fmt.Sprintf("%s could not keep up: %d lines lost here (its queue of %d lines or %s was full)", w.cfg.Name, n, w.cfg.QueueLen, sizeText(w.cfg.QueueBytes))
 	ev := model.Event{Time: time.Now().UTC(), Source: source, SourceName: "toolscope", Kind: model.KindWarning,
 		Code: string(model.WarnOutputOverflow), Message: msg}
 	w.write(&entry{event: ev})
@@ -335,6 +371,9 @@ func (w *Writer) flush(last model.Event) {
 
 func (w *Writer) fail(err error, e model.Event) {
 	w.err = fmt.Errorf("%s: %w", w.cfg.Name, err)
+	if w.givenUp.Load() {
+		return // its file closed under it: the give-up was said
+	}
 	w.tell(Problem{Code: model.WarnWriteFailed, Source: e.Source, Output: w.cfg.Name, Err: w.err})
 }
 
@@ -351,4 +390,15 @@ func (t timedWriter) Write(p []byte) (int, error) {
 	t.w.writingSince.Store(0)
 	t.w.stuckSaid.Store(false)
 	return n, err
+}
+
+// sizeText says n bytes in the largest binary unit that divides it.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

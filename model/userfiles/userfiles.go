@@ -2,7 +2,8 @@
 // stdio tap's default recording, the `y` copy of a call) where no other
 // user can plant or read them: in a directory of the user's own, mode
 // 0700, checked before each use, each file new (O_EXCL, no symbolic link
-// followed), mode 0600.
+// followed), mode 0600. CreateIn and CheckOwner serve files at a path the
+// user names too (--record, output/recordfile).
 package userfiles
 
 import (
@@ -61,9 +62,7 @@ func Create(dir, name, ext string) (*os.File, string, error) {
 		if i > 1 {
 			file = name + "-" + strconv.Itoa(i) + ext
 		}
-		// Within a Root, O_CREATE|O_EXCL opens with O_NOFOLLOW: a link
-		// planted at the name fails as an existing file would.
-		f, err := root.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := CreateIn(root, file)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -73,6 +72,26 @@ func Create(dir, name, ext string) (*os.File, string, error) {
 		return f, filepath.Join(dir, file), nil
 	}
 	return nil, "", fmt.Errorf("%s: %s%s and %d more names like it are taken", dir, name, ext, maxNames-1)
+}
+
+// CreateIn makes name in root: a new file, mode 0600, open for writing.
+// Anything already at the name (a file, or a symbolic link planted there)
+// is never written through: the error is then fs.ErrExist.
+func CreateIn(root *os.Root, name string) (*os.File, error) {
+	// Within a Root, O_CREATE|O_EXCL opens with O_NOFOLLOW: a link at the
+	// name fails as an existing file would.
+	return root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+}
+
+// CheckOwner refuses fi, found at path (by Lstat), when it belongs to
+// another user than this one or root: a file or link someone else placed
+// at a name the user chose (in /tmp, say) is not written through.
+func CheckOwner(path string, fi fs.FileInfo) error {
+	owner, ok := ownerOf(fi)
+	if !ok || owner == os.Geteuid() || owner == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s belongs to user %d, not to you (%d): not written through, another user may have placed it there (remove it, or choose another name)", path, owner, os.Geteuid())
 }
 
 // openPrivate opens dir as a Root once it has checked that dir is a

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"toolscope/stream/replay"
+	"toolscope/output/recordfile"
 )
 
 // BenchmarkRecordingCost measures what a complete recording (the wire
@@ -70,7 +70,7 @@ func BenchmarkRecordingCost(b *testing.B) {
 	b.ReportMetric((float64(cpu[0])/float64(procs[0].calls))/(float64(cpu[1])/float64(procs[1].calls)), "wire/events-cpu")
 	for j, path := range []string{rec, events} {
 		var size int64
-		for _, part := range append(replay.RotatedParts(path), path) {
+		for _, part := range append(recordfile.Parts(path), path) {
 			fi, err := os.Stat(part)
 			if err != nil {
 				b.Fatal(err)

@@ -4,43 +4,9 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"strings"
+
+	"toolscope/output/recordfile"
 )
-
-// A recording written with --record-max-size is a rotated set: FILE, the
-// newest part, and its older parts beside it as NAME-TIMESTAMP.EXT
-// (lumberjack's backup names: name-2006-01-02T15-04-05.000.jsonl, UTC).
-
-// backupStamp is the timestamp lumberjack puts in a backup's name.
-const backupStamp = `\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}`
-
-// RotatedParts are the older parts of the recording at path, oldest first
-// (none for a recording written without rotation).
-func RotatedParts(path string) []string {
-	dir, base := filepath.Split(path)
-	ext := filepath.Ext(base)
-	name := strings.TrimSuffix(base, ext)
-	re := regexp.MustCompile(`^` + regexp.QuoteMeta(name) + `-(` + backupStamp + `)` + regexp.QuoteMeta(ext) + `$`)
-	if dir == "" {
-		dir = "."
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var parts []string
-	for _, e := range entries {
-		if e.Type().IsRegular() && re.MatchString(e.Name()) {
-			parts = append(parts, filepath.Join(dir, e.Name()))
-		}
-	}
-	// The stamp sorts as the time it names (fixed width, UTC).
-	sort.Strings(parts)
-	return parts
-}
 
 // OpenSet opens the recording at path with its older parts before it, as
 // one stream of lines, in the order they were written. A part that ends
@@ -50,7 +16,7 @@ func OpenSet(path string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	parts := RotatedParts(path)
+	parts := recordfile.Parts(path) // its older parts, oldest first
 	if len(parts) == 0 {
 		return last, nil
 	}
