@@ -60,6 +60,26 @@ func TestDecodeOnATerminalShowsUsage(t *testing.T) {
 	}
 }
 
+// TestDecodeErrorsGoToStderr: decode's usage errors (a --call body with no
+// tools/call, a --header that is not one) go to stderr, exit 2, and leave
+// stdout empty: stdout is the report.
+func TestDecodeErrorsGoToStderr(t *testing.T) {
+	call := t.TempDir() + "/call.json"
+	if err := os.WriteFile(call, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"decode", "a.b.c", "--call", call}, {"decode", "a.b.c", "--call", call, "--header", "no colon"}} {
+		code := -1
+		var said string
+		out := capture(t, &os.Stdout, func() {
+			said = capture(t, &os.Stderr, func() { code = run(args) })
+		})
+		if code != 2 || out != "" || !strings.Contains(said, "toolscope decode:") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, nothing, the error", args, code, out, said)
+		}
+	}
+}
+
 // TestRoughEdges: a recording with no good line exits 1; the command's name
 // is not said twice in an error.
 func TestRoughEdges(t *testing.T) {

@@ -3,20 +3,22 @@ package cli
 import (
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/token"
 	"toolscope/model"
 )
 
-const decodeUsage = `Usage: toolscope decode [TOKEN|-] [--call FILE] [--instance-id ID] [--secret-file F]... [--output text|json]
+const decodeUsage = `Usage: toolscope decode [TOKEN|-] [--call FILE [--header 'Name: value']...] [--instance-id ID] [--secret-file F]... [--output text|json]
 
 Decodes one X-AgentArea-Context token and, with a secret, verifies it as the
 contract says: each of the four steps passed or failed, the verdict, and the
 answer (HTTP status and JSON-RPC code) a server must give. With --call, the
-token is checked against that tools/call body (tool name and _meta). The token
+call is judged as the tap judges that body with this token (and the headers
+given with --header): the same verdict and the same warnings. The token
 comes as the argument, or from standard input with - (or when no argument is
 given). Secrets come from {{secret_env}} or --secret-file, never
 from arguments. The signature is never printed.
@@ -35,13 +37,15 @@ type decodeCommand struct {
 	fs          *flagSet
 	secretFiles multiFlag
 	callFile    string
+	headers     multiFlag
 	instanceID  string
 	output      string
 }
 
 func newDecodeCommand() *decodeCommand {
 	c := &decodeCommand{fs: newFlagSet("decode")}
-	c.fs.StringVar(&c.callFile, "call", "", "check the token against this tools/call body (JSON) in `FILE`")
+	c.fs.StringVar(&c.callFile, "call", "", "judge this tools/call body (JSON) in `FILE` with the token, as the tap does")
+	c.fs.Var(&c.headers, "header", "a request header sent with the call, `'Name: value'` (repeatable; with --call)")
 	c.fs.StringVar(&c.instanceID, "instance-id", "", "the MCP server instance `ID` a token's aud must name")
 	c.fs.StringVar(&c.output, "output", "text", "`MODE`: text or json")
 	c.fs.Var(&c.secretFiles, "secret-file", "read a context secret from `FILE` (repeatable, for rotation)")
@@ -79,11 +83,11 @@ func (c *decodeCommand) Run(args []string) int {
 	if c.output != "text" && c.output != "json" {
 		return usageError("decode", "--output must be text or json, not %q", c.output)
 	}
-	token, code := c.token(pos)
+	tok, code := c.token(pos)
 	if code != 0 {
 		return code
 	}
-	secrets, err := decoder.LoadSecrets(os.Getenv(decoder.SecretEnv), c.secretFiles)
+	secrets, err := token.LoadSecrets(os.Getenv(token.SecretEnv), c.secretFiles)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope decode: %v\n", err)
 		return 2
@@ -95,8 +99,19 @@ func (c *decodeCommand) Run(args []string) int {
 			return 2
 		}
 	}
-	return RunDecode(DecodeArgs{Token: token, Call: call, InstanceID: c.instanceID,
-		Secrets: secrets, Output: c.output, Now: time.Now()}, os.Stdout)
+	header := http.Header{}
+	for _, h := range c.headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return usageError("decode", "--header %q is not 'Name: value'", h)
+		}
+		header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	if len(header) > 0 && call == nil {
+		return usageError("decode", "--header goes with --call: headers are judged with the call they came with")
+	}
+	return RunDecode(DecodeArgs{Token: tok, Call: call, Header: header, InstanceID: c.instanceID,
+		Secrets: secrets, Output: c.output, Now: time.Now(), Stderr: os.Stderr}, os.Stdout)
 }
 
 // token is the token to decode: the argument, or standard input for "-"

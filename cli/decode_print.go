@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"slices"
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/token"
 	"toolscope/model"
 )
 
@@ -22,10 +24,11 @@ const (
 
 // DecodeArgs are the already-parsed inputs of `toolscope decode`.
 type DecodeArgs struct {
-	Token      string // the token ("-" already read from stdin by the caller)
-	Call       []byte // optional: the tools/call request body (or just its params)
+	Token      string      // the token ("-" already read from stdin by the caller)
+	Call       []byte      // optional: the tools/call request body (or just its params)
+	Header     http.Header // with Call: the request's other headers
 	InstanceID string
-	Secrets    [][]byte // from decoder.SecretEnv and --secret-file, never argv
+	Secrets    [][]byte // from token.SecretEnv and --secret-file, never argv
 	Output     string   // "text" (default) or "json"
 	Now        time.Time
 	// Stderr receives usage errors when set (stdout otherwise).
@@ -46,7 +49,7 @@ func RunDecode(args DecodeArgs, stdout io.Writer) (exitCode int) {
 		fmt.Fprintf(errOut, "toolscope decode: --output must be text or json, not %q\n", model.Sanitize(args.Output))
 		return ExitUsage
 	}
-	rep, err := decoder.Decode(decoder.DecodeInput{Token: args.Token, Call: args.Call,
+	rep, err := decoder.Decode(decoder.DecodeInput{Token: args.Token, Call: args.Call, Header: args.Header,
 		InstanceID: args.InstanceID, Secrets: args.Secrets, Now: args.Now})
 	var callErr *decoder.CallError
 	switch {
@@ -82,14 +85,14 @@ func writeDecodeText(w io.Writer, r decoder.DecodeReport, args DecodeArgs) {
 	p("header   %s  signature %s\n", model.Sanitize(string(hdr)), model.Redacted)
 	p("claims\n")
 	for _, k := range slices.Sorted(maps.Keys(r.Claims)) {
-		p("  %-16s %s\n", model.Sanitize(k), model.Sanitize(decoder.ClaimText(k, r.Claims[k])))
+		p("  %-16s %s\n", model.Sanitize(k), model.Sanitize(token.ClaimText(k, r.Claims[k])))
 	}
 	if r.Times != nil {
 		p("  %-16s %s\n", "", r.Times.Age)
 	}
 	switch {
 	case len(args.Secrets) == 0:
-		p("secrets  none: the token is decoded, not verified (set %s or --secret-file)\n", decoder.SecretEnv)
+		p("secrets  none: the token is decoded, not verified (set %s or --secret-file)\n", token.SecretEnv)
 	case len(args.Secrets) > 1:
 		p("secrets  %d (any one may verify)\n", len(args.Secrets))
 	}
@@ -105,7 +108,7 @@ func writeDecodeText(w io.Writer, r decoder.DecodeReport, args DecodeArgs) {
 		}
 		label := s.Name
 		switch s.Name {
-		case decoder.StepSignature, decoder.StepTool, decoder.StepMeta, decoder.StepRun:
+		case token.StepSignature, token.StepTool, token.StepMeta, token.StepRun:
 			n++
 			label = fmt.Sprintf("%d %s", n, s.Name)
 		}

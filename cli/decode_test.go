@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +57,10 @@ func TestRunDecode(t *testing.T) {
 			1, []string{"✗ 1 signature", "crit header", "answer   HTTP 401, JSON-RPC -32001"}},
 		{"a _meta that is not an object is 400/-32602", DecodeArgs{Token: good, Call: []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_order","_meta":"x"}}`), InstanceID: modeltest.Instance, Secrets: secrets},
 			1, []string{"✗ 3 meta", "answer   HTTP 400, JSON-RPC -32602"}},
+		{"params.name that is not a string is judged as the tap judges it: 400/-32602, exit 1", DecodeArgs{Token: good, Call: []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":5}}`), InstanceID: modeltest.Instance, Secrets: secrets},
+			1, []string{"✗ 2 tool", "answer   HTTP 400, JSON-RPC -32602", "warning  malformed_call", "warning  meta_key_missing", "warning  progress_token_missing"}},
+		{"headers are judged with the call", DecodeArgs{Token: good, Call: callBody(t, claims, "get_order"), Header: http.Header{"Authorization": {"Bearer " + modeltest.Secret}, "Mcp-Session-Id": {"s-1"}}, InstanceID: modeltest.Instance, Secrets: secrets},
+			0, []string{"verdict  valid", "warning  credential_is_secret", "warning  session_on_context_call"}},
 		{"an unknown output is a usage error", DecodeArgs{Token: good, Output: "yaml"}, 2, []string{"--output must be text or json"}},
 		{"no token is a usage error", DecodeArgs{Token: "  "}, 2, []string{"no token"}},
 		{"an unreadable call is a usage error", DecodeArgs{Token: good, Call: []byte("{")}, 2, []string{"--call"}},

@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/token"
 )
 
 // TestTapStartupRefusals: --enforce without a context secret and a
 // --timeout outside 1s..1800s (0s included, which once became 300 s) stop
 // the tap before it starts: exit 2 and one line on stderr (issue 11 item 6).
 func TestTapStartupRefusals(t *testing.T) {
-	t.Setenv(decoder.SecretEnv, "")
+	t.Setenv(token.SecretEnv, "")
 	base := []string{"tap", "--upstream", "http://127.0.0.1:9/mcp", "--listen", "127.0.0.1:0", "--output", "json"}
 	cases := []struct {
 		name string

@@ -7,7 +7,8 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"toolscope/decoder"
+	"toolscope/decoder/soat"
+	"toolscope/decoder/token"
 )
 
 // A command's --help is its hand-written text (usage, what it does,
@@ -19,7 +20,7 @@ const flagsMarker = "{{flags}}\n"
 
 // envNames fill the environment variables' names into usage texts, so each
 // name is spelled once, where the decoder reads it.
-var envNames = strings.NewReplacer("{{secret_env}}", decoder.SecretEnv, "{{prefix_env}}", decoder.SoatPrefixEnv)
+var envNames = strings.NewReplacer("{{secret_env}}", token.SecretEnv, "{{prefix_env}}", soat.PrefixEnv)
 
 // commandHelp renders usageText with its flags section.
 func commandHelp(s *flagSet, usageText string) string {

@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"toolscope/decoder"
+	"toolscope/decoder/soat"
+	"toolscope/decoder/token"
 )
 
 // TestHelpNamesEnvOnce: the usage texts name the environment variables the
@@ -17,7 +18,7 @@ func TestHelpNamesEnvOnce(t *testing.T) {
 		}
 	}
 	tap := captureStdout(t, func() { run([]string{"tap", "--help"}) })
-	for _, name := range []string{decoder.SecretEnv, decoder.SoatPrefixEnv} {
+	for _, name := range []string{token.SecretEnv, soat.PrefixEnv} {
 		if !strings.Contains(tap, name+" ") && !strings.Contains(tap, name+".") {
 			t.Errorf("tap --help does not name %s", name)
 		}

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/token"
 	"toolscope/demo"
 	"toolscope/model"
 	"toolscope/stream/probe"
@@ -163,12 +163,12 @@ func (f *probeFlags) config(pos []string, only []string) (probe.Config, func(), 
 	if cfg.InstanceID = f.instanceID; cfg.InstanceID == "" {
 		return cfg, nil, usageError("probe", "--instance-id is required (the aud of every token)")
 	}
-	secrets, err := decoder.LoadSecrets(os.Getenv(decoder.SecretEnv), f.secretFiles)
+	secrets, err := token.LoadSecrets(os.Getenv(token.SecretEnv), f.secretFiles)
 	if err != nil {
 		return cfg, nil, usageError("probe", "%v", err)
 	}
 	if len(secrets) == 0 {
-		return cfg, nil, usageError("probe", "no context secret: set %s or give --secret-file", decoder.SecretEnv)
+		return cfg, nil, usageError("probe", "no context secret: set %s or give --secret-file", token.SecretEnv)
 	}
 	cfg.Secret = secrets[0]
 	if cfg.Credential, err = loadCredential(os.Getenv(credentialEnv), f.credentialFile); err != nil {

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/soat"
+	"toolscope/decoder/token"
 	"toolscope/model"
 	"toolscope/stream/feed"
 	"toolscope/stream/tap"
@@ -102,13 +103,13 @@ type sources struct {
 // build validates the flags and makes the taps (not started) and feed
 // configurations. extraTaps are LISTEN=UPSTREAM pairs from the command itself.
 func (l *liveFlags) build(cmd string, sink model.Sink, extraTaps []tap.Config) (*sources, int) {
-	secrets, err := decoder.LoadSecrets(os.Getenv(decoder.SecretEnv), l.secretFiles)
+	secrets, err := token.LoadSecrets(os.Getenv(token.SecretEnv), l.secretFiles)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope %s: %s\n", cmd, errText(cmd, err))
 		return nil, 2
 	}
 	l.secrets = secrets
-	prefix, err := decoder.SoatPrefix(os.Getenv(decoder.SoatPrefixEnv))
+	prefix, err := soat.Prefix(os.Getenv(soat.PrefixEnv))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope %s: %s\n", cmd, errText(cmd, err))
 		return nil, 2

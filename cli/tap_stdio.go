@@ -12,7 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/soat"
+	"toolscope/decoder/token"
 	"toolscope/model"
 	"toolscope/model/userfiles"
 	"toolscope/stream/tap"
@@ -172,12 +173,12 @@ func onlyForStdio(httpTap, stdio *flagSet) map[string]string {
 // stdioTapConfig is the tap's verification settings from the flags and
 // the environment.
 func stdioTapConfig(live *liveFlags, name string) (tap.Config, int) {
-	secrets, err := decoder.LoadSecrets(os.Getenv(decoder.SecretEnv), live.secretFiles)
+	secrets, err := token.LoadSecrets(os.Getenv(token.SecretEnv), live.secretFiles)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope tap: %s\n", errText("tap", err))
 		return tap.Config{}, 2
 	}
-	prefix, err := decoder.SoatPrefix(os.Getenv(decoder.SoatPrefixEnv))
+	prefix, err := soat.Prefix(os.Getenv(soat.PrefixEnv))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolscope tap: %s\n", errText("tap", err))
 		return tap.Config{}, 2

@@ -1,7 +1,18 @@
 // Package decoder holds toolscope's knowledge of the wire contracts as pure
-// functions with no I/O (LoadSecrets, which reads --secret-file, is the one
-// exception): JSON-RPC framing, MCP tools/call params and results, the
-// AgentArea context token, SOAT context headers and agent-facing names.
+// functions with no I/O (token.LoadSecrets, which reads --secret-file, is
+// the one exception). Each job has one place:
+//
+//   - decoder/jsonrpc reads a body, a response or a stdio line once, on
+//     jsontext, into typed messages (envelope, tools/call params, _meta,
+//     progress, cancellations, a CallToolResult's summary), and finds in
+//     the same pass what servers could read differently (Body.Strict).
+//   - decoder/token decodes and verifies the context token step by step.
+//   - decoder/soat reads SOAT context headers; decoder/sse parses event
+//     streams; decoder/feedevent decodes the task feed's frames.
+//   - decoder (this package) judges: Judge.Request for a request (HTTP or
+//     stdio, and decode --call), Judge.Feed for a feed's tool events,
+//     SummarizeResult for a result; the rules across calls, agent-facing
+//     names, and what AgentArea sends (PlatformMeta, PlatformHeaders).
 //
 // Choices the contracts leave open, made here once:
 //
@@ -27,9 +38,4 @@
 //     characters; a warning says when Python's default json.dumps form
 //     (spaces, non-ASCII escaped) would cross the limit.
 //   - 5 MB is 5 MiB (5,242,880 bytes) of decoded image data.
-//   - CheckStrict compares keys under Unicode simple case folding, as
-//     encoding/json matches struct fields (so "ſ" is an "s"), and also
-//     calls ambiguous what parsers decode differently though no contract
-//     key is doubled: a lone UTF-16 surrogate escape, and a key twice in an
-//     object inside an agentarea/* value.
 package decoder

@@ -1,6 +1,7 @@
 package decoder
 
 import (
+	"bytes"
 	"encoding/base64"
 	"mime"
 	"strings"
@@ -11,7 +12,7 @@ import (
 // checkImage summarises one base64 image (block i of the content) against
 // the platform's limits: its decoded size, its declared type against PNG,
 // JPEG, GIF and WebP, and the type its first bytes show.
-func checkImage(i int, declared, data string, warn func(code model.WarningCode, format string, args ...any)) model.Image {
+func checkImage(i int, declared string, data []byte, warn func(code model.WarningCode, format string, args ...any)) model.Image {
 	mt := normalizeMime(declared)
 	img := model.Image{MimeType: mt}
 	size, ok := base64DecodedSize(data)
@@ -33,8 +34,8 @@ func checkImage(i int, declared, data string, warn func(code model.WarningCode, 
 		}
 		warn(model.WarnImageMimeMismatch, "content[%d]: declared %s but holds %s", i, mt, what)
 	}
-	if size > MaxImageBytes {
-		warn(model.WarnImageTooLarge, "content[%d]: %s image is %d bytes; the limit is %d", i, mt, size, MaxImageBytes)
+	if size > model.MaxImageBytes {
+		warn(model.WarnImageTooLarge, "content[%d]: %s image is %d bytes; the limit is %d", i, mt, size, model.MaxImageBytes)
 		if img.Problem == "" {
 			img.Problem = "over 5 MB"
 		} else {
@@ -62,7 +63,7 @@ var base64Alphabet = func() (t [256]bool) {
 
 // base64DecodedSize validates standard base64 (padding optional, no
 // whitespace) and returns the decoded length without decoding it all.
-func base64DecodedSize(s string) (int, bool) {
+func base64DecodedSize(s []byte) (int, bool) {
 	n := len(s)
 	for n > 0 && s[n-1] == '=' {
 		n--
@@ -82,13 +83,13 @@ func base64DecodedSize(s string) (int, bool) {
 }
 
 // sniffImage names the image type the first bytes of base64 data show, or "".
-func sniffImage(data string) string {
+func sniffImage(data []byte) string {
 	head := data
 	if len(head) > 24 {
 		head = head[:24]
 	}
-	head = strings.TrimRight(head, "=")
-	b, err := base64.RawStdEncoding.DecodeString(head[:len(head)/4*4+rawTail(len(head)%4)])
+	head = bytes.TrimRight(head, "=")
+	b, err := base64.RawStdEncoding.DecodeString(string(head[:len(head)/4*4+rawTail(len(head)%4)]))
 	if err != nil {
 		return ""
 	}

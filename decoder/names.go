@@ -105,16 +105,13 @@ func isASCII[T string | []byte](s T) bool {
 
 // readable returns the ASCII spelling of a letter: Cyrillic transliterated
 // (the ICAO passport scheme, ь and ъ dropped), Latin with accents stripped
-// (latinFolds, generated from Unicode decompositions in namefold.go).
+// (latinFold).
 // ok is false for anything else.
 func readable(r rune) (string, bool) {
 	if t, ok := cyrillic[r]; ok {
 		return t, true
 	}
-	if t, ok := latinFolds[r]; ok {
-		return t, true
-	}
-	return "", false
+	return latinFold(r)
 }
 
 var cyrillic = map[rune]string{}

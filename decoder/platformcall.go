@@ -1,13 +1,10 @@
 package decoder
 
 import (
-	"crypto/rand"
-	"fmt"
 	"net/http"
-	"strings"
-	"time"
 
-	"github.com/golang-jwt/jwt/v5"
+	"toolscope/decoder/jsonrpc"
+	"toolscope/decoder/token"
 )
 
 // What AgentArea sends on a tools/call, built here once so that every part
@@ -26,24 +23,24 @@ type CallContext struct {
 // protocol keys.
 func PlatformMeta(c CallContext, requestID int64) map[string]any {
 	m := map[string]any{
-		MetaProgressToken:                    requestID,
-		MetaProtocol:                         contextProtocolMajor,
-		MetaTaskID:                           c.TaskID,
-		MetaToolCallID:                       c.ToolCallID,
-		MetaWorkspaceID:                      c.WorkspaceID,
-		MetaIdempotencyKey:                   c.TaskID + ":" + c.ToolCallID,
-		MetaProtocolVersion:                  MCPStateless,
-		"io.modelcontextprotocol/clientInfo": map[string]any{"name": "agentarea", "version": "1"},
+		jsonrpc.MetaProgressToken:                    requestID,
+		jsonrpc.MetaProtocol:                         token.ProtocolMajor,
+		jsonrpc.MetaTaskID:                           c.TaskID,
+		jsonrpc.MetaToolCallID:                       c.ToolCallID,
+		jsonrpc.MetaWorkspaceID:                      c.WorkspaceID,
+		jsonrpc.MetaIdempotencyKey:                   c.TaskID + ":" + c.ToolCallID,
+		jsonrpc.MetaProtocolVersion:                  MCPStateless,
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "agentarea", "version": "1"},
 		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
 	}
 	if c.AgentID != "" {
-		m[MetaAgentID] = c.AgentID
+		m[jsonrpc.MetaAgentID] = c.AgentID
 	}
 	if c.EndUserID != "" {
-		m[MetaEndUserID] = c.EndUserID
+		m[jsonrpc.MetaEndUserID] = c.EndUserID
 	}
 	if c.Metadata != nil {
-		m[MetaMetadata] = c.Metadata
+		m[jsonrpc.MetaMetadata] = c.Metadata
 	}
 	return m
 }
@@ -52,37 +49,10 @@ func PlatformMeta(c CallContext, requestID int64) map[string]any {
 // carries (tools/list too): protocol version, client info and capabilities.
 func ProtocolMeta() map[string]any {
 	return map[string]any{
-		MetaProtocolVersion:                          MCPStateless,
+		jsonrpc.MetaProtocolVersion:                  MCPStateless,
 		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "agentarea", "version": "1"},
 		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
 	}
-}
-
-// ContextClaims are the claims of a call's X-AgentArea-Context token as
-// AgentArea mints them: iss agentarea, aud the instance id, exp = iat + 300,
-// a fresh jti, tool = params.name, and one claim equal to every agentarea/*
-// key of meta.
-func ContextClaims(aud, tool string, meta map[string]any, now time.Time) map[string]any {
-	claims := map[string]any{
-		"iss":  TokenIssuer,
-		"aud":  aud,
-		"iat":  now.Unix(),
-		"exp":  now.Add(TokenLifetime).Unix(),
-		"jti":  NewUUID(),
-		"tool": tool,
-	}
-	for k, v := range meta {
-		if name, ok := strings.CutPrefix(k, AgentAreaPrefix); ok {
-			claims[name] = v
-		}
-	}
-	return claims
-}
-
-// SignContextToken signs claims as AgentArea does: HS256 (typ JWT) with the
-// instance's context_secret.
-func SignContextToken(claims map[string]any, secret []byte) (string, error) {
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims(claims)).SignedString(secret)
 }
 
 // PlatformHeaders are the headers of AgentArea's 2026-07-28 POST of one
@@ -98,14 +68,4 @@ func PlatformHeaders(method, name string) http.Header {
 		h.Set(HeaderName, name)
 	}
 	return h
-}
-
-// NewUUID returns a random (version 4) UUID, as AgentArea uses for task,
-// instance, token (jti) and event ids.
-func NewUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"toolscope/decoder/jsonrpc"
+	"toolscope/decoder/token"
 	"toolscope/model"
 )
 
@@ -15,26 +17,26 @@ func TestPlatformCallVerifies(t *testing.T) {
 		EndUserID: "u-1", Metadata: map[string]any{"chatId": "c-9"}}
 	meta := PlatformMeta(cc, 7)
 	now := time.Now()
-	tok, err := SignContextToken(ContextClaims("inst-1", "get_order", meta, now), secret)
+	tok, err := token.Sign(token.Claims("inst-1", "get_order", meta, now), secret)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, ws := Verify(VerifyInput{Token: tok, Secrets: [][]byte{secret}, InstanceID: "inst-1", ToolName: "get_order",
+	c, ws := token.Verify(token.Input{Token: tok, Secrets: [][]byte{secret}, InstanceID: "inst-1", ToolName: "get_order",
 		Meta: meta, CredentialPresent: true, Now: now})
 	if c.Verdict != model.VerdictValid || len(ws) != 0 {
 		t.Fatalf("verdict %s (%s), warnings %v", c.Verdict, c.Reason, ws)
 	}
-	if got := CallRuleWarnings(CallRulesInput{ToolName: "get_order", Meta: meta, TokenPresent: true, Claims: c.Claims}); len(got) != 0 {
+	if got := callRules(callRulesInput{ToolName: "get_order", Meta: meta, ProgressToken: true, TokenPresent: true, Claims: c.Claims}); len(got) != 0 {
 		t.Errorf("contract rule warnings on the platform's own call: %v", got)
 	}
-	if meta[MetaIdempotencyKey] != "t-1:call_1" || meta[MetaProgressToken] != int64(7) || meta[MetaProtocolVersion] != MCPStateless {
+	if meta[jsonrpc.MetaIdempotencyKey] != "t-1:call_1" || meta[jsonrpc.MetaProgressToken] != int64(7) || meta[jsonrpc.MetaProtocolVersion] != MCPStateless {
 		t.Errorf("meta = %v", meta)
 	}
-	if _, ok := PlatformMeta(CallContext{TaskID: "t"}, 1)[MetaAgentID]; ok {
+	if _, ok := PlatformMeta(CallContext{TaskID: "t"}, 1)[jsonrpc.MetaAgentID]; ok {
 		t.Error("agent_id sent though unknown")
 	}
-	h := PlatformHeaders(MethodToolsCall, "get_order")
-	if h.Get(HeaderMethod) != MethodToolsCall || h.Get(HeaderName) != "get_order" || h.Get(HeaderProtocolVersion) != MCPStateless {
+	h := PlatformHeaders(jsonrpc.MethodToolsCall, "get_order")
+	if h.Get(HeaderMethod) != jsonrpc.MethodToolsCall || h.Get(HeaderName) != "get_order" || h.Get(HeaderProtocolVersion) != MCPStateless {
 		t.Errorf("headers = %v", h)
 	}
 }

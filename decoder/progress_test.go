@@ -3,41 +3,9 @@ package decoder
 import (
 	"testing"
 	"time"
-)
 
-func TestParseProgress(t *testing.T) {
-	cases := []struct {
-		rule  string
-		body  string
-		err   bool
-		total bool
-	}{
-		{"integer token, progress, total and message", `{"progressToken":3,"progress":5,"total":23,"message":"Reading sheet 5 of 23"}`, false, true},
-		{"string token and float progress", `{"progressToken":"p-1","progress":0.25}`, false, false},
-		{"null total is unknown", `{"progressToken":1,"progress":1,"total":null}`, false, false},
-		{"progressToken is required", `{"progress":1}`, true, false},
-		{"progressToken must be a string or number", `{"progressToken":{},"progress":1}`, true, false},
-		{"progress is required", `{"progressToken":1}`, true, false},
-		{"progress must be a number", `{"progressToken":1,"progress":"5"}`, true, false},
-		{"total must be a number", `{"progressToken":1,"progress":5,"total":"x"}`, true, false},
-		{"message must be a string", `{"progressToken":1,"progress":5,"message":3}`, true, false},
-	}
-	for _, c := range cases {
-		t.Run(c.rule, func(t *testing.T) {
-			p, err := ParseProgress([]byte(c.body))
-			if (err != nil) != c.err {
-				t.Fatalf("err = %v", err)
-			}
-			if err == nil && (p.Total != nil) != c.total {
-				t.Fatalf("total %v", p.Total)
-			}
-		})
-	}
-	p, _ := ParseProgress([]byte(`{"progressToken":3,"progress":5,"total":23,"message":"m"}`))
-	if string(p.Token) != "3" || p.Progress != 5 || *p.Total != 23 || p.Message != "m" {
-		t.Fatalf("%+v", p)
-	}
-}
+	"toolscope/decoder/jsonrpc"
+)
 
 func total(f float64) *float64 { return &f }
 
@@ -72,7 +40,7 @@ func TestRelaySimulator(t *testing.T) {
 		t.Run(c.rule, func(t *testing.T) {
 			var r RelaySimulator
 			for i, n := range c.notes {
-				if got := r.Relay(at(n.ms), Progress{Progress: n.progress, Total: n.total}); got != n.want {
+				if got := r.Relay(at(n.ms), jsonrpc.Progress{Progress: n.progress, Total: n.total}); got != n.want {
 					t.Fatalf("notification %d at %d ms: relayed=%v, want %v", i, n.ms, got, n.want)
 				}
 			}
@@ -96,7 +64,7 @@ func TestProgressChecker(t *testing.T) {
 			var pc ProgressChecker
 			first := -1
 			for i, v := range c.values {
-				if w := pc.Check(Progress{Progress: v}); w != nil && first < 0 {
+				if w := pc.Check(jsonrpc.Progress{Progress: v}); w != nil && first < 0 {
 					first = i
 					if w.Code != "progress_not_increasing" || w.Message == "" {
 						t.Fatalf("warning %+v", w)

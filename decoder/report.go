@@ -1,18 +1,25 @@
 package decoder
 
 import (
-	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"time"
 
+	"toolscope/decoder/jsonrpc"
+	"toolscope/decoder/token"
 	"toolscope/model"
 )
 
 // DecodeInput is one token to decode, and what to verify it against.
 type DecodeInput struct {
-	Token      string // the token, or a header line holding it
-	Call       []byte // optional: the tools/call request body (or just its params)
+	Token string // the token, or a header line holding it
+	// Call is the tools/call request body (or just its params) to judge the
+	// token with, as the tap judges it; nil for the token alone.
+	Call []byte
+	// Header holds the request's other headers (decode --header), for the
+	// rules on headers; the token is sent in model.ContextHeader.
+	Header     http.Header
 	InstanceID string
 	Secrets    [][]byte
 	Now        time.Time
@@ -29,144 +36,81 @@ func (e *CallError) Unwrap() error { return e.Err }
 
 // DecodeReport is what `decode --output json` prints.
 type DecodeReport struct {
-	Verdict    string         `json:"verdict"`
-	HTTPStatus int            `json:"http_status,omitempty"`
-	RPCCode    int            `json:"rpc_code,omitempty"`
-	Reason     string         `json:"reason,omitempty"`
-	Header     map[string]any `json:"header,omitempty"`
-	Claims     map[string]any `json:"claims,omitempty"`
-	Times      *TokenTimes    `json:"times,omitempty"`
-	Steps      []model.Step   `json:"steps"`
-	Warnings   []Warning      `json:"warnings,omitempty"`
-	Tool       string         `json:"tool,omitempty"`
-	Secrets    int            `json:"secrets"`
+	Verdict    string          `json:"verdict"`
+	HTTPStatus int             `json:"http_status,omitempty"`
+	RPCCode    int             `json:"rpc_code,omitempty"`
+	Reason     string          `json:"reason,omitempty"`
+	Header     map[string]any  `json:"header,omitempty"`
+	Claims     map[string]any  `json:"claims,omitempty"`
+	Times      *token.Times    `json:"times,omitempty"`
+	Steps      []model.Step    `json:"steps"`
+	Warnings   []model.Warning `json:"warnings,omitempty"`
+	Tool       string          `json:"tool,omitempty"`
+	Secrets    int             `json:"secrets"`
 }
 
-// TokenTimes are iat and exp as times and relative to now.
-type TokenTimes struct {
-	IssuedAt  *time.Time `json:"iat,omitempty"`
-	ExpiresAt *time.Time `json:"exp,omitempty"`
-	Age       string     `json:"age,omitempty"` // "issued 12 s ago, expires in 4 m 48 s"
-}
-
-// MarshalJSON gives Warning lower-case field names on the JSON interface.
-func (w Warning) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	}{string(w.Code), w.Message})
-}
-
-// tokenTimes reads iat and exp from claims and says, relative to now, when the
-// token was issued and when it expires: "issued 12 s ago, expires in 4 m 48 s".
-func tokenTimes(claims map[string]any, now time.Time) *TokenTimes {
-	iat, iatOK := numericDate(claims["iat"])
-	exp, expOK := numericDate(claims["exp"])
-	if !iatOK && !expOK {
-		return nil
-	}
-	t := &TokenTimes{}
-	var parts []string
-	if iatOK {
-		u := iat.UTC()
-		t.IssuedAt = &u
-		if iat.After(now) {
-			parts = append(parts, "issued "+HumanDuration(iat.Sub(now))+" in the future")
-		} else {
-			parts = append(parts, "issued "+HumanDuration(now.Sub(iat))+" ago")
-		}
-	}
-	if expOK {
-		u := exp.UTC()
-		t.ExpiresAt = &u
-		if exp.After(now) {
-			parts = append(parts, "expires in "+HumanDuration(exp.Sub(now)))
-		} else {
-			parts = append(parts, "expired "+HumanDuration(now.Sub(exp))+" ago")
-		}
-	}
-	t.Age = strings.Join(parts, ", ")
-	return t
-}
-
-// Decode reads one token and verifies it (against the call when given):
-// the header, the claims, each step, the verdict and the answer a server
-// must give. An error is the input's (ErrNoToken, a *CallError), never the
-// token's: a bad token is a rejected verdict.
+// Decode reads one token and verifies it; with a call, it judges the call
+// as a tap judges the same body, token and headers (the one Judge): the
+// header, the claims, each step, the verdict, the answer a server must
+// give and the warnings. An error is the input's (ErrNoToken, a
+// *CallError: a body holding no tools/call), never the token's or the
+// call's: a bad token or a malformed call is a rejected verdict.
 func Decode(in DecodeInput) (DecodeReport, error) {
 	if in.Now.IsZero() {
 		in.Now = time.Now()
 	}
-	token := strings.TrimSpace(in.Token)
+	tok := strings.TrimSpace(in.Token)
 	// A header line pasted whole ("X-AgentArea-Context: eyJ...") is accepted.
-	if len(token) > len(ContextHeader) && asciiEqualFold(token[:len(ContextHeader)], ContextHeader) && token[len(ContextHeader)] == ':' {
-		token = strings.TrimSpace(token[len(ContextHeader)+1:])
+	if len(tok) > len(model.ContextHeader) && strings.EqualFold(tok[:len(model.ContextHeader)], model.ContextHeader) && tok[len(model.ContextHeader)] == ':' {
+		tok = strings.TrimSpace(tok[len(model.ContextHeader)+1:])
 	}
-	if token == "" {
+	if tok == "" {
 		return DecodeReport{}, ErrNoToken
 	}
-	v := VerifyInput{Token: token, Secrets: in.Secrets, InstanceID: in.InstanceID, Now: in.Now, CallUnknown: true}
-	if len(in.Call) > 0 {
-		call, inBatch, err := readCall(in.Call)
-		if errors.Is(err, ErrMetaNotObject) {
-			v.MetaProblem, err = err.Error(), nil // the verdict says it: 400/-32602
+	var ctx model.Context
+	var ws []model.Warning
+	var tool string
+	if in.Call == nil {
+		ctx, ws = token.Verify(token.Input{Token: tok, Secrets: in.Secrets, InstanceID: in.InstanceID, Now: in.Now, CallUnknown: true})
+	} else {
+		header := in.Header.Clone()
+		if header == nil {
+			header = http.Header{}
 		}
+		header.Set(model.ContextHeader, tok)
+		call, err := judgeCall(in, header)
 		if err != nil {
 			return DecodeReport{}, &CallError{err}
 		}
-		v.CallUnknown = false
-		v.ToolName, v.Meta, v.InBatch = call.Name, call.Meta, inBatch
+		ctx, ws, tool = call.Context, call.Warnings, call.Message.Call.Name
 	}
-	ctx, ws := Verify(v)
 	return DecodeReport{
 		Verdict: ctx.Verdict, HTTPStatus: ctx.HTTPStatus, RPCCode: ctx.RPCCode, Reason: ctx.Reason,
-		Header: ctx.Header, Claims: ctx.Claims, Times: tokenTimes(ctx.Claims, in.Now),
-		Steps: ctx.Steps, Warnings: ws, Tool: v.ToolName, Secrets: len(in.Secrets),
+		Header: ctx.Header, Claims: ctx.Claims, Times: token.TimesOf(ctx.Claims, in.Now),
+		Steps: ctx.Steps, Warnings: ws, Tool: tool, Secrets: len(in.Secrets),
 	}, nil
 }
 
-// readCall reads a tools/call request body (a JSON-RPC request, a batch
-// holding one, or a bare params object) into its params.
-func readCall(body []byte) (CallParams, bool, error) {
-	msgs, batch, err := ParseMessages(body)
-	if err != nil {
-		return CallParams{}, false, err
+// judgeCall judges the call of a body holding a tools/call request (alone
+// or in a batch), or of a bare params object with a name, as a tap judges
+// that request.
+func judgeCall(in DecodeInput, header http.Header) (CallJudgment, error) {
+	judge := Judge{Secrets: in.Secrets, InstanceID: in.InstanceID}
+	judge1 := func(body []byte) Judgment {
+		return judge.Request(Request{Method: http.MethodPost, Header: header, Body: body, Whole: true, Now: in.Now})
 	}
-	for _, m := range msgs {
-		if m.Kind == KindRequest && m.Method == MethodToolsCall {
-			cp, err := ParseCallParams(m.Params)
-			return cp, batch, err
-		}
-	}
-	if !batch && msgs[0].Kind == KindInvalid {
+	judged := judge1(in.Call)
+	switch b := judged.Body; {
+	case len(judged.Calls) > 0:
+		return judged.Calls[0], nil
+	case b.Err != nil:
+		return CallJudgment{}, b.Err
+	case !b.Batch && b.Messages[0].Kind == jsonrpc.KindInvalid:
 		// Not JSON-RPC: maybe the params object alone.
-		if cp, err := ParseCallParams(body); err == nil {
-			return cp, false, nil
+		judged = judge1([]byte(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":` + string(in.Call) + `}`))
+		if len(judged.Calls) > 0 && judged.Calls[0].Message.Call.Problem == "" {
+			return judged.Calls[0], nil
 		}
 	}
-	return CallParams{}, batch, errors.New("no tools/call request in the body")
-}
-
-// ClaimText is a claim's value as decode shows it: whole, a string
-// unquoted, and iat, exp and nbf followed by their date.
-func ClaimText(key string, v any) string {
-	text := describeFull(v)
-	if key == "iat" || key == "exp" || key == "nbf" {
-		if t, ok := numericDate(v); ok {
-			text += "  " + t.UTC().Format(time.RFC3339)
-		}
-	}
-	return text
-}
-
-// describeFull renders a claim value whole (strings unquoted).
-func describeFull(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return jsonType(v)
-	}
-	return string(b)
+	return CallJudgment{}, errors.New("no tools/call request in the body")
 }

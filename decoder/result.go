@@ -4,23 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
-	"toolscope/model"
-)
+	"github.com/go-json-experiment/json/jsontext"
 
-// The platform's result limits (model/limits.go holds them for every reader).
-const (
-	MaxTextChars       = model.MaxTextChars
-	MaxStructuredChars = model.MaxStructuredChars
-	MaxImageBytes      = model.MaxImageBytes
-	MaxImages          = model.MaxImages
-	// previewChars is how much text ApplyTo keeps as the event's preview.
-	previewChars = 2000
-	// maxKeptStructuredBytes: ApplyTo keeps the raw structuredContent only up
-	// to this size, so one result cannot bloat the store or a recording.
-	maxKeptStructuredBytes = 64 * 1024
+	"toolscope/decoder/jsonrpc"
+	"toolscope/model"
 )
 
 // Result types of MCP 2026-07-28 (a missing resultType means complete).
@@ -41,14 +30,12 @@ type ResultSummary struct {
 	// reads: text blocks and embedded text resources, or the
 	// structuredContent JSON when content is empty.
 	TextChars int
-	// TextPreview is the start of that text (previewChars characters).
+	// TextPreview is the start of that text (model.PreviewChars characters).
 	TextPreview string
-	// Offloaded: TextChars is over MaxTextChars.
+	// Offloaded: TextChars is over model.MaxTextChars.
 	Offloaded bool
 	// Images from image blocks and embedded resources with an image/* blob.
 	Images []model.Image
-	// Blocks counts content blocks by type.
-	Blocks map[string]int
 	// StructuredContent is the raw JSON as received (nil when absent); it
 	// may share the bytes of the result summarised.
 	StructuredContent json.RawMessage
@@ -68,116 +55,54 @@ type ResultSummary struct {
 	ResultType string
 }
 
-type wireBlock struct {
-	Type     string  `json:"type"`
-	Text     *string `json:"text"`
-	Data     *string `json:"data"`
-	MimeType string  `json:"mimeType"`
-	Resource *struct {
-		URI      string  `json:"uri"`
-		MimeType string  `json:"mimeType"`
-		Text     *string `json:"text"`
-		Blob     *string `json:"blob"`
-	} `json:"resource"`
-}
-
-// SummarizeResult summarises a tools/call result against the platform's
-// rules. Malformed parts produce warnings (code result_malformed); the
-// summary holds whatever could be read.
-func SummarizeResult(result json.RawMessage) (ResultSummary, []Warning) {
-	return summarizeResult(result, true)
-}
-
-// ApplyResult fills ev's tool.result fields from a tools/call result, as
-// SummarizeResult then ApplyTo would, without the block counts an event
-// does not carry (a map per result) or a copy of the images.
-func ApplyResult(ev *model.Event, result json.RawMessage) []Warning {
-	s, ws := summarizeResult(result, false)
-	images := s.Images
-	s.Images = nil
-	s.ApplyTo(ev)
-	if len(images) > 0 {
-		ev.Images = images // the summary was ours alone: no copy
-	}
-	return ws
-}
-
-func summarizeResult(result json.RawMessage, countBlocks bool) (ResultSummary, []Warning) {
+// SummarizeResult judges a tools/call result, as jsonrpc.Read read it,
+// against the platform's rules: what the model reads (offloaded past 8000
+// characters), the images (type, size, how many), structuredContent (left
+// out past 16000 characters). nil is a result that is not an object.
+// Malformed parts are result_malformed warnings; the summary holds what
+// could be read.
+func SummarizeResult(r *jsonrpc.Result) (ResultSummary, []model.Warning) {
 	s := ResultSummary{ResultType: resultComplete}
-	var ws []Warning
+	var ws []model.Warning
 	warn := func(code model.WarningCode, format string, args ...any) {
-		ws = append(ws, Warning{Code: code, Message: fmt.Sprintf(format, args...)})
+		ws = append(ws, model.Warning{Code: code, Message: fmt.Sprintf(format, args...)})
 	}
-	r := bytes.TrimSpace(result)
-	if len(r) == 0 || r[0] != '{' {
+	if r == nil {
 		warn(model.WarnResultMalformed, "tools/call result is not a JSON object")
 		return s, ws
 	}
-	w, blocks, ok := decodeResultFast(r)
-	if !ok {
-		var readable bool
-		w, blocks, readable = decodeResultSlow(r, warn)
-		if !readable {
-			return s, ws
-		}
+	for _, p := range r.Problems {
+		warn(model.WarnResultMalformed, "%s", p)
 	}
-	var text joinedText
-	s.summarizeContent(blocks, countBlocks, &text, warn)
-	s.summarizeStructured(w, warn)
-	s.summarizeText(blocks, &text, warn)
-	s.summarizeFlags(w, &text, warn)
+	s.summarizeImages(r.Images, warn)
+	s.summarizeStructured(r.Structured, warn)
+	s.summarizeText(r, warn)
+	s.IsError, s.Replayed = r.IsError, r.Replayed
+	if s.IsError {
+		s.Error = model.Prefix(r.Text, model.PreviewChars)
+	}
+	if r.ResultType != "" {
+		s.ResultType = r.ResultType
+	}
+	if r.ResultType != "" && r.ResultType != resultComplete && r.ResultType != resultInputRequired {
+		warn(model.WarnResultTypeUnknown, "resultType %q is neither complete nor input_required", r.ResultType)
+	}
 	return s, ws
 }
 
 // warnFunc records a warning about the result.
 type warnFunc = func(code model.WarningCode, format string, args ...any)
 
-// summarizeContent counts the content blocks, checks the images and joins
-// the text the model reads into text.
-func (s *ResultSummary) summarizeContent(blocks []wireBlock, countBlocks bool, text *joinedText, warn warnFunc) {
-	addText := text.add
-	for i, b := range blocks {
-		if b.Type == badBlock {
-			continue
-		}
-		if countBlocks {
-			if s.Blocks == nil {
-				s.Blocks = make(map[string]int)
-			}
-			s.Blocks[b.Type]++
-		}
-		switch b.Type {
-		case "text":
-			if b.Text == nil {
-				warn(model.WarnResultMalformed, "content[%d] is a text block without text", i)
-				continue
-			}
-			addText(*b.Text)
-		case "image":
-			if b.Data == nil {
-				warn(model.WarnResultMalformed, "content[%d] is an image block without data", i)
-				continue
-			}
-			s.Images = append(s.Images, checkImage(i, b.MimeType, *b.Data, warn))
-		case "resource":
-			if b.Resource == nil {
-				warn(model.WarnResultMalformed, "content[%d] is a resource block without resource", i)
-				continue
-			}
-			res := b.Resource
-			switch {
-			case res.Blob != nil && strings.HasPrefix(strings.ToLower(res.MimeType), "image/"):
-				s.Images = append(s.Images, checkImage(i, res.MimeType, *res.Blob, warn))
-			case res.Text != nil:
-				addText("[resource " + res.URI + "]\n" + *res.Text)
-			}
-		}
+// summarizeImages checks the images against the platform's limits.
+func (s *ResultSummary) summarizeImages(images []jsonrpc.Image, warn warnFunc) {
+	for _, im := range images {
+		s.Images = append(s.Images, checkImage(im.Block, im.MimeType, im.Data, warn))
 	}
-	if len(s.Images) > MaxImages {
-		warn(model.WarnTooManyImages, "%d images in one result; the platform keeps at most %d", len(s.Images), MaxImages)
-		for i := MaxImages; i < len(s.Images); i++ {
+	if len(s.Images) > model.MaxImages {
+		warn(model.WarnTooManyImages, "%d images in one result; the platform keeps at most %d", len(s.Images), model.MaxImages)
+		for i := model.MaxImages; i < len(s.Images); i++ {
 			if s.Images[i].Problem == "" {
-				s.Images[i].Problem = fmt.Sprintf("over %d images per result", MaxImages)
+				s.Images[i].Problem = fmt.Sprintf("over %d images per result", model.MaxImages)
 			}
 		}
 	}
@@ -185,8 +110,7 @@ func (s *ResultSummary) summarizeContent(blocks []wireBlock, countBlocks bool, t
 
 // summarizeStructured measures structuredContent against the platform's
 // limit, as its compact JSON and as Python writes it.
-func (s *ResultSummary) summarizeStructured(w wireResult, warn warnFunc) {
-	sc := nonNull(w.StructuredContent)
+func (s *ResultSummary) summarizeStructured(sc json.RawMessage, warn warnFunc) {
 	if sc == nil {
 		return
 	}
@@ -194,99 +118,40 @@ func (s *ResultSummary) summarizeStructured(w wireResult, warn warnFunc) {
 	compact := compactJSON(sc)
 	s.StructuredContentBytes = len(compact)
 	s.StructuredContentChars = utf8.RuneCount(compact)
-	if s.StructuredContentChars > MaxStructuredChars {
+	if s.StructuredContentChars > model.MaxStructuredChars {
 		s.StructuredContentDropped = true
 		warn(model.WarnStructuredContentDropped, "structuredContent is %d characters of JSON; over %d the platform leaves it out of the tool.result event",
-			s.StructuredContentChars, MaxStructuredChars)
-	} else if n := spacedASCIIJSONLen(compact); n > MaxStructuredChars {
+			s.StructuredContentChars, model.MaxStructuredChars)
+	} else if n := spacedASCIIJSONLen(compact); n > model.MaxStructuredChars {
 		warn(model.WarnStructuredContentNearLimit, "structuredContent is %d characters of compact JSON but %d as Python's json.dumps writes it by default (spaces after separators, non-ASCII escaped); the platform may leave it out",
 			s.StructuredContentChars, n)
 	}
 }
 
 // summarizeText measures what the model reads against the offload limit.
-func (s *ResultSummary) summarizeText(blocks []wireBlock, text *joinedText, warn warnFunc) {
-	s.EmptyContent = len(blocks) == 0
-	modelText := text.String()
+func (s *ResultSummary) summarizeText(r *jsonrpc.Result, warn warnFunc) {
+	s.EmptyContent = r.Blocks == 0
+	modelText := r.Text
 	if s.EmptyContent && s.StructuredContent != nil {
 		// The model reads structuredContent as text instead.
 		modelText = string(compactJSON(s.StructuredContent))
 		warn(model.WarnContentEmpty, "content is empty; the model reads structuredContent as text")
 	}
 	s.TextChars = utf8.RuneCountInString(modelText)
-	s.TextPreview = keptPrefix(modelText, previewChars)
-	if s.TextChars > MaxTextChars {
+	s.TextPreview = model.Prefix(modelText, model.PreviewChars)
+	if s.TextChars > model.MaxTextChars {
 		s.Offloaded = true
 		warn(model.WarnTextOffloaded, "the model reads %d characters; over %d the text is offloaded and the model sees a pointer and a preview",
-			s.TextChars, MaxTextChars)
+			s.TextChars, model.MaxTextChars)
 	}
-}
-
-// summarizeFlags reads isError, the replay flag and resultType.
-func (s *ResultSummary) summarizeFlags(w wireResult, text *joinedText, warn warnFunc) {
-	// The flags are decoded into locals by helpers: &s.IsError given to
-	// encoding/json would put the whole summary on the heap, every result.
-	if ie := nonNull(w.IsError); ie != nil {
-		var err error
-		if s.IsError, err = jsonBool(ie, s.IsError); err != nil {
-			warn(model.WarnResultMalformed, "isError is not a boolean")
-		}
-	}
-	if s.IsError {
-		s.Error = keptPrefix(text.String(), previewChars)
-	}
-	if rep, ok := replayedFlag(w.Meta, warn); ok {
-		if b, err := jsonBool(rep, false); err == nil {
-			s.Replayed = b
-		} else {
-			warn(model.WarnResultMalformed, "_meta agentarea/replayed is not a boolean")
-		}
-	}
-	rt := nonNull(w.ResultType)
-	if rt == nil {
-		return
-	}
-	var t string
-	switch string(rt) {
-	case `"` + resultComplete + `"`:
-		t = resultComplete
-	case `"` + resultInputRequired + `"`:
-		t = resultInputRequired
-	default:
-		var err error
-		if t, err = jsonString(rt); err != nil {
-			warn(model.WarnResultMalformed, "resultType is not a string")
-			return
-		}
-	}
-	if t != "" {
-		s.ResultType = t
-	}
-	if t != resultComplete && t != resultInputRequired {
-		warn(model.WarnResultTypeUnknown, "resultType %q is neither complete nor input_required", t)
-	}
-}
-
-// jsonBool decodes raw as encoding/json decodes it into a bool holding
-// prev (which null leaves, as a failed decode does).
-func jsonBool(raw []byte, prev bool) (bool, error) {
-	switch string(raw) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	v := prev
-	err := json.Unmarshal(raw, &v)
-	return v, err
 }
 
 // ErrorSummary describes a JSON-RPC error answering a tools/call.
-func ErrorSummary(e *RPCError) ResultSummary {
+func ErrorSummary(e *jsonrpc.RPCError) ResultSummary {
 	s := ResultSummary{IsError: true}
 	if e != nil {
 		s.RPCCode = e.Code
-		s.Error = keptPrefix(e.Message, previewChars)
+		s.Error = model.Prefix(e.Message, model.PreviewChars)
 	}
 	return s
 }
@@ -299,7 +164,7 @@ func (s ResultSummary) ApplyTo(ev *model.Event) {
 	if len(s.Images) > 0 {
 		ev.Images = append([]model.Image(nil), s.Images...)
 	}
-	if s.StructuredContent != nil && len(s.StructuredContent) <= maxKeptStructuredBytes {
+	if s.StructuredContent != nil && len(s.StructuredContent) <= model.MaxKeptStructuredBytes {
 		ev.StructuredContent = append(json.RawMessage(nil), s.StructuredContent...)
 	}
 	ev.StructuredContentBytes = s.StructuredContentBytes
@@ -313,37 +178,48 @@ func (s ResultSummary) ApplyTo(ev *model.Event) {
 	}
 }
 
-// keptPrefix is truncateRunes for text the store keeps: a cut preview is a
-// copy, so a retained call holds its 2000 characters, not the whole text
-// the preview was cut from (a large result's megabytes, per call).
-func keptPrefix(s string, n int) string {
-	p := truncateRunes(s, n)
-	if len(p) < len(s) {
-		return strings.Clone(p)
-	}
-	return p
-}
-
-// truncateRunes returns at most n code points of s, never splitting one.
-func truncateRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i]
+// spacedASCIIJSONLen is the length of compact JSON as Python's json.dumps
+// writes it by default: a space after every ',' and ':' between values, and
+// every non-ASCII character escaped (\uXXXX, or a surrogate pair). The
+// platform's own serialisation is not specified, so toolscope drops by the
+// compact length and warns when this longer reading crosses the limit.
+func spacedASCIIJSONLen(compact []byte) int {
+	n := 0
+	inString, escaped := false, false
+	for i := 0; i < len(compact); {
+		c := compact[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(compact[i:])
+			i += size
+			if r > 0xFFFF {
+				n += 12
+			} else {
+				n += 6
+			}
+			continue
 		}
-		count++
+		i++
+		n++
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ',' || c == ':'):
+			n++
+		}
 	}
-	return s
+	return n
 }
 
-// summarizeResponse summarises the JSON-RPC response to a tools/call: its
-// result, or its error.
-func summarizeResponse(m Message) (ResultSummary, []Warning) {
-	if m.Error != nil {
-		return ErrorSummary(m.Error), nil
+// compactJSON is raw without insignificant whitespace (raw itself when it
+// is not valid JSON).
+func compactJSON(raw json.RawMessage) []byte {
+	v := jsontext.Value(bytes.Clone(raw))
+	if v.Compact() != nil {
+		return raw
 	}
-	return SummarizeResult(m.Result)
+	return v
 }

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"unsafe"
 
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -40,7 +40,7 @@ func resultJSON(content []map[string]any, extra map[string]any) json.RawMessage 
 	return mustJSON(r)
 }
 
-func codesOf(ws []Warning) string {
+func codesOf(ws []model.Warning) string {
 	var c []string
 	for _, w := range ws {
 		c = append(c, string(w.Code))
@@ -71,7 +71,7 @@ func TestSummarizeResult(t *testing.T) {
 			}},
 		{"text over 8000 characters is offloaded", resultJSON([]map[string]any{textBlock(strings.Repeat("a", 8001))}, nil), "text_offloaded",
 			func(t *testing.T, s ResultSummary) {
-				if !s.Offloaded || len([]rune(s.TextPreview)) != previewChars {
+				if !s.Offloaded || len([]rune(s.TextPreview)) != model.PreviewChars {
 					t.Fatalf("%v %d", s.Offloaded, len(s.TextPreview))
 				}
 			}},
@@ -113,13 +113,13 @@ func TestSummarizeResult(t *testing.T) {
 					t.Fatal("no problem on the image")
 				}
 			}},
-		{"image_too_large: over 5 MB", resultJSON([]map[string]any{imageBlock("image/png", imageData(pngMagic, MaxImageBytes+1))}, nil), "image_too_large",
+		{"image_too_large: over 5 MB", resultJSON([]map[string]any{imageBlock("image/png", imageData(pngMagic, model.MaxImageBytes+1))}, nil), "image_too_large",
 			func(t *testing.T, s ResultSummary) {
-				if s.Images[0].Size != MaxImageBytes+1 || s.Images[0].Problem == "" {
+				if s.Images[0].Size != model.MaxImageBytes+1 || s.Images[0].Problem == "" {
 					t.Fatalf("%+v", s.Images[0])
 				}
 			}},
-		{"an image of exactly 5 MB is accepted", resultJSON([]map[string]any{imageBlock("image/png", imageData(pngMagic, MaxImageBytes))}, nil), "", nil},
+		{"an image of exactly 5 MB is accepted", resultJSON([]map[string]any{imageBlock("image/png", imageData(pngMagic, model.MaxImageBytes))}, nil), "", nil},
 		{"too_many_images: more than 8", resultJSON(func() []map[string]any {
 			var bs []map[string]any
 			for i := 0; i < 9; i++ {
@@ -217,16 +217,16 @@ func TestSummarizeResult(t *testing.T) {
 					t.Fatalf("%+v", s)
 				}
 			}},
-		{"audio and resource links are counted, not read", resultJSON([]map[string]any{{"type": "audio", "data": "AAAA", "mimeType": "audio/wav"}, {"type": "resource_link", "uri": "x", "name": "n"}}, nil), "",
+		{"audio and resource links are content, not read", resultJSON([]map[string]any{{"type": "audio", "data": "AAAA", "mimeType": "audio/wav"}, {"type": "resource_link", "uri": "x", "name": "n"}}, nil), "",
 			func(t *testing.T, s ResultSummary) {
-				if s.Blocks["audio"] != 1 || s.Blocks["resource_link"] != 1 || len(s.Images) != 0 {
+				if s.EmptyContent || s.TextChars != 0 || len(s.Images) != 0 {
 					t.Fatalf("%+v", s)
 				}
 			}},
 	}
 	for _, c := range cases {
 		t.Run(c.rule, func(t *testing.T) {
-			s, ws := SummarizeResult(c.result)
+			s, ws := summarize(c.result)
 			if got := codesOf(ws); got != c.warnings {
 				t.Fatalf("warnings %q (%v), want %q", got, ws, c.warnings)
 			}
@@ -240,7 +240,7 @@ func TestSummarizeResult(t *testing.T) {
 func TestResultApplyTo(t *testing.T) {
 	small := resultJSON([]map[string]any{textBlock("done"), imageBlock("image/png", imageData(pngMagic, 100))},
 		map[string]any{"structuredContent": map[string]any{"n": 1}, "_meta": map[string]any{"agentarea/replayed": true}})
-	s, _ := SummarizeResult(small)
+	s, _ := summarize(small)
 	var ev model.Event
 	s.ApplyTo(&ev)
 	if ev.TextChars != 4 || ev.TextPreview != "done" || ev.Offloaded || len(ev.Images) != 1 || string(ev.StructuredContent) != `{"n":1}` ||
@@ -249,7 +249,7 @@ func TestResultApplyTo(t *testing.T) {
 	}
 	t.Run("structuredContent over 64 KiB is not kept raw", func(t *testing.T) {
 		huge := resultJSON([]map[string]any{textBlock("x")}, map[string]any{"structuredContent": map[string]any{"b": strings.Repeat("y", 70000)}})
-		s, _ := SummarizeResult(huge)
+		s, _ := summarize(huge)
 		var ev model.Event
 		s.ApplyTo(&ev)
 		if ev.StructuredContent != nil || ev.StructuredContentBytes < 70000 || !ev.StructuredContentDropped {
@@ -257,7 +257,7 @@ func TestResultApplyTo(t *testing.T) {
 		}
 	})
 	t.Run("an isError result fills error", func(t *testing.T) {
-		s, _ := SummarizeResult(resultJSON([]map[string]any{textBlock("boom")}, map[string]any{"isError": true}))
+		s, _ := summarize(resultJSON([]map[string]any{textBlock("boom")}, map[string]any{"isError": true}))
 		var ev model.Event
 		s.ApplyTo(&ev)
 		if !ev.IsError || ev.Error != "boom" {
@@ -266,7 +266,7 @@ func TestResultApplyTo(t *testing.T) {
 	})
 	t.Run("a JSON-RPC error fills error and rpc_code", func(t *testing.T) {
 		var ev model.Event
-		ErrorSummary(&RPCError{Code: -32602, Message: "unknown tool"}).ApplyTo(&ev)
+		ErrorSummary(&jsonrpc.RPCError{Code: -32602, Message: "unknown tool"}).ApplyTo(&ev)
 		if !ev.IsError || ev.Error != "unknown tool" || ev.RPCCode != -32602 {
 			t.Fatalf("%+v", ev)
 		}
@@ -289,37 +289,5 @@ func TestSpacedASCIIJSONLen(t *testing.T) {
 		if got := spacedASCIIJSONLen([]byte(c.compact)); got != c.want {
 			t.Errorf("spacedASCIIJSONLen(%s) = %d, want %d", c.compact, got, c.want)
 		}
-	}
-}
-
-func TestSummarizeResponse(t *testing.T) {
-	msgs, _, err := ParseMessages([]byte(`[{"jsonrpc":"2.0","id":1,"error":{"code":-32003,"message":"forbidden"}},{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"ok"}]}}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s, _ := summarizeResponse(msgs[0]); !s.IsError || s.RPCCode != -32003 || s.Error != "forbidden" {
-		t.Fatalf("error response: %+v", s)
-	}
-	if s, _ := summarizeResponse(msgs[1]); s.IsError || s.TextChars != 2 {
-		t.Fatalf("result response: %+v", s)
-	}
-	if ev := (Warning{Code: "image_too_large", Message: "m"}).Event(); ev.Kind != model.KindWarning || ev.Code != "image_too_large" || ev.Message != "m" {
-		t.Fatalf("%+v", ev)
-	}
-}
-
-// A preview cut from a long text is a copy: the store keeps the preview,
-// and it must not keep the whole text alive with it.
-func TestCutPreviewIsACopy(t *testing.T) {
-	text := strings.Repeat("x", 3*previewChars)
-	p := keptPrefix(text, previewChars)
-	if p != text[:previewChars] {
-		t.Fatalf("preview %d bytes", len(p))
-	}
-	if unsafe.StringData(p) == unsafe.StringData(text) {
-		t.Fatal("the preview shares the text's bytes")
-	}
-	if short := "short"; unsafe.StringData(keptPrefix(short, previewChars)) != unsafe.StringData(short) {
-		t.Fatal("an uncut text was copied")
 	}
 }

@@ -3,6 +3,9 @@ package decoder
 import (
 	"encoding/base64"
 	"encoding/json"
+
+	"toolscope/decoder/jsonrpc"
+	"toolscope/model"
 )
 
 func b64url(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
@@ -13,4 +16,14 @@ func mustJSON(v any) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// summarize reads raw as the result of a response, as the tap reads it,
+// and judges it.
+func summarize(raw []byte) (ResultSummary, []model.Warning) {
+	b := jsonrpc.Read([]byte(`{"jsonrpc":"2.0","id":1,"result":` + string(raw) + `}`))
+	if b.Err != nil || b.Messages[0].Kind != jsonrpc.KindResponse {
+		return SummarizeResult(nil)
+	}
+	return SummarizeResult(b.Messages[0].Summary)
 }

@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"toolscope/decoder"
 	"toolscope/model"
 	"toolscope/stream/feed"
 )
@@ -97,7 +96,7 @@ func runScenarios(ctx, feedCtx context.Context, p *platform, c *components, sink
 			cfg := feed.Config{URL: feed.FeedURL(feeds.API(), t.Workspace, t.AgentID, t.ID), Name: tp.Feed,
 				APIKey: apiKey, MaxBackoff: time.Second,
 				// The platform relays at 0.5 s of scenario time: so is it checked.
-				RelayInterval: time.Duration(float64(decoder.RelayInterval) / clk.speed)}
+				RelayInterval: time.Duration(float64(model.RelayInterval) / clk.speed)}
 			if err := feed.Run(feedCtx, cfg, sink); err != nil && feedCtx.Err() == nil {
 				fails.add(fmt.Errorf("%s: %w", tp.Feed, err))
 			}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 	"toolscope/output"
 )
@@ -254,7 +255,7 @@ func TestRunShowsEveryScenario(t *testing.T) {
 	})
 
 	t.Run("rejected tokens", func(t *testing.T) {
-		want := map[[2]int]bool{{401, decoder.CodeUnauthorized}: false, {403, decoder.CodeForbidden}: false}
+		want := map[[2]int]bool{{401, jsonrpc.CodeUnauthorized}: false, {403, jsonrpc.CodeForbidden}: false}
 		for _, ev := range pick(events, model.SourceTap, model.KindToolResult, toolLookupCustomer) {
 			k := [2]int{ev.HTTPStatus, ev.RPCCode}
 			if _, ok := want[k]; ok {

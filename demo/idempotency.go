@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 )
 
 // idempotencyStore remembers each call's result by its idempotency key, as
@@ -46,7 +46,7 @@ func replayedCopy(r *mcp.CallToolResult) *mcp.CallToolResult {
 	if c.Meta == nil {
 		c.Meta = mcp.Meta{}
 	}
-	c.Meta[decoder.MetaReplayed] = true
+	c.Meta[jsonrpc.MetaReplayed] = true
 	return &c
 }
 

@@ -4,11 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 
-	"toolscope/decoder"
+	"github.com/google/uuid"
 )
 
 // newUUID returns a random (version 4) UUID.
-func newUUID() string { return decoder.NewUUID() }
+func newUUID() string { return uuid.NewString() }
 
 // newID returns prefix followed by n random bytes in hex ("call_3f9a...").
 func newID(prefix string, n int) string {

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
+	"toolscope/decoder/sse"
 )
 
 // maxResponseBytes bounds one response body or SSE event the platform reads.
@@ -49,7 +51,7 @@ type rpcRequest struct {
 type rpcOutcome struct {
 	HTTPStatus int
 	Result     json.RawMessage
-	Err        *decoder.RPCError
+	Err        *jsonrpc.RPCError
 }
 
 func (c *rpcClient) post(ctx context.Context, r rpcRequest) (*http.Response, error) {
@@ -74,7 +76,7 @@ func (c *rpcClient) post(ctx context.Context, r rpcRequest) (*http.Response, err
 
 // call POSTs a request and reads its answer: one JSON body, or an SSE stream
 // whose progress notifications go to onProgress as they arrive.
-func (c *rpcClient) call(ctx context.Context, r rpcRequest, onProgress func(decoder.Progress)) (rpcOutcome, error) {
+func (c *rpcClient) call(ctx context.Context, r rpcRequest, onProgress func(jsonrpc.Progress)) (rpcOutcome, error) {
 	resp, err := c.post(ctx, r)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -105,9 +107,9 @@ func (c *rpcClient) call(ctx context.Context, r rpcRequest, onProgress func(deco
 	return out, nil
 }
 
-func (c *rpcClient) readStream(ctx context.Context, body io.Reader, id string, out rpcOutcome, onProgress func(decoder.Progress)) (rpcOutcome, error) {
+func (c *rpcClient) readStream(ctx context.Context, body io.Reader, id string, out rpcOutcome, onProgress func(jsonrpc.Progress)) (rpcOutcome, error) {
 	found := false
-	err := decoder.ReadSSE(body, maxResponseBytes, func(e decoder.SSEEvent) bool {
+	err := sse.Read(body, maxResponseBytes, func(e sse.Event) bool {
 		found = len(e.Data) > 0 && pickResponse(e.Data, id, &out, onProgress)
 		return found
 	})
@@ -124,18 +126,18 @@ func (c *rpcClient) readStream(ctx context.Context, body io.Reader, id string, o
 
 // pickResponse handles the messages of one body or SSE event; it reports
 // whether the response to id was among them.
-func pickResponse(payload []byte, id string, out *rpcOutcome, onProgress func(decoder.Progress)) bool {
-	msgs, _, err := decoder.ParseMessages(payload)
-	if err != nil {
+func pickResponse(payload []byte, id string, out *rpcOutcome, onProgress func(jsonrpc.Progress)) bool {
+	body := jsonrpc.Read(payload)
+	if body.Err != nil {
 		return false
 	}
-	for _, m := range msgs {
+	for _, m := range body.Messages {
 		switch {
-		case m.Kind == decoder.KindNotification && m.Method == decoder.MethodProgress:
-			if p, err := decoder.ParseProgress(m.Params); err == nil && onProgress != nil {
-				onProgress(p)
+		case m.Kind == jsonrpc.KindNotification && m.Method == jsonrpc.MethodProgress:
+			if m.ProgressErr == nil && onProgress != nil {
+				onProgress(m.Progress)
 			}
-		case m.Kind == decoder.KindResponse && string(bytes.TrimSpace(m.ID)) == id:
+		case m.Kind == jsonrpc.KindResponse && string(bytes.TrimSpace(m.ID)) == id:
 			out.Result, out.Err = m.Result, m.Error
 			return true
 		}

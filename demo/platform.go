@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
+	"toolscope/model"
 )
 
 // Platform rules of the simulation.
@@ -154,7 +156,7 @@ func (p *platform) attempt(ctx context.Context, t *task, c toolCall, callID stri
 	}
 	hdr := http.Header{}
 	hdr.Set("Authorization", "Bearer "+p.inst.Credential)
-	hdr.Set(decoder.ContextHeader, token)
+	hdr.Set(model.ContextHeader, token)
 
 	// The instance's timeout, progress included. When it passes, the platform
 	// sends notifications/cancelled (on a new connection, while the call's
@@ -170,7 +172,7 @@ func (p *platform) attempt(ctx context.Context, t *task, c toolCall, callID stri
 		p.cancelCall(ctx, id, p.timeoutMessage())
 		closeStream()
 	})
-	out, err := p.rpc.call(reqCtx, rpcRequest{URL: p.inst.URL, ID: id, Method: decoder.MethodToolsCall,
+	out, err := p.rpc.call(reqCtx, rpcRequest{URL: p.inst.URL, ID: id, Method: jsonrpc.MethodToolsCall,
 		Name: c.Tool, Header: hdr,
 		Params: map[string]any{"name": c.Tool, "arguments": c.Args, "_meta": meta}}, relay.onProgress)
 	if !timer.Stop() {
@@ -233,13 +235,13 @@ type progressRelay struct {
 // onProgress applies the platform's rule, at most one per 0.5 s and the
 // completion always, on the scenario clock: the time the notification was
 // planned at, else (a notification the demo did not plan) when it came.
-func (r *progressRelay) onProgress(pr decoder.Progress) {
+func (r *progressRelay) onProgress(pr jsonrpc.Progress) {
 	now, ok := r.planned.get(string(pr.Token), pr.Progress)
 	if !ok {
 		now = r.clk.scenario(time.Now())
 	}
 	r.mu.Lock()
-	relay := pr.Done() || !r.started || now-r.last >= decoder.RelayInterval
+	relay := pr.Done() || !r.started || now-r.last >= model.RelayInterval
 	if relay {
 		r.started, r.last = true, now
 	}

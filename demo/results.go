@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 )
 
 // The platform's result limits (docs/commands/probe.md, result_limits).
@@ -104,7 +104,7 @@ func applyResultRules(raw json.RawMessage, data map[string]any) {
 	if r.IsError {
 		data["error"] = text
 	}
-	if replayed, _ := r.Meta[decoder.MetaReplayed].(bool); replayed {
+	if replayed, _ := r.Meta[jsonrpc.MetaReplayed].(bool); replayed {
 		data["replayed"] = true
 	}
 }

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"io"
 	"net/http"
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
+	"toolscope/model"
 )
 
 // maxRequestBody bounds what the guard reads of one POST.
@@ -26,11 +27,14 @@ func claimsFrom(ctx context.Context) map[string]any {
 }
 
 // guard answers, before the SDK sees a request, what the contract says a
-// server answers: a batch holding tools/call is 400/-32600, a missing static
-// credential 401/-32001, and a tools/call whose token fails verification gets
-// the HTTP status and JSON-RPC code of the failed step, with the request id.
-// A verified call goes on with its claims in the request context.
+// server answers: a missing static credential is 401/-32001, and a
+// tools/call the judgment rejects (a batch holding it, a token that fails
+// verification, malformed params) gets the HTTP status and JSON-RPC code of
+// the failed step, with the request id: the server judges as toolscope's
+// tap does, with the one Judge. A verified call goes on with its claims in
+// the request context.
 func (s *demoServer) guard(next http.Handler) http.Handler {
+	judge := &decoder.Judge{Secrets: s.secrets, InstanceID: s.instanceID}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
@@ -38,43 +42,34 @@ func (s *demoServer) guard(next http.Handler) http.Handler {
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
 		if err != nil {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, decoder.CodeInvalidRequest, "request body too large")
+			jsonrpc.WriteError(w, http.StatusRequestEntityTooLarge, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "request body too large"))
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		msgs, batch, err := decoder.ParseMessages(body)
-		if err != nil || len(msgs) == 0 {
+		judged := judge.Request(decoder.Request{Method: r.Method, Header: r.Header, Body: body, Whole: true, Now: time.Now()})
+		read := judged.Body
+		if read.Err != nil || len(read.Messages) == 0 {
 			next.ServeHTTP(w, r) // the SDK answers malformed JSON-RPC itself
 			return
 		}
-		if batch {
-			if status, code, reason, reject := decoder.BatchRejection(msgs); reject {
-				writeRPCError(w, status, decoder.BatchCallID(msgs), code, reason)
-				return
-			}
-			next.ServeHTTP(w, r)
-			return
-		}
-		m := msgs[0]
 		if !s.credentialOK(r.Header) {
-			writeRPCError(w, http.StatusUnauthorized, m.ID, decoder.CodeUnauthorized, "missing or invalid credential")
+			jsonrpc.WriteError(w, http.StatusUnauthorized, jsonrpc.ErrorResponse(read.Messages[0].ID, jsonrpc.CodeUnauthorized, "missing or invalid credential"))
 			return
 		}
-		if m.Kind != decoder.KindRequest || m.Method != decoder.MethodToolsCall {
+		if len(judged.Calls) == 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
-		cp, err := decoder.ParseCallParams(m.Params)
-		if err != nil {
-			writeRPCError(w, http.StatusBadRequest, m.ID, decoder.CodeInvalidParams, err.Error())
+		c := judged.Calls[0]
+		if v := c.Context; v.Verdict != model.VerdictValid {
+			status, code, reason := v.HTTPStatus, v.RPCCode, v.Reason
+			if status == 0 || code == 0 {
+				status, code, reason = http.StatusUnauthorized, jsonrpc.CodeUnauthorized, "context token rejected"
+			}
+			jsonrpc.WriteError(w, status, jsonrpc.ErrorResponse(c.Message.ID, code, reason))
 			return
 		}
-		v := s.verify(r.Header.Get(decoder.ContextHeader), cp, time.Now())
-		if !v.ok {
-			writeRPCError(w, v.status, m.ID, v.code, v.reason)
-			return
-		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), claimsKey{}, v.claims)))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), claimsKey{}, c.Context.Claims)))
 	})
 }
 
@@ -82,10 +77,4 @@ func (s *demoServer) credentialOK(h http.Header) bool {
 	want := "Bearer " + s.credential
 	got := h.Get("Authorization")
 	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
-}
-
-func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(decoder.ErrorResponse(id, code, message))
 }

@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
+	"toolscope/model"
 )
 
 // testServer starts the demo server fast, with a task to call it for.
@@ -26,7 +27,7 @@ func testServer(t *testing.T) (*demoServer, *task, []byte) {
 
 // rawCall makes one tools/call to the server directly, with a token from
 // mint (nil: no token) and the given credential.
-func rawCall(t *testing.T, s *demoServer, tk *task, tool, callID, credential string, mint func(meta map[string]any) string, onProgress func(decoder.Progress)) (rpcOutcome, error) {
+func rawCall(t *testing.T, s *demoServer, tk *task, tool, callID, credential string, mint func(meta map[string]any) string, onProgress func(jsonrpc.Progress)) (rpcOutcome, error) {
 	t.Helper()
 	meta := tk.meta(callID, 7)
 	hdr := http.Header{}
@@ -34,11 +35,11 @@ func rawCall(t *testing.T, s *demoServer, tk *task, tool, callID, credential str
 		hdr.Set("Authorization", "Bearer "+credential)
 	}
 	if mint != nil {
-		hdr.Set(decoder.ContextHeader, mint(meta))
+		hdr.Set(model.ContextHeader, mint(meta))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return newRPCClient().call(ctx, rpcRequest{URL: s.URL(), ID: 7, Method: decoder.MethodToolsCall, Name: tool,
+	return newRPCClient().call(ctx, rpcRequest{URL: s.URL(), ID: 7, Method: jsonrpc.MethodToolsCall, Name: tool,
 		Header: hdr, Params: map[string]any{"name": tool, "arguments": map[string]any{}, "_meta": meta}}, onProgress)
 }
 
@@ -62,28 +63,28 @@ func TestServerAnswersTheContract(t *testing.T) {
 		code       int
 	}{
 		{"verified call", "cred-123", goodToken(t, s, secret, toolLookupCustomer), 200, 0},
-		{"no credential", "", goodToken(t, s, secret, toolLookupCustomer), 401, decoder.CodeUnauthorized},
-		{"wrong credential", "cred-999", goodToken(t, s, secret, toolLookupCustomer), 401, decoder.CodeUnauthorized},
-		{"no token", "cred-123", nil, 401, decoder.CodeUnauthorized},
+		{"no credential", "", goodToken(t, s, secret, toolLookupCustomer), 401, jsonrpc.CodeUnauthorized},
+		{"wrong credential", "cred-999", goodToken(t, s, secret, toolLookupCustomer), 401, jsonrpc.CodeUnauthorized},
+		{"no token", "cred-123", nil, 401, jsonrpc.CodeUnauthorized},
 		{"another instance", "cred-123", func(meta map[string]any) string {
 			tok, _ := mintToken(secret, "another-instance", toolLookupCustomer, meta, time.Now())
 			return tok
-		}, 401, decoder.CodeUnauthorized},
+		}, 401, jsonrpc.CodeUnauthorized},
 		{"another secret", "cred-123", func(meta map[string]any) string {
 			tok, _ := mintToken(newSecret(), s.instanceID, toolLookupCustomer, meta, time.Now())
 			return tok
-		}, 401, decoder.CodeUnauthorized},
+		}, 401, jsonrpc.CodeUnauthorized},
 		{"expired", "cred-123", func(meta map[string]any) string {
 			tok, _ := mintToken(secret, s.instanceID, toolLookupCustomer, meta, time.Now().Add(-20*time.Minute))
 			return tok
-		}, 401, decoder.CodeUnauthorized},
-		{"token for another tool", "cred-123", goodToken(t, s, secret, toolExportLedger), 403, decoder.CodeForbidden},
+		}, 401, jsonrpc.CodeUnauthorized},
+		{"token for another tool", "cred-123", goodToken(t, s, secret, toolExportLedger), 403, jsonrpc.CodeForbidden},
 		{"_meta differs from its claim", "cred-123", func(meta map[string]any) string {
-			other := with(meta, decoder.MetaEndUserID, "user-43")
+			other := with(meta, jsonrpc.MetaEndUserID, "user-43")
 			tok, _ := mintToken(secret, s.instanceID, toolLookupCustomer, other, time.Now())
 			return tok
-		}, 403, decoder.CodeForbidden},
-		{"not a JWT", "cred-123", func(map[string]any) string { return "not a token" }, 401, decoder.CodeUnauthorized},
+		}, 403, jsonrpc.CodeForbidden},
+		{"not a JWT", "cred-123", func(map[string]any) string { return "not a token" }, 401, jsonrpc.CodeUnauthorized},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -117,10 +118,10 @@ func TestServerRejectsToolsCallInABatch(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	var msg struct {
-		Error decoder.RPCError `json:"error"`
+		Error jsonrpc.RPCError `json:"error"`
 	}
 	b, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(b, &msg); err != nil || resp.StatusCode != 400 || msg.Error.Code != decoder.CodeInvalidRequest {
+	if err := json.Unmarshal(b, &msg); err != nil || resp.StatusCode != 400 || msg.Error.Code != jsonrpc.CodeInvalidRequest {
 		t.Errorf("HTTP %d %s, want 400 with -32600", resp.StatusCode, b)
 	}
 }
@@ -128,7 +129,7 @@ func TestServerRejectsToolsCallInABatch(t *testing.T) {
 func TestServerIdempotencyAndDroppedStream(t *testing.T) {
 	s, tk, secret := testServer(t)
 	var progress []float64
-	onProgress := func(p decoder.Progress) { progress = append(progress, p.Progress) }
+	onProgress := func(p jsonrpc.Progress) { progress = append(progress, p.Progress) }
 
 	// First run: progress arrives, the result is stored, then the connection drops.
 	_, err := rawCall(t, s, tk, toolPostLedgerEntry, "call_ledger", "cred-123", goodToken(t, s, secret, toolPostLedgerEntry), onProgress)
@@ -147,12 +148,12 @@ func TestServerIdempotencyAndDroppedStream(t *testing.T) {
 	if err := json.Unmarshal(out.Result, &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Meta[decoder.MetaReplayed] != true || !strings.Contains(res.Content[0].Text, "LE-5521") {
+	if res.Meta[jsonrpc.MetaReplayed] != true || !strings.Contains(res.Content[0].Text, "LE-5521") {
 		t.Errorf("retry result %s, want the stored one marked replayed", out.Result)
 	}
 	// Another call (another key) runs the tool afresh: no replay.
 	out, err = rawCall(t, s, tk, toolLookupCustomer, "call_fresh", "cred-123", goodToken(t, s, secret, toolLookupCustomer), nil)
-	if err != nil || bytes.Contains(out.Result, []byte(decoder.MetaReplayed)) {
+	if err != nil || bytes.Contains(out.Result, []byte(jsonrpc.MetaReplayed)) {
 		t.Errorf("a fresh call must not be replayed: %s %v", out.Result, err)
 	}
 }

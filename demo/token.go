@@ -3,7 +3,7 @@ package demo
 import (
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/token"
 )
 
 // tokenFault is how a scenario mis-signs a call's token, to show what a
@@ -17,7 +17,7 @@ const (
 )
 
 // mintToken signs the X-AgentArea-Context token of one call as AgentArea
-// does (decoder.ContextClaims, decoder.SignContextToken).
+// does (token.Claims, token.Sign).
 func mintToken(secret []byte, aud, tool string, meta map[string]any, now time.Time) (string, error) {
-	return decoder.SignContextToken(decoder.ContextClaims(aud, tool, meta, now), secret)
+	return token.Sign(token.Claims(aud, tool, meta, now), secret)
 }

@@ -27,6 +27,14 @@ const (
 	DefaultTimeout = 300 * time.Second
 )
 
+// What an event keeps of a result however large it is: a preview of its
+// text, and its structured content up to a size (one result must not bloat
+// the store or a recording).
+const (
+	PreviewChars           = 2000
+	MaxKeptStructuredBytes = 64 << 10
+)
+
 // What the screen's detail and explain_call say of the same things.
 const (
 	SaysValid      = "runs the tool: every step passes"

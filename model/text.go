@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // TextLine renders an event as one readable, sanitized line (no newline):
@@ -129,37 +128,9 @@ func formatNumber(f float64) string {
 func callLabel(e *Event) string {
 	switch {
 	case e.ToolCallID != "":
-		return shortID(e.TaskID) + "/" + e.ToolCallID
+		return ShortID(e.TaskID) + "/" + e.ToolCallID
 	case e.Exchange != "":
 		return "#" + e.Exchange
 	}
 	return ""
-}
-
-// shortID keeps the first 8 characters of a long id, as the screen shows it.
-func shortID(id string) string {
-	if cut := runeCut(id, 8); cut < len(id) {
-		return id[:cut]
-	}
-	return id
-}
-
-// Truncate keeps about n bytes of s, never splitting a character, and
-// marks the cut with "…".
-func Truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:runeCut(s, n)] + "…"
-}
-
-// runeCut is the largest byte index <= n that starts a character.
-func runeCut(s string, n int) int {
-	if n >= len(s) {
-		return len(s)
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
 }

@@ -29,6 +29,7 @@ const (
 	WarnEndUserIDLength             WarningCode = "end_user_id_length"
 	WarnMetaKeyMissing              WarningCode = "meta_key_missing"
 	WarnClaimMissing                WarningCode = "claim_missing"
+	WarnJTINotUUID                  WarningCode = "jti_not_uuid"
 	WarnProgressTokenMissing        WarningCode = "progress_token_missing"
 	WarnContextOnOtherMethod        WarningCode = "context_on_other_method"
 	WarnSessionOnContextCall        WarningCode = "session_on_context_call"
@@ -38,6 +39,7 @@ const (
 	WarnEndUserIDChanged            WarningCode = "end_user_id_changed"
 	WarnContextHeaderStripped       WarningCode = "context_header_stripped"
 	WarnCredentialHeaderStripped    WarningCode = "credential_header_stripped"
+	WarnCredentialIsSecret          WarningCode = "credential_is_secret"
 	WarnToolsCallInBatch            WarningCode = "tools_call_in_batch"
 	WarnCallTimeout                 WarningCode = "call_timeout"
 	WarnProgressNotIncreasing       WarningCode = "progress_not_increasing"
@@ -123,6 +125,7 @@ var WarningCodes = []WarningInfo{
 	{WarnEndUserIDLength, "`end_user_id` outside 1..256 characters", ruleInputs, 0},
 	{WarnMetaKeyMissing, "a `tools/call` with context lacks `agentarea/task_id`, `tool_call_id`, `workspace_id` or `idempotency_key`", "tool context: keys sent always", 0},
 	{WarnClaimMissing, "the token lacks `task_id`, `tool_call_id`, `workspace_id`, `idempotency_key` or `jti`", "tool context, token claims", 0},
+	{WarnJTINotUUID, "the token's `jti` is not a UUID", "tool context, token claims: a random UUID per token", 0},
 	{WarnProgressTokenMissing, "a `tools/call` with context has no `progressToken`", "tool context: set on every call", 0},
 	{WarnContextOnOtherMethod, "a token or `agentarea/*` keys on `tools/list` or any method but `tools/call` (exchange warning)", "tool context: when context is sent", 0},
 	{WarnSessionOnContextCall, "`Mcp-Session-Id` on a `tools/call` that carries AgentArea context", "tool context, transport: a new connection per call, no session reused", 0},
@@ -132,6 +135,7 @@ var WarningCodes = []WarningInfo{
 	{WarnEndUserIDChanged, "`end_user_id` differs (or appears, or goes) between calls of one task", "tool context: fixed when the task is created", 0},
 	{WarnContextHeaderStripped, "the client names the token or a SOAT context header in `Connection`: the proxy removes it, the server never receives it, and the verdict (or the SOAT bag) is what the server gets", ruleHopByHop, 0},
 	{WarnCredentialHeaderStripped, "the client names the static credential in `Connection`: the proxy removes it and the server never receives it", ruleHopByHop, 0},
+	{WarnCredentialIsSecret, "the static credential (`Authorization` or `--credential-header`) is the context secret", "tool context, security notes: the credential and `context_secret` are different values", 0},
 	{WarnToolsCallInBatch, "`tools/call` inside a JSON-RPC batch (400/-32600)", "tool context, transport", 0},
 	{WarnCallTimeout, "no result within `--timeout`; the platform gives up", "tool context, timeout", 0},
 	{WarnProgressNotIncreasing, "progress did not increase", ruleProgress, 0},

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of decoder's fuzz targets into fuzz/<FuzzName>/
 in `go test fuzz v1` format. The token seeds are the vectors of
-vectors.json (run make_vectors.py first). Run from this directory."""
+../token/testdata/vectors.json (run make_vectors.py there first). Run from this directory."""
 import base64
 import json
 import os
@@ -39,7 +39,7 @@ def write(name, seeds):
 S = lambda v: ("string", v)
 B = lambda v: ("[]byte", v)
 
-vectors = json.load(open("vectors.json"))["vectors"]
+vectors = json.load(open("../token/testdata/vectors.json"))["vectors"]
 token_seeds = []
 for v in vectors:
     call = v["call"]
@@ -50,23 +50,7 @@ token_seeds += [
     [S("eyJhbGciOiJub25lIn0.e30."), S("null"), S("")],
     [S("...."), S("[]"), S("x")],
 ]
-write("FuzzVerifyContext", token_seeds)
-
-
-def unb64(seg):
-    return base64.urlsafe_b64decode(seg + "=" * (-len(seg) % 4))
-
-
-claim_seeds = []
-for v in vectors:
-    parts = v["token"].split(".")
-    try:
-        header, claims = unb64(parts[0]), unb64(parts[1])
-    except Exception:
-        continue
-    call = v["call"]
-    claim_seeds.append([S(header), S(claims), S(json.dumps(call["_meta"])), S(call["name"])])
-write("FuzzVerifyClaims", claim_seeds)
+write("../../token/testdata/fuzz/FuzzVerifyContext", token_seeds)
 
 png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 40).decode()
 results = [
@@ -84,7 +68,7 @@ results = [
 write("FuzzSummarizeResult", [[B(json.dumps(r, ensure_ascii=False))] for r in results] +
       [[B("[]")], [B('{"content":{"type":"text"}}')], [B('{"content":[3,null,{"type":"text"}]}')]])
 
-write("FuzzSoatContext", [
+write("../../soat/testdata/fuzz/FuzzRead", [
     [S("X-Soat-Context-actor_external_id"), S("ana@example.com"), S(""), S("X-Soat-Context-session_id"), S("sess_01")],
     [S("x-soat-context-actorexternalid"), S("+5511999999999"), S(""), S("X-Soat-Context-ActorExternalId"), S("(555) 123-4567")],
     [S("X-Acme-Context-plan"), S("pro"), S("X-Acme-Context-"), S("X-Soat-Context-plan"), S("free")],
@@ -102,7 +86,7 @@ write("FuzzQualifiedName", [
     [S("Объём Ґрунт"), S("x" * 80)],
 ])
 
-write("FuzzParseMessages", [[B(b)] for b in [
+write("../../jsonrpc/testdata/fuzz/FuzzStrictReading", [[B(b)] for b in [
     '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_order","arguments":{"orderId":"A-17"},"_meta":{"progressToken":3,"agentarea/task_id":"t"}}}',
     '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":3,"progress":5,"total":23,"message":"Reading"}}',
     '{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"ok"}]}}',

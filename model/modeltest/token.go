@@ -21,7 +21,7 @@ const (
 var Now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 // agentAreaPrefix starts the _meta keys that mirror the token's claims
-// (decoder.AgentAreaPrefix; the kit imports no project package but model).
+// (jsonrpc.AgentAreaPrefix; the kit imports no project package but model).
 const agentAreaPrefix = "agentarea/"
 
 // BaseClaims are a valid token's claims for a get_order call, issued 12 s

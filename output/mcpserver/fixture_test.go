@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolscope/decoder"
+	"toolscope/decoder/token"
 	"toolscope/model"
 	"toolscope/model/modeltest"
 	"toolscope/output"
@@ -113,7 +114,7 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 func (f *fixture) call(task, toolCall, tool, aud string, args any) {
 	f.t.Helper()
 	meta := decoder.PlatformMeta(decoder.CallContext{TaskID: task, ToolCallID: toolCall, WorkspaceID: "ws-1"}, 7)
-	token, err := decoder.SignContextToken(decoder.ContextClaims(aud, tool, meta, time.Now()), fixtureSecret)
+	token, err := token.Sign(token.Claims(aud, tool, meta, time.Now()), fixtureSecret)
 	if err != nil {
 		f.t.Fatal(err)
 	}

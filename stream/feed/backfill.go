@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/feedevent"
 	"toolscope/model"
 )
 
@@ -27,7 +27,7 @@ const maxHeldIDs = 1 << 14
 // history is the backfill's state: frames held for ordering, and the ids
 // they carry (for telling whether a page brought anything new).
 type history struct {
-	held      []decoder.FeedFrame
+	held      []feedevent.Frame
 	heldBytes int64
 	heldIDs   *model.SeenIDs
 }
@@ -60,7 +60,7 @@ func (f *feed) backfill(ctx context.Context) error {
 
 // hold keeps one history frame until showHistory, showing what is held
 // first when it grows past historyHoldBytes.
-func (f *feed) hold(h *history, fr decoder.FeedFrame, size int) {
+func (f *feed) hold(h *history, fr feedevent.Frame, size int) {
 	if h.heldBytes+int64(size) > historyHoldBytes {
 		f.showHistory(h)
 	}
@@ -134,7 +134,7 @@ func (f *feed) historyPage(ctx context.Context, page int, h *history) (hasNext b
 			f.warn(model.WarnHistoryEventTooLarge, fmt.Sprintf("%s: an event of %d bytes is over the %d-byte limit (--max-event-bytes): skipped", where, size, f.cfg.MaxEventBytes))
 			return nil
 		}
-		fr := decoder.DecodeHistoryEvent(raw, f.opts)
+		fr := feedevent.DecodeHistory(raw, f.opts)
 		if id := fr.Event.EventID; id != "" && (f.seen.Has(id) || h.heldIDs.Has(id)) {
 			return nil
 		}

@@ -149,7 +149,7 @@ func resolve(cfg Config) (target, error) {
 	if t.name == "" {
 		switch {
 		case t.taskID != "":
-			t.name = shortID(t.taskID)
+			t.name = model.ShortID(t.taskID)
 		default:
 			t.name = u.Host
 		}
@@ -176,14 +176,6 @@ func taskIDFromPath(p string) string {
 		}
 	}
 	return ""
-}
-
-// shortID keeps the first 8 characters of a long id, as the screen shows it.
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
 
 // displayURL is the URL as messages show it (model.RedactURL).

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"toolscope/decoder"
+	"toolscope/decoder/feedevent"
 	"toolscope/model"
 )
 
@@ -45,13 +46,13 @@ type feed struct {
 	sink   model.Sink
 	client *http.Client // for the stream: no timeout, frames guarded
 	plain  *http.Client // for the history endpoint
-	opts   decoder.FeedOptions
+	opts   feedevent.Options
 	seen   *model.SeenIDs
 	lastID string // sent as Last-Event-ID on reconnect
 
 	ended   bool
 	endType string
-	gaps    relayGaps // the 0.5 s relay rule, checked across events
+	judge   *decoder.Judge // the contract's rules on what the feed relays, across events
 }
 
 func newFeed(cfg Config, t target, sink model.Sink) *feed {
@@ -78,9 +79,9 @@ func newFeed(cfg Config, t target, sink model.Sink) *feed {
 	stream.Transport = guardTransport{base: base, limit: cfg.MaxEventBytes + frameSlack}
 	return &feed{
 		cfg: cfg, t: t, sink: sink, client: &stream, plain: plain,
-		opts: decoder.FeedOptions{SourceName: t.name, TaskID: t.taskID},
-		seen: model.NewSeenIDs(maxSeenIDs),
-		gaps: relayGaps{every: cfg.RelayInterval},
+		opts:  feedevent.Options{SourceName: t.name, TaskID: t.taskID},
+		seen:  model.NewSeenIDs(maxSeenIDs),
+		judge: &decoder.Judge{RelayInterval: cfg.RelayInterval},
 	}
 }
 
@@ -173,7 +174,7 @@ func fatal(err error, maxEventBytes int) error {
 // deliver de-duplicates one decoded frame and emits it. live frames move the
 // Last-Event-ID; history items do not (the first live connection then
 // replays from the start, and de-duplication drops what was seen).
-func (f *feed) deliver(fr decoder.FeedFrame, live bool) (fresh bool) {
+func (f *feed) deliver(fr feedevent.Frame, live bool) (fresh bool) {
 	if f.ended {
 		return false // nothing follows a task's end
 	}
@@ -190,14 +191,18 @@ func (f *feed) deliver(fr decoder.FeedFrame, live bool) (fresh bool) {
 		}
 		ev.EventID = shortEventID(ev.EventID)
 	}
+	judged := f.judge.Feed(ev, fr.Timestamped)
 	if ev.Kind != "" {
 		f.sink.Emit(*ev)
 	}
 	for _, w := range fr.Warnings {
 		f.sink.Emit(w)
 	}
-	if w, ok := f.gaps.check(ev, fr.Timestamped); ok {
-		f.sink.Emit(w)
+	for _, w := range judged {
+		// On the call it concerns.
+		f.sink.Emit(model.Event{Time: ev.Time, Source: ev.Source, SourceName: ev.SourceName, Kind: model.KindWarning,
+			TaskID: ev.TaskID, ToolCallID: ev.ToolCallID, Tool: ev.Tool, IdempotencyKey: ev.IdempotencyKey,
+			Code: string(w.Code), Message: w.Message})
 	}
 	if fr.Terminal {
 		f.ended = true

@@ -5,7 +5,7 @@ import (
 
 	"github.com/r3labs/sse/v2"
 
-	"toolscope/decoder"
+	"toolscope/decoder/feedevent"
 	"toolscope/model"
 )
 
@@ -81,7 +81,7 @@ func (w *worker) ingest(msg *sse.Event) {
 	if f.ended {
 		return
 	}
-	fr := decoder.DecodeFeedEvent(string(msg.Event), msg.Data, f.opts)
+	fr := feedevent.Decode(string(msg.Event), msg.Data, f.opts)
 	if fr.ServerError != "" {
 		w.serverError = fr.ServerError
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/token"
 	"toolscope/model"
 )
 
@@ -25,13 +25,13 @@ func typicalCall(b testing.TB, s *model.Store, i int, at time.Time) {
 	spec := callSpec{Task: "6f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f", ToolCallID: fmt.Sprintf("call_%08d", i), Tool: "export_sheet", ID: i}
 	meta := spec.meta()
 	args := json.RawMessage(fmt.Sprintf(`{"spreadsheet_id":"1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms","sheet":"orders-%d","range":"A1:Z1000","format":"csv"}`, i))
-	token := spec.token(b)
+	tok := spec.token(b)
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json, text/event-stream")
 	h.Set("Mcp-Session-Id", "3f0a9c2e-5d1b-4e8f-a7c6-1b2d3e4f5a6b")
-	h.Set("X-AgentArea-Context", token)
-	ctx, _ := decoder.Verify(decoder.VerifyInput{Token: token, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID,
+	h.Set("X-AgentArea-Context", tok)
+	ctx, _ := token.Verify(token.Input{Token: tok, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID,
 		ToolName: spec.Tool, Meta: meta, Now: at})
 	headers := map[string]string{}
 	for k, v := range h {

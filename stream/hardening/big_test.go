@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/token"
 	"toolscope/model"
 	"toolscope/output"
 	"toolscope/ui"
@@ -184,7 +184,7 @@ func TestHugeJWTHeader(t *testing.T) {
 	spec := callSpec{Task: testTask, ToolCallID: "jwt-1m", Tool: "work", ID: 1}
 	huge := jwtWithHeader(t, spec, 1<<20)
 	start := time.Now()
-	ctx := decoder.VerifyContext(decoder.VerifyInput{Token: huge, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID,
+	ctx, _ := token.Verify(token.Input{Token: huge, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID,
 		ToolName: spec.Tool, Meta: spec.meta(), Now: time.Now()})
 	t.Logf("1 MiB JWT header verified directly in %v: verdict %s %q", time.Since(start).Round(time.Microsecond), ctx.Verdict, ctx.Reason)
 	if time.Since(start) > 2*time.Second || ctx.Verdict == "" {

@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/feedevent"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 	"toolscope/output"
 	"toolscope/stream/feed"
@@ -82,13 +83,10 @@ func postCase(t *testing.T, client *http.Client, url, marker string, body []byte
 func TestDeeplyNestedJSON(t *testing.T) {
 	deep := nested(100000)
 	// The decoder on its own.
-	if _, _, err := decoder.ParseMessages([]byte(`{"jsonrpc":"2.0","id":1,"result":` + deep + `}`)); err == nil {
-		t.Error("ParseMessages accepted 100,000 levels")
+	if b := jsonrpc.Read([]byte(`{"jsonrpc":"2.0","id":1,"result":` + deep + `}`)); b.Err == nil {
+		t.Error("jsonrpc.Read accepted 100,000 levels")
 	}
-	if _, ws := decoder.SummarizeResult([]byte(`{"content":[],"structuredContent":` + deep + `}`)); len(ws) == 0 {
-		t.Error("SummarizeResult gave no warning for 100,000 levels")
-	}
-	fr := decoder.DecodeFeedEvent("tool.result", []byte(`{"event_type":"tool.result","event_id":"d1","data":{"tool_call_id":"x","result":`+deep+`}}`), decoder.FeedOptions{SourceName: "f", TaskID: testTask})
+	fr := feedevent.Decode("tool.result", []byte(`{"event_type":"tool.result","event_id":"d1","data":{"tool_call_id":"x","result":`+deep+`}}`), feedevent.Options{SourceName: "f", TaskID: testTask})
 	if len(fr.Warnings) == 0 && fr.Event.Kind != model.KindWarning {
 		t.Errorf("DecodeFeedEvent: no warning for 100,000 levels: %+v", fr.Event)
 	}

@@ -22,6 +22,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
 	"github.com/muesli/termenv"
 
 	"toolscope/model"
@@ -79,7 +80,7 @@ func (c callSpec) body() []byte {
 // token signs the context token the platform would send with the call.
 func (c callSpec) token(t testing.TB) string {
 	return modeltest.MintToken(t, testSecret, testInstanceID, c.Tool, c.meta(), func(claims jwt.MapClaims) {
-		claims["jti"] = "jti-" + c.ToolCallID
+		claims["jti"] = uuid.NewString() // a random UUID per token, as the platform mints it
 	})
 }
 

@@ -17,7 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"toolscope/decoder"
+	"toolscope/decoder/token"
+	"toolscope/model"
 	"toolscope/model/modeltest"
 )
 
@@ -79,7 +83,7 @@ func benchTapOutOfProcess(b *testing.B, tui bool) {
 	procs := []*benchProc{tp, bare}
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 256, DisableCompression: true}}
-	mint := &callMinter{aud: instanceID, secret: []byte(secret), task: decoder.NewUUID()}
+	mint := &callMinter{aud: instanceID, secret: []byte(secret), task: uuid.NewString()}
 	b.ResetTimer()
 	var lat, delay, olLat [2][]time.Duration
 	var thru [2]float64
@@ -153,8 +157,8 @@ type callMinter struct {
 
 func (m *callMinter) mint(b testing.TB, tool string) benchCall {
 	id := m.id.Add(1)
-	meta := decoder.PlatformMeta(decoder.CallContext{TaskID: m.task, ToolCallID: decoder.NewUUID(), WorkspaceID: "ws-bench"}, id)
-	token, err := decoder.SignContextToken(decoder.ContextClaims(m.aud, tool, meta, time.Now()), m.secret)
+	meta := decoder.PlatformMeta(decoder.CallContext{TaskID: m.task, ToolCallID: uuid.NewString(), WorkspaceID: "ws-bench"}, id)
+	token, err := token.Sign(token.Claims(m.aud, tool, meta, time.Now()), m.secret)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -164,7 +168,7 @@ func (m *callMinter) mint(b testing.TB, tool string) benchCall {
 		b.Fatal(err)
 	}
 	h := decoder.PlatformHeaders("tools/call", tool)
-	h.Set(decoder.ContextHeader, token)
+	h.Set(model.ContextHeader, token)
 	return benchCall{body: body, header: h}
 }
 

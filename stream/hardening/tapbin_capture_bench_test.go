@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
+	"github.com/google/uuid"
+
 	"toolscope/output/recordfile"
 )
 
@@ -42,7 +43,7 @@ func BenchmarkRecordingCost(b *testing.B) {
 	}
 	procs := []*benchProc{start("wire", "--record", rec), start("events", "--record", events, "--record-body-limit", "0")}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 256, DisableCompression: true}}
-	mint := &callMinter{aud: instanceID, secret: []byte(secret), task: decoder.NewUUID()}
+	mint := &callMinter{aud: instanceID, secret: []byte(secret), task: uuid.NewString()}
 	b.ResetTimer()
 	var lat [2][]time.Duration
 	var thru [2]float64

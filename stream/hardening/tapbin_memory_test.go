@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
+	"github.com/google/uuid"
 )
 
 // BenchmarkTapMemory measures the real binary's resident size after a long
@@ -44,7 +44,7 @@ func BenchmarkTapMemory(b *testing.B) {
 	cmd.Stdout = devNull
 	tp := startProc(b, "tap", cmd)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 256, DisableCompression: true}}
-	mint := &callMinter{aud: instanceID, secret: []byte(secret), task: decoder.NewUUID()}
+	mint := &callMinter{aud: instanceID, secret: []byte(secret), task: uuid.NewString()}
 	b.ResetTimer()
 	for range b.N {
 		for done := 0; done < calls; {

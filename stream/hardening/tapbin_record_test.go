@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
+	"github.com/google/uuid"
 )
 
 // rawRecorder is bareRecordEnv's recording: one line per call, written
@@ -103,7 +103,7 @@ func BenchmarkRecordingFloor(b *testing.B) {
 	bare := start("bare", "")
 	procs := []*benchProc{rec, bare}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 256, DisableCompression: true}}
-	mint := &callMinter{aud: "floor", secret: []byte("bench-context-secret-0123456789abcdef"), task: decoder.NewUUID()}
+	mint := &callMinter{aud: "floor", secret: []byte("bench-context-secret-0123456789abcdef"), task: uuid.NewString()}
 	b.ResetTimer()
 	var thru [2]float64
 	for range b.N {

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
+	"github.com/google/uuid"
 )
 
 // The stalled-output target of issue 23, on the real binary: `tap --output
@@ -89,7 +89,7 @@ func runStalledTap(tb testing.TB) stalledRun {
 	cmd.Stdout = stdout
 	tp := startProc(tb, "tap", cmd)
 	stdout.Close() // the tap holds it now
-	mint := &callMinter{aud: instanceID, secret: []byte(secret), task: decoder.NewUUID()}
+	mint := &callMinter{aud: instanceID, secret: []byte(secret), task: uuid.NewString()}
 	keepAlive := mint.mintN(tb, 3000, "get_order")
 	oneEach := mint.mintN(tb, 12000, "get_order")
 	if b, ok := tb.(*testing.B); ok {

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 )
 
 // maxRequestBytes bounds a request body the mock reads.
@@ -38,17 +38,17 @@ func (sv *Server) HTTPHandler() http.Handler {
 		if err != nil {
 			return
 		}
-		msgs, batch, err := decoder.ParseMessages(body)
+		read := jsonrpc.Read(body)
 		switch {
-		case err != nil:
-			writeJSON(w, http.StatusBadRequest, decoder.ErrorResponse(nil, decoder.CodeParseError, "toolscope mock: "+err.Error()))
+		case read.Err != nil:
+			writeJSON(w, http.StatusBadRequest, jsonrpc.ErrorResponse(nil, jsonrpc.CodeParseError, "toolscope mock: "+read.Err.Error()))
 			return
-		case batch:
-			writeJSON(w, http.StatusBadRequest, decoder.ErrorResponse(nil, decoder.CodeInvalidRequest, "toolscope mock: batches are not served"))
+		case read.Batch:
+			writeJSON(w, http.StatusBadRequest, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "toolscope mock: batches are not served"))
 			return
 		}
-		m := msgs[0]
-		if m.Kind != decoder.KindRequest {
+		m := read.Messages[0]
+		if m.Kind != jsonrpc.KindRequest {
 			w.WriteHeader(http.StatusAccepted) // a notification or a response to the server
 			return
 		}

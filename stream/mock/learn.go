@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -18,15 +18,15 @@ func (s *Script) learnExchange(e model.Event) {
 	if w.Request.Body == nil || w.Request.Body.Cut || w.Response == nil {
 		return // nothing whole to learn from
 	}
-	msgs, _, err := decoder.ParseMessages([]byte(w.Request.Body.Text))
-	if err != nil {
+	msgs := jsonrpc.Read([]byte(w.Request.Body.Text)).Messages
+	if len(msgs) == 0 {
 		return
 	}
 	s.Exchanges++
 	var reqs []*request
 	for _, m := range msgs {
-		if m.Kind == decoder.KindRequest {
-			reqs = append(reqs, &request{msg: m, ans: &answer{progress: progressToken(m.Params)}})
+		if m.Kind == jsonrpc.KindRequest {
+			reqs = append(reqs, &request{msg: m, ans: &answer{progress: progressKey(&m)}})
 		}
 	}
 	if len(reqs) == 0 {
@@ -38,10 +38,7 @@ func (s *Script) learnExchange(e model.Event) {
 		r.ans.stream, r.ans.session = stream, session
 	}
 	serverMessage := func(at time.Duration, data []byte) {
-		ms, _, err := decoder.ParseMessages(data)
-		if err != nil {
-			return
-		}
+		ms := jsonrpc.Read(data).Messages
 		for _, m := range ms {
 			raw := rawOf(data, len(ms))
 			if len(ms) > 1 {
@@ -51,7 +48,7 @@ func (s *Script) learnExchange(e model.Event) {
 			if owner == nil {
 				continue
 			}
-			if m.Kind == decoder.KindResponse {
+			if m.Kind == jsonrpc.KindResponse {
 				owner.ans.final, owner.ans.finalAt = raw, at
 			} else if owner.ans.final == nil {
 				owner.ans.steps = append(owner.ans.steps, step{after: at, msg: raw})
@@ -79,7 +76,7 @@ func rawOf(data []byte, n int) json.RawMessage {
 }
 
 // messageJSON rebuilds one message of a batch.
-func messageJSON(m decoder.Message) map[string]any {
+func messageJSON(m jsonrpc.Message) map[string]any {
 	out := map[string]any{"jsonrpc": "2.0"}
 	if len(m.ID) > 0 {
 		out["id"] = m.ID
@@ -102,18 +99,17 @@ func messageJSON(m decoder.Message) map[string]any {
 // ownerOf is the request a server message belongs to: a response by its
 // id, progress by its token, anything else to the only (or first open)
 // request.
-func ownerOf(reqs []*request, m decoder.Message) *request {
+func ownerOf(reqs []*request, m jsonrpc.Message) *request {
 	switch {
-	case m.Kind == decoder.KindResponse:
-		key := decoder.IDKey(m.ID)
+	case m.Kind == jsonrpc.KindResponse:
 		for _, r := range reqs {
-			if decoder.IDKey(r.msg.ID) == key {
+			if r.msg.Key == m.Key {
 				return r
 			}
 		}
 		return nil
-	case m.Method == decoder.MethodProgress:
-		tok := progressToken(m.Params)
+	case m.Method == jsonrpc.MethodProgress:
+		tok := m.Progress.Key
 		for _, r := range reqs {
 			if r.ans.progress != "" && r.ans.progress == tok && r.ans.final == nil {
 				return r
@@ -129,25 +125,13 @@ func ownerOf(reqs []*request, m decoder.Message) *request {
 	return nil
 }
 
-// progressToken is the IDKey of params' progress token (of a request's
-// _meta, or of a progress notification), "" without one.
-func progressToken(params json.RawMessage) string {
-	var p struct {
-		Token json.RawMessage `json:"progressToken"`
-		Meta  struct {
-			Token json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
+// progressKey is the IDKey of a message's progress token (a request's
+// _meta.progressToken, a progress notification's own), "" without one.
+func progressKey(m *jsonrpc.Message) string {
+	if m.Method == jsonrpc.MethodProgress {
+		return m.Progress.Key
 	}
-	if json.Unmarshal(params, &p) != nil {
-		return ""
-	}
-	if len(p.Token) > 0 {
-		return decoder.IDKey(p.Token)
-	}
-	if len(p.Meta.Token) > 0 {
-		return decoder.IDKey(p.Meta.Token)
-	}
-	return ""
+	return m.Meta.TokenKey
 }
 
 func header(h [][2]string, name string) string {
@@ -172,15 +156,12 @@ func (l *stdioLearner) line(s *Script, e model.Event) {
 		return
 	}
 	data := []byte(w.Message.Text)
-	msgs, _, err := decoder.ParseMessages(data)
-	if err != nil {
-		return
-	}
+	msgs := jsonrpc.Read(data).Messages
 	if w.From == "client" {
 		for _, m := range msgs {
-			if m.Kind == decoder.KindRequest {
+			if m.Kind == jsonrpc.KindRequest {
 				s.Exchanges++
-				l.open = append(l.open, &request{msg: m, at: e.Time, ans: &answer{progress: progressToken(m.Params)}})
+				l.open = append(l.open, &request{msg: m, at: e.Time, ans: &answer{progress: progressKey(&m)}})
 			}
 		}
 		return
@@ -192,7 +173,7 @@ func (l *stdioLearner) line(s *Script, e model.Event) {
 		}
 		var owner *request
 		switch {
-		case m.Kind == decoder.KindResponse, m.Method == decoder.MethodProgress:
+		case m.Kind == jsonrpc.KindResponse, m.Method == jsonrpc.MethodProgress:
 			owner = ownerOf(l.open, m)
 		case len(l.open) > 0:
 			owner = l.open[len(l.open)-1] // a log line goes with the latest request
@@ -201,7 +182,7 @@ func (l *stdioLearner) line(s *Script, e model.Event) {
 			continue
 		}
 		at := e.Time.Sub(owner.at)
-		if m.Kind == decoder.KindResponse {
+		if m.Kind == jsonrpc.KindResponse {
 			owner.ans.final, owner.ans.finalAt = raw, at
 			s.add(owner)
 			l.remove(owner)

@@ -13,7 +13,7 @@ import (
 	"sort"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 	"toolscope/stream/replay"
 )
@@ -71,7 +71,7 @@ func (s *Script) Tools() []string { return s.order }
 
 // request is a client request being learned: its shape and its answer so far.
 type request struct {
-	msg decoder.Message
+	msg jsonrpc.Message
 	at  time.Time
 	ans *answer
 }
@@ -81,7 +81,7 @@ func (s *Script) add(r *request) {
 	if r.ans == nil || r.ans.final == nil {
 		return // never answered in the recording: nothing to serve
 	}
-	if r.msg.Method == decoder.MethodToolsCall {
+	if r.msg.Method == jsonrpc.MethodToolsCall {
 		var p struct {
 			Name         string          `json:"name"`
 			Arguments    json.RawMessage `json:"arguments"`

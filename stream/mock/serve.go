@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 )
 
 // Server answers live requests from a Script. It is safe for concurrent
@@ -32,14 +32,14 @@ type reply struct {
 }
 
 // replyTo plans the answer to one live request.
-func (sv *Server) replyTo(m decoder.Message) reply {
+func (sv *Server) replyTo(m jsonrpc.Message) reply {
 	var a *answer
 	sv.mu.Lock()
-	if m.Method == decoder.MethodToolsCall {
+	if m.Method == jsonrpc.MethodToolsCall {
 		e, _, err := sv.script.findCall(m.Params)
 		if err != nil {
 			sv.mu.Unlock()
-			resp := decoder.ErrorResponse(m.ID, decoder.CodeInvalidParams, err.Error())
+			resp := jsonrpc.ErrorResponse(m.ID, jsonrpc.CodeInvalidParams, err.Error())
 			if u, ok := err.(*unrecordedCall); ok {
 				resp = withErrorData(resp, u.data)
 			}
@@ -51,7 +51,7 @@ func (sv *Server) replyTo(m decoder.Message) reply {
 	}
 	sv.mu.Unlock()
 	if a == nil {
-		return reply{final: decoder.ErrorResponse(m.ID, decoder.CodeMethodNotFound,
+		return reply{final: jsonrpc.ErrorResponse(m.ID, jsonrpc.CodeMethodNotFound,
 			"toolscope mock: the recording holds no answer to "+m.Method+" (it holds: "+list(sv.script.recordedMethods())+", tools/call)")}
 	}
 	r := reply{final: withID(a.final, m.ID), finalAt: sv.scale(a.finalAt), stream: a.stream, session: a.session}
@@ -107,7 +107,7 @@ func withErrorData(resp []byte, data any) json.RawMessage {
 	var m struct {
 		JSONRPC string           `json:"jsonrpc"`
 		ID      json.RawMessage  `json:"id"`
-		Error   decoder.RPCError `json:"error"`
+		Error   jsonrpc.RPCError `json:"error"`
 	}
 	if json.Unmarshal(resp, &m) != nil {
 		return resp
@@ -138,7 +138,7 @@ func isProgress(msg json.RawMessage) bool {
 	var m struct {
 		Method string `json:"method"`
 	}
-	return json.Unmarshal(msg, &m) == nil && m.Method == decoder.MethodProgress
+	return json.Unmarshal(msg, &m) == nil && m.Method == jsonrpc.MethodProgress
 }
 
 // progressTokenRaw is the live request's _meta.progressToken, as sent.

@@ -2,13 +2,14 @@ package mock
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"sync"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 )
 
 // ServeStdio serves the script as a stdio MCP server: a JSON-RPC message a
@@ -32,30 +33,26 @@ func (sv *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 	lines.Buffer(make([]byte, 64<<10), maxRequestBytes)
 	for lines.Scan() {
 		start := time.Now()
-		msgs, batch, err := decoder.ParseMessages(lines.Bytes())
-		if err != nil || batch {
+		body := jsonrpc.Read(bytes.Clone(lines.Bytes())) // the scanner reuses its buffer; the reply keeps parts of the line
+		if body.Err != nil || body.Batch {
 			if len(lines.Bytes()) > 0 {
-				send(decoder.ErrorResponse(nil, decoder.CodeInvalidRequest, "toolscope mock: not one JSON-RPC message"))
+				send(jsonrpc.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "toolscope mock: not one JSON-RPC message"))
 			}
 			continue
 		}
-		m := msgs[0]
-		if m.Kind == decoder.KindNotification && m.Method == "notifications/cancelled" {
-			var p struct {
-				RequestID json.RawMessage `json:"requestId"`
-			}
-			json.Unmarshal(m.Params, &p)
+		m := body.Messages[0]
+		if m.Kind == jsonrpc.KindNotification && m.Method == jsonrpc.MethodCancelled {
 			imu.Lock()
-			if cancel := inflight[decoder.IDKey(p.RequestID)]; cancel != nil {
+			if cancel := inflight[m.Cancel.Key]; cancel != nil {
 				cancel()
 			}
 			imu.Unlock()
 			continue
 		}
-		if m.Kind != decoder.KindRequest {
+		if m.Kind != jsonrpc.KindRequest {
 			continue
 		}
-		key := decoder.IDKey(m.ID)
+		key := m.Key
 		callCtx, cancel := context.WithCancel(ctx)
 		imu.Lock()
 		inflight[key] = cancel

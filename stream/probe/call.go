@@ -10,12 +10,16 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
+	"toolscope/decoder/token"
+	"toolscope/model"
 )
 
 // call is one tools/call as the platform sends it (decoder.PlatformMeta,
-// decoder.ContextClaims, decoder.PlatformHeaders), which a case then changes
+// token.Claims, decoder.PlatformHeaders), which a case then changes
 // in one place before it is sent.
 type call struct {
 	id     int64
@@ -44,10 +48,10 @@ func probeMetadata() map[string]any {
 // ("probe.<case>.<random>"), so a server's log says which case called.
 func newContext(caseID string) decoder.CallContext {
 	return decoder.CallContext{
-		TaskID:      decoder.NewUUID(),
+		TaskID:      uuid.NewString(),
 		ToolCallID:  "probe." + caseID + "." + randomHex(4),
-		WorkspaceID: decoder.NewUUID(),
-		AgentID:     decoder.NewUUID(),
+		WorkspaceID: uuid.NewString(),
+		AgentID:     uuid.NewString(),
 		EndUserID:   "probe-user",
 		Metadata:    probeMetadata(),
 	}
@@ -58,7 +62,7 @@ func newContext(caseID string) decoder.CallContext {
 func newCall(id int64, tool string, args json.RawMessage, cc decoder.CallContext, aud string, secret []byte, now time.Time) *call {
 	meta := decoder.PlatformMeta(cc, id)
 	return &call{id: id, tool: tool, args: args, cc: cc, meta: meta,
-		claims: decoder.ContextClaims(aud, tool, meta, now), secret: secret}
+		claims: token.Claims(aud, tool, meta, now), secret: secret}
 }
 
 // body is the JSON-RPC request (in a one-element batch for the batch case).
@@ -67,7 +71,7 @@ func (c *call) body() ([]byte, error) {
 	if c.metaValue != nil {
 		meta = c.metaValue
 	}
-	msg := map[string]any{"jsonrpc": "2.0", "id": c.id, "method": decoder.MethodToolsCall,
+	msg := map[string]any{"jsonrpc": "2.0", "id": c.id, "method": jsonrpc.MethodToolsCall,
 		"params": map[string]any{"name": c.tool, "arguments": c.args, "_meta": meta}}
 	if c.batch {
 		return json.Marshal([]any{msg})
@@ -80,8 +84,8 @@ func (c *call) token() (string, error) {
 	switch {
 	case c.rawToken != "":
 		return c.rawToken, nil
-	case c.alg == "" || c.alg == decoder.TokenAlg:
-		return decoder.SignContextToken(c.claims, c.secret)
+	case c.alg == "" || c.alg == token.Alg:
+		return token.Sign(c.claims, c.secret)
 	case c.alg == "none":
 		return jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims(c.claims)).SignedString(jwt.UnsafeAllowNoneSignatureType)
 	case c.alg == "HS384":
@@ -97,7 +101,7 @@ func (c *call) token() (string, error) {
 
 // header is what the platform sends with the body.
 func (c *call) header(cred Credential) (http.Header, error) {
-	h := decoder.PlatformHeaders(decoder.MethodToolsCall, c.tool)
+	h := decoder.PlatformHeaders(jsonrpc.MethodToolsCall, c.tool)
 	if cred.Name != "" && !c.noCredential {
 		h.Set(cred.Name, cred.Value)
 	}
@@ -106,7 +110,7 @@ func (c *call) header(cred Credential) (http.Header, error) {
 		if err != nil {
 			return nil, err
 		}
-		h.Set(decoder.ContextHeader, tok)
+		h.Set(model.ContextHeader, tok)
 	}
 	return h, nil
 }

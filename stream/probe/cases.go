@@ -2,10 +2,15 @@ package probe
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"time"
 
-	"toolscope/decoder"
+	"github.com/google/uuid"
+
+	"toolscope/decoder/jsonrpc"
+	"toolscope/decoder/token"
+	"toolscope/model"
 )
 
 // Level says whether a case's failure fails the probe.
@@ -45,10 +50,10 @@ func (a Answer) String() string {
 // The contract's answers.
 var (
 	ran          = Answer{HTTPStatus: 200}
-	unauthorized = Answer{decoder.StatusUnauthorized, decoder.CodeUnauthorized}
-	forbidden    = Answer{decoder.StatusForbidden, decoder.CodeForbidden}
-	malformed    = Answer{decoder.StatusBadRequest, decoder.CodeInvalidParams}
-	batched      = Answer{decoder.StatusBadRequest, decoder.CodeInvalidRequest}
+	unauthorized = Answer{http.StatusUnauthorized, jsonrpc.CodeUnauthorized}
+	forbidden    = Answer{http.StatusForbidden, jsonrpc.CodeForbidden}
+	malformed    = Answer{http.StatusBadRequest, jsonrpc.CodeInvalidParams}
+	batched      = Answer{http.StatusBadRequest, jsonrpc.CodeInvalidRequest}
 )
 
 // Case is one probe: a call as the platform sends it with one thing wrong
@@ -80,7 +85,7 @@ func Cases() []Case {
 		{ID: "valid", Title: "nothing wrong: a fresh token and the credential, the tool must run", Expect: ran},
 		{ID: "credential_missing", Title: "the static credential header left out", Expect: unauthorized, NeedsCredential: true,
 			change: func(c *call, _ time.Time) { c.noCredential = true }},
-		{ID: "token_missing", Title: "no " + decoder.ContextHeader + " header (the _meta keys still sent)", Expect: unauthorized,
+		{ID: "token_missing", Title: "no " + model.ContextHeader + " header (the _meta keys still sent)", Expect: unauthorized,
 			change: func(c *call, _ time.Time) { c.noToken = true }},
 		{ID: "bad_signature", Title: "token signed with another secret", Expect: unauthorized,
 			change: func(c *call, _ time.Time) { c.secret = []byte(randomHex(24)) }},
@@ -92,28 +97,28 @@ func Cases() []Case {
 			change: func(c *call, _ time.Time) { c.alg = "RS256" }},
 		{ID: "expired", Title: "token expired 60 s ago, beyond the 30 s skew", Expect: unauthorized,
 			change: func(c *call, now time.Time) {
-				setTimes(c, now.Add(-60*time.Second-decoder.TokenLifetime), decoder.TokenLifetime)
+				setTimes(c, now.Add(-60*time.Second-token.Lifetime), token.Lifetime)
 			}},
 		{ID: "iat_too_old", Title: "token issued 11 minutes ago (exp still ahead)", Expect: unauthorized,
 			change: func(c *call, now time.Time) { setTimes(c, now.Add(-11*time.Minute), 15*time.Minute) }},
 		{ID: "wrong_aud", Title: "aud names another instance", Expect: unauthorized,
-			change: func(c *call, _ time.Time) { c.claims["aud"] = decoder.NewUUID() }},
+			change: func(c *call, _ time.Time) { c.claims["aud"] = uuid.NewString() }},
 		{ID: "wrong_iss", Title: "iss is not agentarea", Expect: unauthorized,
 			change: func(c *call, _ time.Time) { c.claims["iss"] = "agentarea-probe" }},
 		{ID: "skew_expired", Title: "token expired 20 s ago, inside the 30 s skew", Expect: ran,
 			change: func(c *call, now time.Time) {
-				setTimes(c, now.Add(-20*time.Second-decoder.TokenLifetime), decoder.TokenLifetime)
+				setTimes(c, now.Add(-20*time.Second-token.Lifetime), token.Lifetime)
 			}},
 		{ID: "skew_iat_ahead", Title: "token issued 20 s in the future, inside the 30 s skew", Expect: ran,
-			change: func(c *call, now time.Time) { setTimes(c, now.Add(20*time.Second), decoder.TokenLifetime) }},
+			change: func(c *call, now time.Time) { setTimes(c, now.Add(20*time.Second), token.Lifetime) }},
 		{ID: "tool_mismatch", Title: "tool claim names another tool than params.name", Expect: forbidden,
 			change: func(c *call, _ time.Time) { c.claims["tool"] = c.tool + "_other" }},
 		{ID: "meta_mismatch", Title: "_meta agentarea/workspace_id differs from its claim", Expect: forbidden,
-			change: func(c *call, _ time.Time) { c.meta[decoder.MetaWorkspaceID] = decoder.NewUUID() }},
+			change: func(c *call, _ time.Time) { c.meta[jsonrpc.MetaWorkspaceID] = uuid.NewString() }},
 		{ID: "protocol_unknown_major", Title: `protocol "2", an unknown major, in _meta and token`, Expect: forbidden,
 			change: func(c *call, _ time.Time) { setBoth(c, "protocol", "2") }},
 		{ID: "key_order", Title: "agentarea/metadata with its keys in another order than the claim", Expect: ran,
-			change: func(c *call, _ time.Time) { c.meta[decoder.MetaMetadata] = reordered(c.cc.Metadata) }},
+			change: func(c *call, _ time.Time) { c.meta[jsonrpc.MetaMetadata] = reordered(c.cc.Metadata) }},
 		{ID: "protocol_minor", Title: `protocol "1.7", a newer minor, in _meta and token`, Expect: ran,
 			change: func(c *call, _ time.Time) { setBoth(c, "protocol", "1.7") }},
 		{ID: "meta_not_object", Title: "_meta is not an object", Expect: malformed,
@@ -127,7 +132,7 @@ func Cases() []Case {
 		{ID: "idempotent_replay", Title: "the same idempotency key again with a new token: the first result back",
 			Level: Recommended, Expect: ran, replay: true},
 		{ID: "iat_future", Title: "token issued 5 minutes in the future, beyond the skew", Level: Recommended, Expect: unauthorized,
-			change: func(c *call, now time.Time) { setTimes(c, now.Add(5*time.Minute), decoder.TokenLifetime) }},
+			change: func(c *call, now time.Time) { setTimes(c, now.Add(5*time.Minute), token.Lifetime) }},
 		{ID: "result_limits", Title: "the valid call's result against the platform's limits", Level: Info, Expect: ran,
 			measure: measureLimits},
 		{ID: "progress_relay", Title: "the valid call's progress against the 0.5 s relay rule", Level: Info, Expect: ran,
@@ -143,7 +148,7 @@ func setTimes(c *call, iat time.Time, lifetime time.Duration) {
 
 // setBoth sets a context value in _meta and in the token alike.
 func setBoth(c *call, name string, v any) {
-	c.meta[decoder.AgentAreaPrefix+name] = v
+	c.meta[jsonrpc.AgentAreaPrefix+name] = v
 	c.claims[name] = v
 }
 

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -39,7 +39,7 @@ func judge(cs Case, r reply) verdict {
 	return judgeRejected(cs, v, m, r)
 }
 
-func judgeAccepted(v verdict, m *decoder.Message, r reply) verdict {
+func judgeAccepted(v verdict, m *jsonrpc.Message, r reply) verdict {
 	switch {
 	case m == nil:
 		v.message = fmt.Sprintf("HTTP %d with no JSON-RPC response%s: the tool must run", r.status, readProblem(r))
@@ -59,7 +59,7 @@ func judgeAccepted(v verdict, m *decoder.Message, r reply) verdict {
 	return v
 }
 
-func judgeRejected(cs Case, v verdict, m *decoder.Message, r reply) verdict {
+func judgeRejected(cs Case, v verdict, m *jsonrpc.Message, r reply) verdict {
 	want := cs.Expect.String()
 	if cs.Also != nil {
 		want += " or " + cs.Also.String()
@@ -107,10 +107,4 @@ func isError(result json.RawMessage) bool {
 }
 
 // clip sanitises server text for a one-line message.
-func clip(s string) string {
-	s = model.Sanitize(s)
-	if r := []rune(s); len(r) > 200 {
-		return string(r[:200]) + "…"
-	}
-	return s
-}
+func clip(s string) string { return model.Truncate(model.Sanitize(s), 200) }

@@ -13,15 +13,15 @@ import (
 // most 8 images of 5 MB, and the tool's agent-facing name within 64.
 func measureLimits(p *prober, r reply) (bool, string) {
 	m, _ := r.response()
-	s, ws := decoder.SummarizeResult(m.Result)
-	pass := !s.Offloaded && !s.StructuredContentDropped && len(s.Images) <= decoder.MaxImages
+	s, ws := decoder.SummarizeResult(m.Summary)
+	pass := !s.Offloaded && !s.StructuredContentDropped && len(s.Images) <= model.MaxImages
 	parts := []string{
-		fmt.Sprintf("text %d chars (offloaded over %d)", s.TextChars, decoder.MaxTextChars),
-		fmt.Sprintf("structured content %d chars (dropped over %d)", s.StructuredContentChars, decoder.MaxStructuredChars),
-		fmt.Sprintf("%d images (at most %d of 5 MB)", len(s.Images), decoder.MaxImages),
+		fmt.Sprintf("text %d chars (offloaded over %d)", s.TextChars, model.MaxTextChars),
+		fmt.Sprintf("structured content %d chars (dropped over %d)", s.StructuredContentChars, model.MaxStructuredChars),
+		fmt.Sprintf("%d images (at most %d of 5 MB)", len(s.Images), model.MaxImages),
 	}
 	for _, img := range s.Images {
-		if img.Size > decoder.MaxImageBytes {
+		if img.Size > model.MaxImageBytes {
 			pass = false
 		}
 	}

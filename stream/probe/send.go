@@ -11,7 +11,8 @@ import (
 	"strconv"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
+	"toolscope/decoder/sse"
 	"toolscope/model"
 )
 
@@ -32,14 +33,14 @@ type Exchange struct {
 // timedProgress is one progress notification and when it came.
 type timedProgress struct {
 	at time.Time
-	p  decoder.Progress
+	p  jsonrpc.Progress
 }
 
 // reply is what came back for one request.
 type reply struct {
 	requestID int64
 	status    int
-	msgs      []decoder.Message
+	msgs      []jsonrpc.Message
 	progress  []timedProgress
 	err       error // transport failure
 	exchange  Exchange
@@ -47,14 +48,14 @@ type reply struct {
 
 // response is the JSON-RPC response to the request, else any response
 // (echoed is false then: its id is not the request's).
-func (r reply) response() (m *decoder.Message, echoed bool) {
+func (r reply) response() (m *jsonrpc.Message, echoed bool) {
 	want := strconv.FormatInt(r.requestID, 10)
-	var other *decoder.Message
+	var other *jsonrpc.Message
 	for i := range r.msgs {
-		if r.msgs[i].Kind != decoder.KindResponse {
+		if r.msgs[i].Kind != jsonrpc.KindResponse {
 			continue
 		}
-		if decoder.IDKey(r.msgs[i].ID) == decoder.IDKey([]byte(want)) {
+		if jsonrpc.IDKey(r.msgs[i].ID) == jsonrpc.IDKey([]byte(want)) {
 			return &r.msgs[i], true
 		}
 		if other == nil {
@@ -108,8 +109,8 @@ func (p *prober) post(ctx context.Context, id int64, body []byte, h http.Header)
 		r.err = readEvents(in, &r)
 	} else if b, err := io.ReadAll(in); err != nil {
 		r.err = err
-	} else if msgs, _, perr := decoder.ParseMessages(b); perr == nil {
-		r.msgs = msgs
+	} else if body := jsonrpc.Read(b); body.Err == nil {
+		r.msgs = body.Messages
 	}
 	r.exchange.ResponseBody = model.SanitizeBlock(shown.String())
 	return r
@@ -117,7 +118,7 @@ func (p *prober) post(ctx context.Context, id int64, body []byte, h http.Header)
 
 // readEvents reads SSE events until the response to the request.
 func readEvents(body io.Reader, r *reply) error {
-	return decoder.ReadSSE(body, maxResponseBytes, func(e decoder.SSEEvent) bool {
+	return sse.Read(body, maxResponseBytes, func(e sse.Event) bool {
 		return len(e.Data) > 0 && r.take(e.Data)
 	})
 }
@@ -125,18 +126,18 @@ func readEvents(body io.Reader, r *reply) error {
 // take records the messages of one SSE event; it reports whether a response
 // was among them.
 func (r *reply) take(payload []byte) bool {
-	msgs, _, err := decoder.ParseMessages(payload)
-	if err != nil {
+	body := jsonrpc.Read(payload)
+	if body.Err != nil {
 		return false
 	}
 	done := false
-	for _, m := range msgs {
+	for _, m := range body.Messages {
 		switch {
-		case m.Kind == decoder.KindNotification && m.Method == decoder.MethodProgress:
-			if pr, err := decoder.ParseProgress(m.Params); err == nil {
-				r.progress = append(r.progress, timedProgress{at: time.Now(), p: pr})
+		case m.Kind == jsonrpc.KindNotification && m.Method == jsonrpc.MethodProgress:
+			if m.ProgressErr == nil {
+				r.progress = append(r.progress, timedProgress{at: time.Now(), p: m.Progress})
 			}
-		case m.Kind == decoder.KindResponse:
+		case m.Kind == jsonrpc.KindResponse:
 			done = true
 		}
 		r.msgs = append(r.msgs, m)

@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -49,7 +51,7 @@ type contractServer struct {
 func startContractServer(t *testing.T, lax laxness) *contractServer {
 	t.Helper()
 	s := &contractServer{lax: lax, secret: []byte("probe-test-secret-0123456789abcdef-xyz"),
-		instanceID: decoder.NewUUID(), credential: "cred-" + randomHex(8),
+		instanceID: uuid.NewString(), credential: "cred-" + randomHex(8),
 		runs: map[string]int{}, idem: map[string]*mcp.CallToolResult{}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "probe-test", Version: "1.0.0"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "echo", Description: "echo", InputSchema: map[string]any{"type": "object"}}, s.echo)
@@ -76,13 +78,13 @@ func (s *contractServer) config() Config {
 // idempotency key is known.
 func (s *contractServer) echo(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	meta := req.Params.Meta
-	callID, _ := meta[decoder.MetaToolCallID].(string)
-	key, _ := meta[decoder.MetaIdempotencyKey].(string)
+	callID, _ := meta[jsonrpc.MetaToolCallID].(string)
+	key, _ := meta[jsonrpc.MetaIdempotencyKey].(string)
 	s.mu.Lock()
 	if stored, ok := s.idem[key]; ok && key != "" && !s.lax.noIdempotency {
 		s.mu.Unlock()
 		c := *stored
-		c.Meta = mcp.Meta{decoder.MetaReplayed: true}
+		c.Meta = mcp.Meta{jsonrpc.MetaReplayed: true}
 		return &c, nil
 	}
 	parts := strings.Split(callID, ".")
@@ -118,9 +120,14 @@ func (s *contractServer) ranCases() map[string]int {
 }
 
 // guard checks what the contract has a server check before the SDK sees
-// the request: a batch with a tools/call, the static credential, then the
-// context token of a tools/call.
+// the request: the static credential, then the judgment of a tools/call (a
+// batch holding it, its context token), with toolscope's one Judge.
 func (s *contractServer) guard(next http.Handler) http.Handler {
+	instance := s.instanceID
+	if s.lax.ignoreAud {
+		instance = ""
+	}
+	judge := &decoder.Judge{Secrets: [][]byte{s.secret}, InstanceID: instance}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 		if err != nil {
@@ -128,48 +135,31 @@ func (s *contractServer) guard(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		msgs, batch, err := decoder.ParseMessages(body)
-		if err != nil || len(msgs) == 0 {
+		judged := judge.Request(decoder.Request{Method: r.Method, Header: r.Header, Body: body, Whole: true, Now: time.Now()})
+		read := judged.Body
+		if read.Err != nil || len(read.Messages) == 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if batch {
-			if status, code, reason, reject := decoder.BatchRejection(msgs); reject {
-				s.reject(w, status, decoder.BatchCallID(msgs), code, reason)
-				return
-			}
+		if !read.Batch && r.Header.Get("Authorization") != "Bearer "+s.credential {
+			s.reject(w, http.StatusUnauthorized, read.Messages[0].ID, jsonrpc.CodeUnauthorized, "missing credential")
+			return
+		}
+		if len(judged.Calls) == 0 {
 			next.ServeHTTP(w, r)
 			return
 		}
-		m := msgs[0]
-		if r.Header.Get("Authorization") != "Bearer "+s.credential {
-			s.reject(w, http.StatusUnauthorized, m.ID, decoder.CodeUnauthorized, "missing credential")
-			return
-		}
-		if m.Kind != decoder.KindRequest || m.Method != decoder.MethodToolsCall {
-			next.ServeHTTP(w, r)
-			return
-		}
-		cp, err := decoder.ParseCallParams(m.Params)
-		if err != nil {
-			s.reject(w, http.StatusBadRequest, m.ID, decoder.CodeInvalidParams, err.Error())
-			return
-		}
-		instance := s.instanceID
-		if s.lax.ignoreAud {
-			instance = ""
-		}
-		c := decoder.VerifyContext(decoder.VerifyInput{Token: r.Header.Get(decoder.ContextHeader), Secrets: [][]byte{s.secret},
-			InstanceID: instance, ToolName: cp.Name, Meta: cp.Meta, CredentialPresent: true, Now: time.Now()})
+		call := judged.Calls[0]
+		c := call.Context
 		if c.Verdict == model.VerdictValid || s.excused(c) {
 			next.ServeHTTP(w, r)
 			return
 		}
 		status, code := c.HTTPStatus, c.RPCCode
 		if status == 0 {
-			status, code = http.StatusUnauthorized, decoder.CodeUnauthorized
+			status, code = http.StatusUnauthorized, jsonrpc.CodeUnauthorized
 		}
-		s.reject(w, status, m.ID, code, c.Reason)
+		s.reject(w, status, call.Message.ID, code, c.Reason)
 	})
 }
 
@@ -178,7 +168,7 @@ func (s *contractServer) excused(c model.Context) bool {
 	if s.lax.acceptAlgNone && c.Header["alg"] == "none" {
 		return true
 	}
-	return s.lax.runOnMismatch && c.RPCCode == decoder.CodeForbidden && strings.HasPrefix(c.Reason, "token does not match the call")
+	return s.lax.runOnMismatch && c.RPCCode == jsonrpc.CodeForbidden && strings.HasPrefix(c.Reason, "token does not match the call")
 }
 
 func (s *contractServer) reject(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
@@ -190,5 +180,5 @@ func (s *contractServer) reject(w http.ResponseWriter, status int, id json.RawMe
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(decoder.ErrorResponse(id, code, msg))
+	_, _ = w.Write(jsonrpc.ErrorResponse(id, code, msg))
 }

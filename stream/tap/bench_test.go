@@ -1,8 +1,6 @@
 package tap
 
 import (
-	"github.com/golang-jwt/jwt/v5"
-
 	"bytes"
 	"context"
 	"fmt"
@@ -18,7 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
+	"github.com/golang-jwt/jwt/v5"
+
 	"toolscope/model"
 	"toolscope/model/modeltest"
 	"toolscope/output"
@@ -173,7 +172,7 @@ func benchRequest(url string, body []byte, token string) *http.Request {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer static-credential")
-	req.Header.Set(decoder.ContextHeader, token)
+	req.Header.Set(model.ContextHeader, token)
 	return req
 }
 
@@ -205,7 +204,7 @@ func newBenchCalls(b testing.TB, n int) *benchCalls {
 	for i := range n {
 		meta := contractMeta(fmt.Sprintf("task-%d", i), fmt.Sprintf("call-%d", i), 1)
 		c.bodies = append(c.bodies, callBody(b, 1, "lookup", map[string]any{"orderId": "A-17"}, meta))
-		jti := fmt.Sprintf("bench-jti-%d", i) // a fresh token each call, as the platform's
+		jti := fmt.Sprintf("0b8f6a1e-6a8e-4f0e-b3c1-%012d", i) // a fresh token each call, as the platform's
 		c.tokens = append(c.tokens, mintToken(b, testSecret, "lookup", meta, func(m jwt.MapClaims) { m["jti"] = jti }))
 	}
 	return c

@@ -1,7 +1,6 @@
 package tap
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"sync"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -18,8 +18,9 @@ import (
 // emit holds mu.
 type call struct {
 	t          *Tap
-	exchangeID string // the tap's sequence number ("12", or "12.2" in a batch)
-	requestID  string // JSON-RPC id as on the wire
+	msg        *jsonrpc.Message // the request, as read
+	exchangeID string           // the tap's sequence number ("12", or "12.2" in a batch)
+	requestID  string           // JSON-RPC id as on the wire
 	idKey      string
 	tokenKey   string
 	tool       string
@@ -28,9 +29,8 @@ type call struct {
 	idemKey    string
 	scope      scope // the session and connection its request came on
 	start      time.Time
-	meta       callMeta
-	callEv     model.Event       // the prepared tool.call
-	pending    []decoder.Warning // found while parsing, emitted after the tool.call
+	callEv     model.Event     // the prepared tool.call
+	pending    []model.Warning // found while parsing, emitted after the tool.call
 
 	mu       sync.Mutex
 	timer    *time.Timer
@@ -44,16 +44,6 @@ type call struct {
 	goneAt    time.Time
 	gone      atomic.Bool // goneAt is set (read without mu by the registry)
 	cancelled bool        // ended by a cancellation: later progress is not relayed
-}
-
-// callMeta is what a call keeps of its _meta beyond its identity: the
-// agentarea/* keys and progress token as decoded, and the protocol version
-// checkHeaders compares with the header (not the whole decoder.MetaInfo,
-// whose ids the call holds already: a call's struct stays within 1 KB).
-type callMeta struct {
-	agentArea       map[string]any
-	progressToken   json.RawMessage
-	protocolVersion string
 }
 
 // cancelGrace is how long a call whose stream the client closed stays
@@ -77,7 +67,7 @@ func (c *call) warn(at time.Time, code model.WarningCode, msg string) {
 	c.t.emit(ev)
 }
 
-func (c *call) warnAll(at time.Time, ws []decoder.Warning) {
+func (c *call) warnAll(at time.Time, ws []model.Warning) {
 	for _, w := range ws {
 		c.warn(at, w.Code, w.Message)
 	}
@@ -119,7 +109,7 @@ func (c *call) finishLocked() {
 	c.t.calls.remove(c)
 }
 
-func (c *call) onProgress(at time.Time, p decoder.Progress) {
+func (c *call) onProgress(at time.Time, p jsonrpc.Progress) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ev := c.event(model.KindToolProgress, at)
@@ -146,15 +136,17 @@ func (c *call) resultEvent(at time.Time, status int) model.Event {
 }
 
 // onResult reports the JSON-RPC response to the call.
-func (c *call) onResult(at time.Time, m decoder.Message, status int) {
+func (c *call) onResult(at time.Time, m *jsonrpc.Message, status int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ev := c.resultEvent(at, status)
-	var ws []decoder.Warning
+	var ws []model.Warning
 	if m.Error != nil {
 		decoder.ErrorSummary(m.Error).ApplyTo(&ev)
 	} else {
-		ws = decoder.ApplyResult(&ev, m.Result)
+		var s decoder.ResultSummary
+		s, ws = decoder.SummarizeResult(m.Summary)
+		s.ApplyTo(&ev)
 	}
 	if c.ended {
 		c.warn(at, model.WarnResultAfterEnd, "a result arrived after the call was cancelled or failed")

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/sse"
 	"toolscope/model"
 )
 
@@ -74,7 +74,7 @@ func (c *wireCapture) responseHead(res *http.Response) {
 
 // event records one SSE event of the response, within the body limit
 // (past it the event is counted, not kept).
-func (c *wireCapture) event(at time.Time, e decoder.SSEEvent) {
+func (c *wireCapture) event(at time.Time, e sse.Event) {
 	if c == nil {
 		return
 	}

@@ -42,7 +42,7 @@ type Config struct {
 	// MaxBufferedBytes bounds the request-body bytes the tap holds at once,
 	// over all requests (default 64 MiB; at least MaxParseBytes). See reqbody.go.
 	MaxBufferedBytes int64
-	SoatPrefix       string // SOAT header prefix ("" => decoder.DefaultSoatPrefix)
+	SoatPrefix       string // SOAT header prefix ("" => soat.DefaultPrefix)
 	// CredentialHeader is the instance's static credential header. Empty
 	// means Authorization, whose presence is shown but not required; a
 	// configured header is required (a missing one is a 401).

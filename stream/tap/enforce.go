@@ -2,11 +2,10 @@ package tap
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -18,17 +17,33 @@ type answer struct {
 	body   []byte
 }
 
-func newAnswer(status, code int, id json.RawMessage, reason string) *answer {
-	return &answer{status: status, code: code, reason: reason, body: decoder.ErrorResponse(id, code, reason)}
+// verdictRefusal is an answer before its body is written.
+type verdictRefusal struct {
+	status, code int
+	id           json.RawMessage
+	reason       string
+}
+
+func newAnswer(status, code int, id json.RawMessage, reason string) *verdictRefusal {
+	return &verdictRefusal{status: status, code: code, id: id, reason: reason}
 }
 
 // enforceAnswer says how a server following the contract must answer this
 // request, or nil when it must run the call. First the tap must have read
 // the request exactly as any server would (strictAnswer); then a tools/call
 // in a batch is a 400/-32600 and a call whose context fails verification
-// gets the status and code VerifyContext names (401/-32001, 403/-32003,
+// gets the status and code the judgment names (401/-32001, 403/-32003,
 // 400/-32602).
 func (t *Tap) enforceAnswer(ex *exchange) *answer {
+	r := t.mustRefuse(ex)
+	if r == nil {
+		return nil
+	}
+	return &answer{status: r.status, code: r.code, reason: r.reason, body: jsonrpc.ErrorResponse(r.id, r.code, r.reason)}
+}
+
+// mustRefuse is why a server must not run this request, nil when it may.
+func (t *Tap) mustRefuse(ex *exchange) *verdictRefusal {
 	pr := ex.req
 	if a := t.strictAnswer(ex); a != nil {
 		return a
@@ -36,11 +51,9 @@ func (t *Tap) enforceAnswer(ex *exchange) *answer {
 	if len(pr.calls) == 0 {
 		return nil
 	}
-	id := json.RawMessage(pr.calls[0].requestID)
-	if pr.batch {
-		if status, code, reason, reject := decoder.BatchRejection(pr.msgs); reject {
-			return newAnswer(status, code, id, reason)
-		}
+	if pr.body.Batch {
+		// AgentArea never batches tools/call, and batching left MCP in 2025-06-18.
+		return newAnswer(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, json.RawMessage(pr.calls[0].requestID), "tools/call inside a JSON-RPC batch")
 	}
 	for _, c := range pr.calls {
 		ctx := c.callEv.Context
@@ -57,7 +70,7 @@ func (t *Tap) enforceAnswer(ex *exchange) *answer {
 // --max-parse-bytes (413), one whose reading is ambiguous (see
 // readStrictly), and one that is not JSON-RPC at all, which a server might
 // still make sense of.
-func (t *Tap) strictAnswer(ex *exchange) *answer {
+func (t *Tap) strictAnswer(ex *exchange) *verdictRefusal {
 	pr := ex.req
 	if ex.method != http.MethodPost {
 		if a := pr.strict; a != nil { // a body on another method
@@ -67,34 +80,21 @@ func (t *Tap) strictAnswer(ex *exchange) *answer {
 	}
 	if !ex.bodyWhole && pr.strict == nil {
 		if len(ex.body) == 0 { // no body at all (net/http gives none to read)
-			return newAnswer(http.StatusBadRequest, decoder.CodeInvalidRequest, nil, "the body is empty")
+			return newAnswer(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, nil, "the body is empty")
 		}
-		return newAnswer(http.StatusRequestEntityTooLarge, decoder.CodeInvalidRequest, nil,
+		return newAnswer(http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, nil,
 			"the request body is over "+strconv.FormatInt(t.cfg.MaxParseBytes, 10)+" bytes (--max-parse-bytes): --enforce cannot verify it")
 	}
 	if a := pr.strict; a != nil {
 		return newAnswer(http.StatusBadRequest, a.RPCCode, a.ID, a.Reason)
 	}
-	if len(pr.msgs) == 0 {
-		return newAnswer(http.StatusBadRequest, decoder.CodeInvalidRequest, nil, "the body holds no JSON-RPC message")
+	if len(pr.body.Messages) == 0 {
+		return newAnswer(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, nil, "the body holds no JSON-RPC message")
 	}
-	for _, m := range pr.msgs {
-		if m.Kind == decoder.KindInvalid {
-			return newAnswer(http.StatusBadRequest, decoder.CodeInvalidRequest, m.ID, "invalid JSON-RPC message: "+m.Problem)
+	for _, m := range pr.body.Messages {
+		if m.Kind == jsonrpc.KindInvalid {
+			return newAnswer(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, m.ID, "invalid JSON-RPC message: "+m.Problem)
 		}
 	}
 	return nil
-}
-
-// splitParamsError sorts ParseCallParams's error into a params (name)
-// problem and a _meta problem, for verification.
-func splitParamsError(err error) (params, meta string) {
-	switch {
-	case err == nil:
-	case errors.Is(err, decoder.ErrMetaNotObject):
-		meta = err.Error()
-	default:
-		params = err.Error()
-	}
-	return params, meta
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
 	"toolscope/model"
 )
 
@@ -23,7 +22,7 @@ func BenchmarkEnforceDecision(b *testing.B) {
 	for b.Loop() {
 		body, token := calls.next()
 		hdr := http.Header{"Content-Type": {"application/json"}}
-		hdr.Set(decoder.ContextHeader, token)
+		hdr.Set(model.ContextHeader, token)
 		ex := &exchange{t: tp, id: "1", start: time.Now(), method: http.MethodPost, header: hdr, body: body, bodyWhole: true}
 		ex.req = tp.parseRequest(ex)
 		if a := tp.enforceAnswer(ex); a != nil {

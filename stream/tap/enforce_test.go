@@ -12,7 +12,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -21,8 +21,9 @@ func contractUpstream(t *testing.T, n *hits) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.add()
 		body, _ := io.ReadAll(r.Body)
-		msgs, _, err := decoder.ParseMessages(body)
-		if err != nil || len(msgs) == 0 {
+		read := jsonrpc.Read(body)
+		msgs := read.Messages
+		if read.Err != nil || len(msgs) == 0 {
 			w.WriteHeader(400)
 			return
 		}
@@ -57,30 +58,30 @@ func TestEnforceVerdicts(t *testing.T) {
 		code       int
 	}{
 		{name: "valid", status: 200},
-		{name: "missing token", token: func(*testing.T, map[string]any) string { return "" }, status: 401, code: decoder.CodeUnauthorized},
-		{name: "bad signature", token: func(t *testing.T, m map[string]any) string { return mintToken(t, other, "lookup", m, nil) }, status: 401, code: decoder.CodeUnauthorized},
+		{name: "missing token", token: func(*testing.T, map[string]any) string { return "" }, status: 401, code: jsonrpc.CodeUnauthorized},
+		{name: "bad signature", token: func(t *testing.T, m map[string]any) string { return mintToken(t, other, "lookup", m, nil) }, status: 401, code: jsonrpc.CodeUnauthorized},
 		{name: "expired", token: func(t *testing.T, m map[string]any) string {
 			return mintToken(t, testSecret, "lookup", m, func(c jwt.MapClaims) { c["iat"], c["exp"] = old.Unix(), old.Add(300*time.Second).Unix() })
-		}, status: 401, code: decoder.CodeUnauthorized},
+		}, status: 401, code: jsonrpc.CodeUnauthorized},
 		{name: "wrong aud", token: func(t *testing.T, m map[string]any) string {
 			return mintToken(t, testSecret, "lookup", m, func(c jwt.MapClaims) { c["aud"] = "some-other-instance" })
-		}, status: 401, code: decoder.CodeUnauthorized},
+		}, status: 401, code: jsonrpc.CodeUnauthorized},
 		{name: "wrong iss", token: func(t *testing.T, m map[string]any) string {
 			return mintToken(t, testSecret, "lookup", m, func(c jwt.MapClaims) { c["iss"] = "mallory" })
-		}, status: 401, code: decoder.CodeUnauthorized},
-		{name: "not a token", token: func(*testing.T, map[string]any) string { return "not-a-jwt" }, status: 401, code: decoder.CodeUnauthorized},
+		}, status: 401, code: jsonrpc.CodeUnauthorized},
+		{name: "not a token", token: func(*testing.T, map[string]any) string { return "not-a-jwt" }, status: 401, code: jsonrpc.CodeUnauthorized},
 		{name: "tool mismatch", token: func(t *testing.T, m map[string]any) string {
 			return mintToken(t, testSecret, "delete_everything", m, nil)
-		}, status: 403, code: decoder.CodeForbidden},
+		}, status: 403, code: jsonrpc.CodeForbidden},
 		{name: "meta mismatch", meta: func(m map[string]any) { m["agentarea/task_id"] = "another-task" },
 			token: func(t *testing.T, m map[string]any) string {
 				return mintToken(t, testSecret, "lookup", m, func(c jwt.MapClaims) { c["task_id"] = "task-1" })
-			}, status: 403, code: decoder.CodeForbidden},
-		{name: "unknown major protocol", meta: func(m map[string]any) { m["agentarea/protocol"] = "2" }, status: 403, code: decoder.CodeForbidden},
-		{name: "malformed context value", meta: func(m map[string]any) { m["agentarea/metadata"] = "not an object" }, status: 400, code: decoder.CodeInvalidParams},
-		{name: "missing credential", credHeader: "X-API-Key", status: 401, code: decoder.CodeUnauthorized},
+			}, status: 403, code: jsonrpc.CodeForbidden},
+		{name: "unknown major protocol", meta: func(m map[string]any) { m["agentarea/protocol"] = "2" }, status: 403, code: jsonrpc.CodeForbidden},
+		{name: "malformed context value", meta: func(m map[string]any) { m["agentarea/metadata"] = "not an object" }, status: 400, code: jsonrpc.CodeInvalidParams},
+		{name: "missing credential", credHeader: "X-API-Key", status: 401, code: jsonrpc.CodeUnauthorized},
 		{name: "credential present", credHeader: "X-API-Key", headers: func(string) map[string]string { return map[string]string{"X-API-Key": "k-123"} }, status: 200},
-		{name: "tools/call in a batch", batch: true, status: 400, code: decoder.CodeInvalidRequest},
+		{name: "tools/call in a batch", batch: true, status: 400, code: jsonrpc.CodeInvalidRequest},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,7 +100,7 @@ func TestEnforceVerdicts(t *testing.T) {
 				headers = tc.headers(token)
 			}
 			if token != "" {
-				headers[decoder.ContextHeader] = token
+				headers[model.ContextHeader] = token
 			}
 			body := callBody(t, 41, "lookup", map[string]any{"q": 1}, meta)
 			if tc.batch {
@@ -141,12 +142,12 @@ func TestWithoutEnforceRejectedCallsPass(t *testing.T) {
 	h := startTap(t, Config{Upstream: upstream.URL, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID})
 	meta := contractMeta("task-2", "call-2", 1)
 	token := mintToken(t, testSecret, "other_tool", meta, nil)
-	status, _, _ := post(t, h.url, callBody(t, 1, "lookup", map[string]any{}, meta), map[string]string{decoder.ContextHeader: token})
+	status, _, _ := post(t, h.url, callBody(t, 1, "lookup", map[string]any{}, meta), map[string]string{model.ContextHeader: token})
 	if status != 200 || n.count() != 1 {
 		t.Fatalf("status %d, upstream hits %d", status, n.count())
 	}
 	c := h.waitCall("lookup")
-	if c.Context.Verdict != model.VerdictRejected || c.Context.HTTPStatus != 403 || c.Context.RPCCode != decoder.CodeForbidden || c.Status != model.StatusOK {
+	if c.Context.Verdict != model.VerdictRejected || c.Context.HTTPStatus != 403 || c.Context.RPCCode != jsonrpc.CodeForbidden || c.Status != model.StatusOK {
 		t.Errorf("verdict %s answer %d/%d status %s", c.Context.Verdict, c.Context.HTTPStatus, c.Context.RPCCode, c.Status)
 	}
 }
@@ -171,7 +172,7 @@ func TestBatchForwarded(t *testing.T) {
 		t.Errorf("calls %s and %s, text %d and %d", one.ID, two.ID, one.LastAttempt().Result.TextChars, two.LastAttempt().Result.TextChars)
 	}
 	s := h.store.Snapshot()
-	if !hasWarning(s, "tools_call_in_batch") || one.Context.Verdict != model.VerdictRejected || one.Context.RPCCode != decoder.CodeInvalidRequest {
+	if !hasWarning(s, "tools_call_in_batch") || one.Context.Verdict != model.VerdictRejected || one.Context.RPCCode != jsonrpc.CodeInvalidRequest {
 		t.Errorf("batch not flagged: verdict %s code %d\n%s", one.Context.Verdict, one.Context.RPCCode, dump(s))
 	}
 }
@@ -186,7 +187,7 @@ func TestEnforceLargeBodyRefused(t *testing.T) {
 	body := callBody(t, 1, "lookup", map[string]any{"pad": strings.Repeat("x", 8<<10)}, contractMeta("task-9", "call-9", 1))
 	status, _, resp := post(t, h.url, body, nil) // no token at all
 	var rpc rpcErrorBody
-	if n.count() != 0 || status != http.StatusRequestEntityTooLarge || json.Unmarshal(resp, &rpc) != nil || rpc.Error.Code != decoder.CodeInvalidRequest {
+	if n.count() != 0 || status != http.StatusRequestEntityTooLarge || json.Unmarshal(resp, &rpc) != nil || rpc.Error.Code != jsonrpc.CodeInvalidRequest {
 		t.Fatalf("upstream hits %d, answer %d %s; want 413/-32600 and nothing forwarded", n.count(), status, resp)
 	}
 	h.waitFor("enforce_unverified_large_body", func(s *model.Snapshot) bool { return hasWarning(s, "enforce_unverified_large_body") })
@@ -222,9 +223,9 @@ func TestEnforceMalformedContext(t *testing.T) {
 			h := startTap(t, Config{Upstream: upstream.URL, Enforce: true, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID})
 			token := mintToken(t, testSecret, "lookup", meta, nil)
 			body := `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":` + tc.params + `}`
-			status, _, resp := post(t, h.url, []byte(body), map[string]string{decoder.ContextHeader: token})
+			status, _, resp := post(t, h.url, []byte(body), map[string]string{model.ContextHeader: token})
 			var rpc rpcErrorBody
-			if status != http.StatusBadRequest || json.Unmarshal(resp, &rpc) != nil || rpc.Error.Code != decoder.CodeInvalidParams || string(rpc.ID) != "41" || n.count() != 0 {
+			if status != http.StatusBadRequest || json.Unmarshal(resp, &rpc) != nil || rpc.Error.Code != jsonrpc.CodeInvalidParams || string(rpc.ID) != "41" || n.count() != 0 {
 				t.Fatalf("answer %d %s (upstream hits %d), want 400 -32602 id 41, not forwarded", status, resp, n.count())
 			}
 		})

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -191,22 +191,17 @@ func (ex *exchange) firstRequestID() json.RawMessage {
 		if !whole {
 			return nil
 		}
-		msgs, _, err := decoder.ParseMessages(body)
-		return firstID(msgs, err)
+		return firstID(body)
 	}
 	if !ex.bodyWhole {
 		return nil
 	}
-	msgs, _, err := decoder.ParseMessages(ex.body)
-	return firstID(msgs, err)
+	return firstID(ex.body)
 }
 
-func firstID(msgs []decoder.Message, err error) json.RawMessage {
-	if err != nil {
-		return nil
-	}
-	for _, m := range msgs {
-		if m.Kind == decoder.KindRequest {
+func firstID(body []byte) json.RawMessage {
+	for _, m := range jsonrpc.Read(body).Messages {
+		if m.Kind == jsonrpc.KindRequest {
 			return m.ID
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -195,7 +195,7 @@ func TestUnreachableUpstream(t *testing.T) {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if err := json.Unmarshal(body, &rpc); err != nil || rpc.ID != "req-77" || rpc.Error.Code != decoder.CodeInternalError || !strings.Contains(rpc.Error.Message, "unreachable") {
+	if err := json.Unmarshal(body, &rpc); err != nil || rpc.ID != "req-77" || rpc.Error.Code != jsonrpc.CodeInternalError || !strings.Contains(rpc.Error.Message, "unreachable") {
 		t.Fatalf("502 body %s (%v)", body, err)
 	}
 	c := h.waitCall("nowhere")
@@ -214,11 +214,11 @@ func TestStatusPassThrough(t *testing.T) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(401)
-			w.Write(decoder.ErrorResponse(json.RawMessage(`1`), decoder.CodeUnauthorized, "bad token"))
+			w.Write(jsonrpc.ErrorResponse(json.RawMessage(`1`), jsonrpc.CodeUnauthorized, "bad token"))
 		case "/403":
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(403)
-			w.Write(decoder.ErrorResponse(json.RawMessage(`1`), decoder.CodeForbidden, "tool mismatch"))
+			w.Write(jsonrpc.ErrorResponse(json.RawMessage(`1`), jsonrpc.CodeForbidden, "tool mismatch"))
 		case "/500":
 			w.WriteHeader(500)
 			w.Write([]byte("internal trouble\nstack..."))
@@ -234,8 +234,8 @@ func TestStatusPassThrough(t *testing.T) {
 		rpcCode int
 		errText string
 	}{
-		{401, decoder.CodeUnauthorized, "bad token"},
-		{403, decoder.CodeForbidden, "tool mismatch"},
+		{401, jsonrpc.CodeUnauthorized, "bad token"},
+		{403, jsonrpc.CodeForbidden, "tool mismatch"},
 		{500, 0, "HTTP 500 Internal Server Error: internal trouble"},
 		{503, 0, "HTTP 503 Service Unavailable"},
 	} {

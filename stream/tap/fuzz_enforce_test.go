@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -43,7 +43,7 @@ func FuzzEnforceAgainstSDK(f *testing.F) {
 		}
 		header := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
 		if withToken {
-			header.Set(decoder.ContextHeader, token)
+			header.Set(model.ContextHeader, token)
 		}
 		ex := &exchange{t: tp, id: "1", start: time.Now(), method: http.MethodPost, header: header, body: body, bodyWhole: true}
 		ex.req = tp.parseRequest(ex)
@@ -58,7 +58,7 @@ func FuzzEnforceAgainstSDK(f *testing.F) {
 			return
 		}
 		for _, r := range ran {
-			if !verifiedAs(ex.req, r, header.Get(decoder.ContextHeader)) {
+			if !verifiedAs(ex.req, r, header.Get(model.ContextHeader)) {
 				t.Fatalf("the tap forwards %q and the go-sdk ran %s with _meta %v, which the tap did not verify (tap calls: %s)",
 					body, r.name, r.meta, describeCalls(ex.req))
 			}
@@ -74,10 +74,10 @@ func verifiedAs(pr *parsedRequest, r ranCall, token string) bool {
 		if ctx == nil || ctx.Verdict != model.VerdictValid || c.tool != r.name {
 			continue
 		}
-		if canonicalJSON(contextKeys(c.meta.agentArea)) != canonicalJSON(contextKeys(r.meta)) {
+		if canonicalJSON(contextKeys(c.msg.Meta.AgentArea)) != canonicalJSON(contextKeys(r.meta)) {
 			continue
 		}
-		if canonicalJSON(r.meta[decoder.MetaProgressToken]) != canonicalRaw(c.meta.progressToken) {
+		if canonicalJSON(r.meta[jsonrpc.MetaProgressToken]) != canonicalRaw(c.msg.Meta.ProgressToken) {
 			continue
 		}
 		return r.token == token
@@ -88,7 +88,7 @@ func verifiedAs(pr *parsedRequest, r ranCall, token string) bool {
 func contextKeys(meta map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range meta {
-		if strings.HasPrefix(k, decoder.AgentAreaPrefix) {
+		if strings.HasPrefix(k, jsonrpc.AgentAreaPrefix) {
 			out[k] = v
 		}
 	}

@@ -1,11 +1,11 @@
 package tap
 
 import (
+	"fmt"
 	"net"
 	"net/http"
-	"strconv"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -22,18 +22,10 @@ func (t *Tap) refuseRebinding(w http.ResponseWriter, r *http.Request) bool {
 	if !ok || local == nil || !isLoopback(local.String()) || isLoopback(r.Host) {
 		return false
 	}
-	msg := "Host " + quoteClip(r.Host) + " is not a loopback name on a loopback listener (DNS rebinding): refused by the tap"
-	writeRPCError(w, http.StatusForbidden, decoder.ErrorResponse(nil, decoder.CodeInvalidRequest, "Forbidden: invalid Host header"))
+	msg := fmt.Sprintf("Host %.100q is not a loopback name on a loopback listener (DNS rebinding): refused by the tap", r.Host)
+	jsonrpc.WriteError(w, http.StatusForbidden, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "Forbidden: invalid Host header"))
 	t.runners.aside(t, func() {
 		t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnHostRejected), Message: msg})
 	})
 	return true
-}
-
-// quoteClip quotes untrusted text for a message, cut to 100 bytes.
-func quoteClip(s string) string {
-	if len(s) > 100 {
-		s = s[:100] + "…"
-	}
-	return strconv.Quote(s)
 }

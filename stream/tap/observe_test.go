@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 	"toolscope/output"
 )
@@ -26,11 +27,11 @@ func TestSecretsRedacted(t *testing.T) {
 	token := mintToken(t, testSecret, "lookup", meta, nil)
 	signature := token[strings.LastIndexByte(token, '.')+1:]
 	post(t, h.url, callBody(t, 1, "lookup", map[string]any{}, meta), map[string]string{
-		decoder.ContextHeader: token,
-		"Authorization":       "Bearer sk-live-authorization-value",
-		"Cookie":              "session=cookie-value-123",
-		"X-API-Key":           "api-key-value-456",
-		"X-Instance-Key":      "instance-key-value-789",
+		model.ContextHeader: token,
+		"Authorization":     "Bearer sk-live-authorization-value",
+		"Cookie":            "session=cookie-value-123",
+		"X-API-Key":         "api-key-value-456",
+		"X-Instance-Key":    "instance-key-value-789",
 	})
 	c := h.waitCall("lookup")
 	h.shutdown()
@@ -49,7 +50,7 @@ func TestSecretsRedacted(t *testing.T) {
 	if got := c.Headers["Authorization"]; got != "Bearer "+model.Redacted {
 		t.Errorf("Authorization recorded as %q", got)
 	}
-	if got := c.Headers[http.CanonicalHeaderKey(decoder.ContextHeader)]; !strings.HasSuffix(got, "."+model.Redacted) || !strings.HasPrefix(got, token[:strings.LastIndexByte(token, '.')]) {
+	if got := c.Headers[http.CanonicalHeaderKey(model.ContextHeader)]; !strings.HasSuffix(got, "."+model.Redacted) || !strings.HasPrefix(got, token[:strings.LastIndexByte(token, '.')]) {
 		t.Errorf("context header recorded as %q", got)
 	}
 }
@@ -119,7 +120,7 @@ func TestContextHeadersObserved(t *testing.T) {
 	var n hits
 	upstream := contractUpstream(t, &n)
 	h := startTap(t, Config{Upstream: upstream.URL})
-	post(t, h.url, callBody(t, 1, "lookup", map[string]any{}, map[string]any{decoder.MetaProtocolVersion: decoder.MCPStateless}), map[string]string{
+	post(t, h.url, callBody(t, 1, "lookup", map[string]any{}, map[string]any{jsonrpc.MetaProtocolVersion: decoder.MCPStateless}), map[string]string{
 		"MCP-Protocol-Version":             decoder.MCPStateless,
 		"Mcp-Method":                       "tools/call",
 		"Mcp-Name":                         "not_lookup",

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -15,19 +15,20 @@ import (
 // notifications, a GET stream...): one `event` each, with a small summary.
 type plainMsg struct {
 	eventType string
-	kind      decoder.MessageKind
+	kind      jsonrpc.Kind
 	id        json.RawMessage
+	key       string // jsonrpc.IDKey(id)
 	method    string
-	params    json.RawMessage
-	reply     *decoder.Message
+	reply     *jsonrpc.Message
+	shown     map[string]any // what the params say worth showing
 	data      map[string]any
 	silent    bool
 }
 
-func newPlainMsg(m decoder.Message) *plainMsg {
-	p := &plainMsg{kind: m.Kind, id: m.ID, method: m.Method, params: m.Params}
+func newPlainMsg(m *jsonrpc.Message) *plainMsg {
+	p := &plainMsg{kind: m.Kind, id: m.ID, key: m.Key, method: m.Method, shown: m.Plain}
 	switch m.Kind {
-	case decoder.KindResponse:
+	case jsonrpc.KindResponse:
 		p.eventType = "mcp.response" // the client answering a server request
 	default:
 		p.eventType = "mcp." + m.Method
@@ -109,22 +110,8 @@ func bodilessAnswer(o outcome) bool {
 
 // summarizeParams keeps the few request fields worth seeing.
 func summarizeParams(p *plainMsg) {
-	if len(p.params) == 0 {
-		return
-	}
-	var v map[string]any
-	if json.Unmarshal(p.params, &v) != nil {
-		return
-	}
-	switch p.method {
-	case "initialize":
-		copyKeys(p, v, "protocolVersion", "clientInfo")
-	case "notifications/cancelled":
-		copyKeys(p, v, "requestId", "reason")
-	case "resources/read", "resources/subscribe":
-		copyKeys(p, v, "uri")
-	case "prompts/get":
-		copyKeys(p, v, "name")
+	for k, v := range p.shown {
+		p.note(k, v)
 	}
 }
 
@@ -134,45 +121,9 @@ func summarizeReply(p *plainMsg) {
 		p.note("error", map[string]any{"code": e.Code, "message": e.Message})
 		return
 	}
-	var v map[string]any
-	if json.Unmarshal(p.reply.Result, &v) != nil {
-		return
-	}
-	switch p.method {
-	case "initialize", "server/discover":
-		copyKeys(p, v, "protocolVersion", "serverInfo", "supportedVersions")
-		if c, ok := v["capabilities"].(map[string]any); ok {
-			names := make([]string, 0, len(c))
-			for k := range c {
-				names = append(names, k)
-			}
-			p.note("capabilities", names)
-		}
-	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
-		for _, key := range []string{"tools", "prompts", "resources", "resourceTemplates"} {
-			items, ok := v[key].([]any)
-			if !ok {
-				continue
-			}
-			p.note("count", len(items))
-			var names []string
-			for _, it := range items {
-				if m, ok := it.(map[string]any); ok && len(names) < 64 {
-					if n, ok := m["name"].(string); ok {
-						names = append(names, n)
-					}
-				}
-			}
-			p.note("names", names)
-		}
-		copyKeys(p, v, "nextCursor")
-	}
-}
-
-func copyKeys(p *plainMsg, v map[string]any, keys ...string) {
-	for _, k := range keys {
-		if x, ok := v[k]; ok {
-			p.note(k, x)
+	if s := p.reply.Summary; s != nil {
+		for k, v := range s.Plain {
+			p.note(k, v)
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 )
 
 // newTransport is http.DefaultTransport tuned for a proxy: compression is
@@ -174,7 +174,7 @@ func (t *Tap) modifyResponse(res *http.Response) error {
 func (t *Tap) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 	ex := exchangeFrom(r.Context())
 	if ex == nil { // forwarded unobserved: the request id is not known
-		writeRPCError(w, http.StatusBadGateway, decoder.ErrorResponse(nil, decoder.CodeInternalError, "toolscope tap: upstream unreachable: "+redactErr(err)))
+		jsonrpc.WriteError(w, http.StatusBadGateway, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInternalError, "toolscope tap: upstream unreachable: "+redactErr(err)))
 		return
 	}
 	if ex.client.Err() != nil || errors.Is(err, errClientGone) {
@@ -186,8 +186,8 @@ func (t *Tap) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 	if ex.tee != nil {
 		ex.tee.drain(http.NewResponseController(w)) // the request id is in the body
 	}
-	writeRPCError(w, http.StatusBadGateway, decoder.ErrorResponse(ex.firstRequestID(), decoder.CodeInternalError, msg))
-	ex.settle(outcome{kind: outcomeUnreachable, status: http.StatusBadGateway, rpcCode: decoder.CodeInternalError, message: msg})
+	jsonrpc.WriteError(w, http.StatusBadGateway, jsonrpc.ErrorResponse(ex.firstRequestID(), jsonrpc.CodeInternalError, msg))
+	ex.settle(outcome{kind: outcomeUnreachable, status: http.StatusBadGateway, rpcCode: jsonrpc.CodeInternalError, message: msg})
 }
 
 // discardLog silences the proxy's own logging: what goes wrong is reported

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"toolscope/decoder"
+	"toolscope/decoder/soat"
 )
 
 // net/http canonicalises header names (X-Soat-Context-tenantExternalId
@@ -35,7 +35,7 @@ type rawField struct{ name, value string }
 // rawHead is the head of one request: its request line, how many fields it
 // had (Host and Transfer-Encoding left out, as net/http does) and, of
 // those, the ones whose names may be SOAT keys. Only a tools/call with
-// such fields reads them (soatHeader): the rest of the head is not kept.
+// such fields reads them (soatFields): the rest of the head is not kept.
 type rawHead struct {
 	method, target string
 	count          int
@@ -114,31 +114,9 @@ func rawHeaderOf(r *http.Request) *rawHeader {
 	return &rawHeader{fields: head.fields}
 }
 
-// soatHeader is the fields whose names may start with prefix (the SOAT
-// context, matched without case), by name as it arrived, values in order,
-// and those names in the order they arrived: what
-// decoder.SoatContextOrdered reads.
-func (raw *rawHeader) soatHeader(prefix string) (http.Header, []string) {
-	var h http.Header
-	var order []string
-	for _, f := range raw.fields {
-		if len(f.name) <= len(prefix) || !strings.EqualFold(f.name[:len(prefix)], prefix) {
-			continue
-		}
-		if h == nil {
-			h = make(http.Header)
-		}
-		if _, seen := h[f.name]; !seen {
-			order = append(order, f.name)
-		}
-		h[f.name] = append(h[f.name], f.value)
-	}
-	return h, order
-}
-
 // mayBeSoat reports whether a field name may start with prefix without
-// case: soatHeader decides. Names are tokens, so ASCII folding is exact;
-// any other byte is kept for soatHeader to judge.
+// case: the judge decides. Names are tokens, so ASCII folding is exact;
+// any other byte is kept for the judge to judge.
 func mayBeSoat(name []byte, prefix string) bool {
 	if len(name) <= len(prefix) {
 		return false
@@ -289,7 +267,7 @@ func (c *headConn) feedHead(b []byte) []byte {
 
 func (c *headConn) soatPrefix() string {
 	if c.prefix == "" {
-		return decoder.DefaultSoatPrefix
+		return soat.DefaultPrefix
 	}
 	return c.prefix
 }

@@ -3,6 +3,7 @@ package tap
 import (
 	"bytes"
 	"strings"
+	"toolscope/model"
 )
 
 // Reading one request head: where it ends, its request line, its framing
@@ -84,16 +85,16 @@ func (c *headConn) readFields(lines []byte) (headFields, bool) {
 		}
 		lines = rest
 		switch {
-		case equalFoldASCII(name, "Host"):
+		case model.EqualFoldASCII(name, "Host"):
 			continue // net/http keeps it out of r.Header
-		case equalFoldASCII(name, "Content-Length"):
+		case model.EqualFoldASCII(name, "Content-Length"):
 			if n, ok := parseContentLength(value); ok && n >= 0 {
 				fr.length = n
 			}
-		case equalFoldASCII(name, "Transfer-Encoding"):
+		case model.EqualFoldASCII(name, "Transfer-Encoding"):
 			fr.chunked = fr.chunked || containsFoldASCII(value, "chunked")
 			continue // nor this one
-		case equalFoldASCII(name, "Upgrade"):
+		case model.EqualFoldASCII(name, "Upgrade"):
 			fr.upgrade = true
 		}
 		fr.count++
@@ -138,7 +139,7 @@ func (c *headConn) newRawHead(method, target, lines []byte, fr headFields) rawHe
 	// Twice over the lines (read whole before: no error now): first the
 	// text, then the fields as substrings of it.
 	kept := func(name []byte) bool {
-		return mayBeSoat(name, c.soatPrefix()) && !equalFoldASCII(name, "Host") && !equalFoldASCII(name, "Transfer-Encoding")
+		return mayBeSoat(name, c.soatPrefix()) && !model.EqualFoldASCII(name, "Host") && !model.EqualFoldASCII(name, "Transfer-Encoding")
 	}
 	for rest := lines; len(rest) > 0; {
 		name, value, next, _ := nextField(rest)

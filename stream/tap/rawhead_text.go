@@ -1,27 +1,17 @@
 package tap
 
-import "math"
+import (
+	"math"
+	"toolscope/model"
+)
 
 // The head is read as bytes, without copying it: these are the few text
 // helpers it needs, for the ASCII of HTTP field names and values.
 
-// equalFoldASCII reports whether b is s without ASCII case.
-func equalFoldASCII(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range len(b) {
-		if lowerASCII(b[i]) != lowerASCII(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // containsFoldASCII reports whether b holds lower (lower case) in any case.
 func containsFoldASCII(b []byte, lower string) bool {
 	for i := 0; i+len(lower) <= len(b); i++ {
-		if equalFoldASCII(b[i:i+len(lower)], lower) {
+		if model.EqualFoldASCII(b[i:i+len(lower)], lower) {
 			return true
 		}
 	}

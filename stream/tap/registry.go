@@ -6,7 +6,7 @@ import "sync"
 // and results on a resumed stream) and by progress token (for progress sent
 // on another stream). Ids and tokens are only unique within a session (every
 // client numbers from 0 or 1), so each key holds a short list and a lookup
-// matches within the message's scope (see find). Keys are decoder.IDKey's: a
+// matches within the message's scope (see find). Keys are jsonrpc.IDKey's: a
 // server may echo an id or token in another JSON form.
 type registry struct {
 	mu      sync.Mutex

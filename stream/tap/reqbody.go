@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -255,8 +255,8 @@ func (t *Tap) bufferRequest(w http.ResponseWriter, ex *exchange, r *http.Request
 		// the answer, unless the deadline has passed; the connection closes.
 		rc.SetReadDeadline(time.Now())
 		w.Header().Set("Connection", "close")
-		return &refusal{answer: answer{status: status, code: decoder.CodeInternalError, reason: reason,
-			body: decoder.ErrorResponse(nil, decoder.CodeInternalError, "toolscope tap: "+reason)}, warning: code}
+		return &refusal{answer: answer{status: status, code: jsonrpc.CodeInternalError, reason: reason,
+			body: jsonrpc.ErrorResponse(nil, jsonrpc.CodeInternalError, "toolscope tap: "+reason)}, warning: code}
 	}
 	switch {
 	case errors.Is(err, errBudget):

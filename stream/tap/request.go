@@ -1,29 +1,24 @@
 package tap
 
 import (
-	"bytes"
-	"encoding/json"
+	"cmp"
 	"net/http"
-	"net/textproto"
 	"strconv"
 	"strings"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
 // parsedRequest is what the tap read of one request body.
 type parsedRequest struct {
-	msgs     []decoder.Message
-	batch    bool
+	body     jsonrpc.Body // the body, read once
 	calls    []*call
 	plain    []*plainMsg
 	cancels  []cancelMsg
-	warnings []decoder.Warning  // about the exchange, not a call
-	strict   *decoder.Ambiguity // why servers could read it differently (see readStrictly)
-	// read: ParseMessages read the body as it came (no lenient cut), so
-	// its syntax is checked and the strict check need not check it again.
-	read bool
+	warnings []model.Warning    // about the exchange, not a call
+	strict   *jsonrpc.Ambiguity // why servers could read it differently (see readStrictly)
 	// one holds the calls of a request with one (nearly all of them), so
 	// pr.calls is not a slice of its own.
 	one [1]*call
@@ -31,9 +26,9 @@ type parsedRequest struct {
 
 // cancelMsg is a notifications/cancelled the client sent.
 type cancelMsg struct {
-	plain     *plainMsg
-	requestID json.RawMessage
-	reason    string
+	plain  *plainMsg
+	key    string // of the request it cancels (jsonrpc.IDKey)
+	reason string
 }
 
 // callsByID finds this request's call answered by a response id.
@@ -60,213 +55,125 @@ func (pr *parsedRequest) callByToken(key string) *call {
 
 func (pr *parsedRequest) plainByID(key string) *plainMsg {
 	for _, p := range pr.plain {
-		if p.kind == decoder.KindRequest && decoder.IDKey(p.id) == key {
+		if p.kind == jsonrpc.KindRequest && p.key == key {
 			return p
 		}
 	}
 	return nil
 }
 
-// parseRequest reads the request body and prepares, without emitting, the
-// events it causes. With --enforce it runs before the request is forwarded.
+// newJudge is the judge of a tap's requests, configured as the tap is.
+func newJudge(cfg Config) *decoder.Judge {
+	return &decoder.Judge{Secrets: cfg.Secrets, InstanceID: cfg.InstanceID, InstanceName: cfg.InstanceName,
+		CredentialHeader: cfg.CredentialHeader, SoatPrefix: cfg.SoatPrefix, Enforce: cfg.Enforce}
+}
+
+// parseRequest has the tap's judge read the request body once and judge
+// it, and prepares, without emitting, the events it causes. With --enforce
+// it runs before the request is forwarded.
 func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
-	pr := &parsedRequest{}
-	defer t.readStrictly(ex, pr)
-	if ex.method != http.MethodPost {
-		pr.plain = append(pr.plain, &plainMsg{eventType: httpEventType(ex.method)})
-		if why := decoder.ContextOnOtherMethod(ex.method, contextToken(ex.header) != "", nil); why != "" {
-			pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnContextOnOtherMethod, Message: why})
-		}
-		return pr
+	req := decoder.Request{Method: ex.method, Header: ex.header, Body: ex.body, Whole: ex.bodyWhole, Exchange: ex.id, Now: ex.start}
+	if raw := ex.rawHeader; raw != nil { // SOAT keys are the header names verbatim
+		req.SoatHeader, req.SoatOrder = soatFields(raw)
 	}
-	if !ex.bodyWhole {
-		why := ex.bodySkip
-		if why == "" {
-			why = "request body over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (or unreadable)"
+	return t.sortRequest(ex, t.judge.Request(req), true)
+}
+
+// soatFields are the head's fields that may be SOAT keys (the head keeps
+// those), by name as they arrived and in that order: what the judge reads
+// the SOAT context from.
+func soatFields(raw *rawHeader) (http.Header, []string) {
+	h := make(http.Header, len(raw.fields))
+	var order []string
+	for _, f := range raw.fields {
+		if _, seen := h[f.name]; !seen {
+			order = append(order, f.name)
 		}
-		pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnParseSkipped,
-			Message: why + ": forwarded unchanged, not parsed"})
+		h[f.name] = append(h[f.name], f.value)
+	}
+	return h, order
+}
+
+// sortRequest sorts a request as judged: its calls (their tool.call events
+// prepared), other messages, cancellations, warnings. The HTTP and the
+// stdio tap read a client's messages alike through it; overHTTP says the
+// request came over HTTP (its tool.call events record its headers).
+func (t *Tap) sortRequest(ex *exchange, judged decoder.Judgment, overHTTP bool) *parsedRequest {
+	pr := &parsedRequest{body: judged.Body, strict: judged.Strict}
+	if len(judged.Calls) > 0 {
+		pr.calls = pr.one[:0]
+	}
+	var headers map[string]string // recorded on tool.call events only
+	if overHTTP && len(judged.Calls) > 0 {
+		headers = t.headerMap(ex.header)
+	}
+	for i := range judged.Calls {
+		pr.calls = append(pr.calls, t.newCall(ex, &judged.Calls[i], headers))
+	}
+	switch {
+	case overHTTP && ex.method != http.MethodPost:
+		pr.plain = append(pr.plain, &plainMsg{eventType: httpEventType(ex.method)})
+	case overHTTP && !ex.bodyWhole:
+		why := cmp.Or(ex.bodySkip, "request body over "+strconv.FormatInt(t.cfg.MaxParseBytes, 10)+" bytes (or unreadable)")
+		pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnParseSkipped, Message: why + ": forwarded unchanged, not parsed"})
 		if t.cfg.Enforce {
 			// What the tap cannot read it cannot verify: strictAnswer refuses it.
-			pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnEnforceUnverifiedLargeBody,
+			pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnEnforceUnverifiedLargeBody,
 				Message: "--enforce cannot verify this request: its body is over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (--max-parse-bytes); answered 413, not forwarded"})
 		}
 		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
-		return pr
-	}
-	msgs, batch, err := decoder.ParseMessages(ex.body)
-	if pr.read = err == nil; !pr.read {
-		msgs, batch, err = parseLeniently(ex.body, err)
-	}
-	if err != nil {
-		pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnMalformedRequest, Message: "request body is not JSON-RPC (" + err.Error() + "): forwarded unchanged"})
+	case judged.Body.Err != nil:
+		pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnMalformedRequest, Message: "request body is not JSON-RPC (" + judged.Body.Err.Error() + "): forwarded unchanged"})
 		pr.plain = append(pr.plain, &plainMsg{eventType: "mcp.unparsed"})
-		return pr
 	}
-	pr.msgs, pr.batch = msgs, batch
-	var headers map[string]string // recorded on tool.call events only
-	for _, m := range msgs {
-		switch {
-		case m.Kind == decoder.KindRequest && m.Method == decoder.MethodToolsCall:
-			if headers == nil {
-				headers = t.headerMap(ex.header)
-			}
-			if pr.calls == nil {
-				pr.calls = pr.one[:0]
-			}
-			pr.calls = append(pr.calls, t.newCall(ex, m, batch, len(pr.calls), headers))
-		case m.Kind == decoder.KindInvalid:
-			pr.warnings = append(pr.warnings, decoder.Warning{Code: model.WarnMalformedRequest, Message: "invalid JSON-RPC message: " + m.Problem})
+	for i := range judged.Body.Messages {
+		switch m := &judged.Body.Messages[i]; {
+		case m.IsCall():
+		case m.Kind == jsonrpc.KindInvalid:
+			pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnMalformedRequest, Message: "invalid JSON-RPC message: " + m.Problem})
 		default:
 			p := newPlainMsg(m)
 			pr.plain = append(pr.plain, p)
-			if m.Kind == decoder.KindNotification && m.Method == "notifications/cancelled" {
-				pr.cancels = append(pr.cancels, parseCancel(p, m.Params))
+			if m.Kind == jsonrpc.KindNotification && m.Method == jsonrpc.MethodCancelled {
+				pr.cancels = append(pr.cancels, cancelMsg{plain: p, key: m.Cancel.Key, reason: m.Cancel.Reason})
 			}
 		}
 	}
-	t.checkHeaders(ex, pr)
-	if len(pr.calls) == 0 {
-		pr.warnings = append(pr.warnings, contextOnOtherMethods(ex, msgs)...)
-	}
-	if batch && len(pr.calls) > 0 {
-		if _, _, reason, reject := decoder.BatchRejection(msgs); reject {
-			for _, c := range pr.calls {
-				c.pending = append(c.pending, decoder.Warning{Code: model.WarnToolsCallInBatch, Message: reason})
-			}
-		}
-	}
+	pr.warnings = append(pr.warnings, judged.Warnings...)
 	return pr
 }
 
-// checkHeaders compares the MCP headers with the body and reads the SOAT
-// context bag; findings go to the first call, or to the exchange.
-func (t *Tap) checkHeaders(ex *exchange, pr *parsedRequest) {
-	if len(pr.msgs) == 0 || pr.batch {
-		return
-	}
-	m := pr.msgs[0]
-	var tool string
-	var meta decoder.MetaInfo
-	if len(pr.calls) > 0 {
-		tool, meta = pr.calls[0].tool, decoder.MetaInfo{ProtocolVersion: pr.calls[0].meta.protocolVersion}
-	} else if len(m.Params) > 0 {
-		var p struct {
-			Meta map[string]any `json:"_meta"`
-		}
-		if json.Unmarshal(m.Params, &p) == nil {
-			meta = decoder.ExtractMeta(p.Meta)
-		}
-	}
-	ws := decoder.CheckMCPHeaders(ex.header, m.Method, tool, meta)
-	if len(pr.calls) == 0 {
-		pr.warnings = append(pr.warnings, ws...)
-		return
-	}
-	c := pr.calls[0]
-	c.pending = append(c.pending, ws...)
-	var bag decoder.SoatBag
-	var soatWarnings []decoder.Warning
-	if raw := ex.rawHeader; raw != nil { // SOAT keys are the header names verbatim
-		prefix := t.cfg.SoatPrefix
-		if prefix == "" {
-			prefix = decoder.DefaultSoatPrefix
-		}
-		h, order := raw.soatHeader(prefix)
-		bag, soatWarnings = decoder.SoatContextOrdered(h, order, t.cfg.SoatPrefix)
-	} else {
-		bag, soatWarnings = decoder.SoatContext(ex.header, t.cfg.SoatPrefix)
-	}
-	c.pending = append(c.pending, soatWarnings...)
-	c.pending = append(c.pending, dropStrippedSoat(bag, ex.header, t.cfg.SoatPrefix)...)
-	if len(bag.Values) > 0 {
-		for _, o := range pr.calls {
-			o.callEv.SoatContext = bag.Values
-		}
-	}
-}
-
-// newCall prepares the tool.call event of one tools/call, with its context
-// token decoded and, given a secret, verified.
-func (t *Tap) newCall(ex *exchange, m decoder.Message, batch bool, n int, headers map[string]string) *call {
-	cp, perr := decoder.ParseCallParams(m.Params)
-	meta := decoder.ExtractMeta(cp.Meta)
+// newCall prepares the tool.call event of one tools/call, as judged.
+func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string]string) *call {
+	m := cj.Message
 	c := &call{
 		t:          t,
-		exchangeID: ex.id,
+		msg:        m,
+		exchangeID: cj.Exchange,
 		requestID:  string(m.ID),
-		idKey:      decoder.IDKey(m.ID),
-		tokenKey:   decoder.IDKey(meta.ProgressToken),
-		tool:       cp.Name,
-		taskID:     meta.TaskID,
-		toolCallID: meta.ToolCallID,
-		idemKey:    meta.IdempotencyKey,
+		idKey:      m.Key,
+		tokenKey:   m.Meta.TokenKey,
+		tool:       m.Call.Name,
+		taskID:     m.Meta.TaskID(),
+		toolCallID: m.Meta.ToolCallID(),
+		idemKey:    m.Meta.IdempotencyKey(),
 		scope:      ex.scope,
 		start:      ex.start,
-		meta:       callMeta{agentArea: meta.AgentArea, progressToken: meta.ProgressToken, protocolVersion: meta.ProtocolVersion},
+		pending:    cj.Warnings,
 	}
-	if n > 0 {
-		c.exchangeID = ex.id + "." + strconv.Itoa(n+1)
-	}
-	if perr != nil {
-		c.pending = append(c.pending, decoder.Warning{Code: model.WarnMalformedCall, Message: "tools/call params: " + perr.Error()})
-	}
-	credential := t.cfg.credentialHeader()
-	// The token and credential are judged as the server receives them: the
-	// proxy drops the headers a client names in Connection.
-	token, credentialPresent := contextToken(ex.header), ex.header.Get(credential) != ""
-	if token != "" && hopByHop(ex.header, canonicalContextHeader) {
-		token = ""
-		c.pending = append(c.pending, decoder.Warning{Code: model.WarnContextHeaderStripped, Message: "the client lists " +
-			decoder.ContextHeader + " in Connection, so the proxy removes it as hop-by-hop: the server never receives the token and the verdict is what it sees"})
-	}
-	if credentialPresent && hopByHop(ex.header, credential) {
-		credentialPresent = false
-		c.pending = append(c.pending, decoder.Warning{Code: model.WarnCredentialHeaderStripped, Message: "the client lists " +
-			credential + " in Connection, so the proxy removes it as hop-by-hop: the server never receives the static credential"})
-	}
-	paramsProblem, metaProblem := splitParamsError(perr)
-	vctx, vws := decoder.Verify(decoder.VerifyInput{
-		Token:             token,
-		Secrets:           t.cfg.Secrets,
-		InstanceID:        t.cfg.InstanceID,
-		ToolName:          cp.Name,
-		Meta:              cp.Meta,
-		CredentialPresent: credentialPresent,
-		RequireCredential: t.cfg.CredentialHeader != "",
-		InBatch:           batch,
-		Now:               ex.start,
-		ParamsProblem:     paramsProblem,
-		MetaProblem:       metaProblem,
-	})
-	c.pending = append(c.pending, vws...)
-	c.pending = append(c.pending, decoder.CallRuleWarnings(decoder.CallRulesInput{ToolName: cp.Name, Meta: cp.Meta,
-		TokenPresent: contextToken(ex.header) != "", Claims: vctx.Claims, SessionID: ex.header.Get("Mcp-Session-Id")})...)
-	c.pending = append(c.pending, t.cross.check(crossCall{exchange: c.exchangeID, idemKey: meta.IdempotencyKey,
-		arguments: cp.Arguments, claims: vctx.Claims, meta: cp.Meta, taskID: meta.TaskID})...)
 	ev := c.event(model.KindToolCall, ex.start)
-	ev.Arguments = cp.Arguments
-	if len(meta.AgentArea) > 0 {
-		ev.Meta = meta.AgentArea
+	ev.Arguments = m.Call.Arguments
+	if len(m.Meta.AgentArea) > 0 {
+		ev.Meta = m.Meta.AgentArea
 	}
-	ev.Context = &vctx
-	ev.TraceParent, ev.TraceState = meta.Trace["traceparent"], meta.Trace["tracestate"]
-	if t.cfg.InstanceName != "" && cp.Name != "" {
-		ev.AgentName = t.names.name(t.cfg.InstanceName, cp.Name)
-	}
+	ev.Context = &cj.Context
+	ev.SoatContext = cj.Soat
+	ev.TraceParent, ev.TraceState = m.Meta.TraceParent, m.Meta.TraceState
+	ev.AgentName = cj.AgentName
 	ev.TimeoutMS = t.cfg.Timeout.Milliseconds()
 	ev.Headers = headers
 	c.callEv = ev
 	return c
-}
-
-func parseCancel(p *plainMsg, params json.RawMessage) cancelMsg {
-	var v struct {
-		RequestID json.RawMessage `json:"requestId"`
-		Reason    string          `json:"reason"`
-	}
-	json.Unmarshal(params, &v)
-	return cancelMsg{plain: p, requestID: v.RequestID, reason: v.Reason}
 }
 
 // announce emits what the request said: calls (now in flight), warnings,
@@ -292,7 +199,7 @@ func (ex *exchange) announce() {
 		if reason == "" {
 			reason = "notifications/cancelled"
 		}
-		key := decoder.IDKey(cm.requestID)
+		key := cm.key
 		target, others := ex.t.calls.byIDIn(key, ex.scope)
 		if target == nil {
 			target = onlyGone(others) // its client closed its stream just before
@@ -361,82 +268,4 @@ func (t *Tap) headerMap(h http.Header) map[string]string {
 		out[k] = strings.Join(vs, ", ")
 	}
 	return out
-}
-
-var canonicalContextHeader = textproto.CanonicalMIMEHeaderKey(decoder.ContextHeader)
-
-// contextToken is h.Get(decoder.ContextHeader) without canonicalising the
-// name on every call (X-AgentArea-Context is not canonical: each Get built
-// a new string).
-func contextToken(h http.Header) string {
-	if vs := h[canonicalContextHeader]; len(vs) > 0 {
-		return vs[0]
-	}
-	return ""
-}
-
-// hopByHop says whether the proxy removes the request header name
-// (canonical) before the upstream: a standard hop-by-hop header, or one the
-// Connection header names. It builds nothing: it runs for every call.
-func hopByHop(h http.Header, name string) bool {
-	switch name {
-	case "Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
-		"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade":
-		return true
-	}
-	for _, v := range h["Connection"] {
-		for v != "" {
-			var part string
-			part, v, _ = strings.Cut(v, ",")
-			if part = textproto.TrimString(part); part != "" && textproto.CanonicalMIMEHeaderKey(part) == name {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// contextOnOtherMethods warns of AgentArea context (the token, or
-// agentarea/* keys in _meta) on a request that holds no tools/call.
-func contextOnOtherMethods(ex *exchange, msgs []decoder.Message) []decoder.Warning {
-	token := contextToken(ex.header) != ""
-	for _, m := range msgs {
-		if m.Kind != decoder.KindRequest && m.Kind != decoder.KindNotification {
-			continue
-		}
-		var meta map[string]any
-		if bytes.Contains(m.Params, []byte(decoder.AgentAreaPrefix)) {
-			var p struct {
-				Meta map[string]any `json:"_meta"`
-			}
-			if json.Unmarshal(m.Params, &p) == nil {
-				meta = p.Meta
-			}
-		}
-		if why := decoder.ContextOnOtherMethod(m.Method, token, meta); why != "" {
-			return []decoder.Warning{{Code: model.WarnContextOnOtherMethod, Message: why}}
-		}
-	}
-	return nil
-}
-
-// dropStrippedSoat removes from the bag the context headers the client
-// names in Connection: the proxy removes them, the server never sees them.
-func dropStrippedSoat(bag decoder.SoatBag, h http.Header, prefix string) []decoder.Warning {
-	if len(bag.Values) == 0 || len(h["Connection"]) == 0 {
-		return nil
-	}
-	if prefix == "" {
-		prefix = decoder.DefaultSoatPrefix
-	}
-	var ws []decoder.Warning
-	for key := range bag.Values {
-		if hopByHop(h, textproto.CanonicalMIMEHeaderKey(prefix+key)) {
-			delete(bag.Values, key)
-			delete(bag.Identity, key)
-			ws = append(ws, decoder.Warning{Code: model.WarnContextHeaderStripped, Message: "the client lists " + strconv.Quote(prefix+key) +
-				" in Connection, so the proxy removes it as hop-by-hop: the server never receives this SOAT key"})
-		}
-	}
-	return ws
 }

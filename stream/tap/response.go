@@ -9,38 +9,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"toolscope/decoder"
+	"toolscope/decoder/sse"
 	"toolscope/model"
 )
 
-// isEventStream says whether a Content-Type is text/event-stream, as
-// mime.ParseMediaType reads it. It runs several times per exchange, so a
-// plain ASCII type is compared in place: ParseMediaType makes a map and a
-// lowered copy every time.
+// isEventStream says whether a Content-Type is text/event-stream.
 func isEventStream(contentType string) bool {
-	const eventStream = "text/event-stream"
-	base, _, hasParams := strings.Cut(contentType, ";")
-	if isASCII(base) {
-		if !strings.EqualFold(strings.TrimSpace(base), eventStream) {
-			return false
-		}
-		if !hasParams {
-			return true
-		}
-	}
 	mt, _, _ := mime.ParseMediaType(contentType) // parameters, which may be invalid
-	return mt == eventStream
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
+	return mt == "text/event-stream"
 }
 
 // readResponse parses the copy of the response body as it arrives, then
@@ -92,7 +69,7 @@ const sideYield = 500 * time.Microsecond
 
 // readEventStream dispatches each SSE event's messages as they arrive.
 func (ex *exchange) readEventStream(rs *responseStart, r io.Reader) {
-	p := decoder.NewSSEParser(ex.t.cfg.MaxParseBytes, func(e decoder.SSEEvent) {
+	p := sse.NewParser(ex.t.cfg.MaxParseBytes, func(e sse.Event) {
 		ex.capture.event(rs.pipe.arrival(), e)
 		if e.Oversized {
 			ex.warn(model.WarnParseSkipped, "an SSE event over the parse limit was forwarded unchanged, not parsed")
@@ -160,93 +137,9 @@ func looksJSON(b []byte) bool {
 	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
 }
 
-// dispatch reports the messages of one response body or SSE event.
+// dispatch reports the messages of one response body or SSE event (the
+// one dispatch, Tap.dispatch), a cancellation that came first applied first.
 func (ex *exchange) dispatch(at time.Time, data []byte, status int) {
-	msgs, _, err := decoder.ParseMessages(data)
-	if err != nil {
-		if len(bytes.TrimSpace(data)) > 0 {
-			ex.malformedResponse("not JSON-RPC: " + err.Error())
-		}
-		return
-	}
-	pr := ex.req
-	ex.t.cancels.settle() // a cancellation that came first is applied first
-	for _, m := range msgs {
-		switch m.Kind {
-		case decoder.KindResponse:
-			key := decoder.IDKey(m.ID)
-			if c := pr.callByID(key); c != nil {
-				c.onResult(at, m, status)
-			} else if p := pr.plainByID(key); p != nil {
-				msg := m
-				p.reply = &msg
-			} else if c, _ := ex.t.calls.byIDIn(key, ex.scope); c != nil {
-				c.onResult(at, m, status) // a result on a resumed (GET) stream
-			} else {
-				ex.t.emit(model.Event{Time: at.UTC(), Kind: model.KindEvent, EventType: "mcp.response", RequestID: string(m.ID),
-					Data: marshalData(map[string]any{"exchange": ex.id, "matched": false})})
-			}
-		case decoder.KindNotification:
-			if m.Method == decoder.MethodProgress {
-				ex.progress(at, m)
-				continue
-			}
-			ex.serverMessage(at, m)
-		case decoder.KindRequest:
-			ex.serverMessage(at, m)
-		default:
-			ex.malformedResponse("invalid JSON-RPC message: " + m.Problem)
-		}
-	}
-}
-
-// malformedResponse warns of a message the server sent that cannot be read,
-// and keeps the first such reason for the calls the stream leaves unanswered.
-func (ex *exchange) malformedResponse(why string) {
-	ex.warn(model.WarnMalformedResponse, why)
-	if ex.malformed == "" {
-		ex.malformed = why
-	}
-}
-
-func (ex *exchange) progress(at time.Time, m decoder.Message) {
-	p, err := decoder.ParseProgress(m.Params)
-	if err != nil {
-		ex.warn(model.WarnMalformedProgress, err.Error())
-		return
-	}
-	key := decoder.IDKey(p.Token)
-	c := ex.req.callByToken(key)
-	if c == nil {
-		c = ex.t.calls.byTokenIn(key, ex.scope)
-	}
-	if c == nil {
-		ex.warn(model.WarnProgressUnmatched, "notifications/progress for token "+clipText(string(p.Token), 200)+" matches no call in flight")
-		return
-	}
-	c.onProgress(at, p)
-}
-
-// serverMessage reports a server-to-client request or notification (logging,
-// elicitation, list changes...), on the call's timeline when there is one.
-func (ex *exchange) serverMessage(at time.Time, m decoder.Message) {
-	ev := model.Event{Time: at.UTC(), Kind: model.KindEvent, EventType: "mcp." + m.Method, RequestID: string(m.ID),
-		Data: marshalData(map[string]any{"exchange": ex.id, "from": "server"})}
-	if len(ex.req.calls) == 1 {
-		c := ex.req.calls[0]
-		ev.TaskID, ev.ToolCallID, ev.Tool = c.taskID, c.toolCallID, c.tool
-	}
-	ex.t.emit(ev)
-}
-
-// clipText cuts s to at most max bytes, on a character boundary.
-func clipText(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	ex.t.cancels.settle()
+	ex.t.dispatch(ex, at, data, status)
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
 	"toolscope/model"
 	"toolscope/output"
 )
@@ -57,6 +56,6 @@ func signedHeader(token string, credential bool) http.Header {
 	if credential {
 		hdr.Set("Authorization", "Bearer static-credential")
 	}
-	hdr.Set(decoder.ContextHeader, token)
+	hdr.Set(model.ContextHeader, token)
 	return hdr
 }

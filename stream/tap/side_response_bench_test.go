@@ -35,7 +35,7 @@ func benchSideWorkResponse(b *testing.B, read bool) {
 				// A call of its own each time (as BenchmarkSideWork).
 				meta := contractMeta(fmt.Sprintf("task-%d", i+j), fmt.Sprintf("call-%d", i+j), 1)
 				body := callBody(b, 1, "lookup", map[string]any{"orderId": "A-17"}, meta)
-				jti := fmt.Sprintf("bench-jti-%d", i+j)
+				jti := fmt.Sprintf("0b8f6a1e-6a8e-4f0e-b3c1-%012d", i+j)
 				token := mintToken(b, testSecret, "lookup", meta, func(m jwt.MapClaims) { m["jti"] = jti })
 				ex := &exchange{t: tp, id: strconv.Itoa(i + j), start: time.Now(), method: "POST", header: signedHeader(token, true), body: body, bodyWhole: true}
 				ex.req = tp.parseRequest(ex)

@@ -18,8 +18,11 @@ import (
 // one call in the request itself, Verify read typed claims and the store
 // kept a call's keys in its entry, 66 once the hub's redaction (one policy
 // for every source) copies the headers map holding a credential rather
-// than the tap redacting its own (each call a new one with a fresh token,
-// as on the wire: no warning).
+// than the tap redacting its own; 113 once issue 23 put every body
+// through the one reader (jsontext), the token through golang-jwt and a
+// server's messages through one dispatch, with the hand-written fast paths
+// gone (each call a new one with a fresh token, as on the wire: no
+// warning).
 func TestSideWorkAllocations(t *testing.T) {
 	tp, store := newSideTap(t, "allocs", "")
 	calls := newBenchCalls(t, 64) // 51 runs: each token and exchange is new
@@ -35,8 +38,8 @@ func TestSideWorkAllocations(t *testing.T) {
 		ex.end = nil
 		ex.conclude(outcome{kind: outcomeResponse, resp: &responseStart{status: 200, contentType: "application/json"}})
 	})
-	if n > 66 {
-		t.Errorf("%.0f allocations per call on the tap's side, want at most 66", n)
+	if n > 113 {
+		t.Errorf("%.0f allocations per call on the tap's side, want at most 113", n)
 	}
 	s := store.Snapshot()
 	if s.Events == 0 {

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"toolscope/decoder"
 	"toolscope/model"
 	"toolscope/output"
 )
@@ -114,7 +113,7 @@ func testStuckSink(t *testing.T, enforce bool) {
 		req, _ := http.NewRequest("POST", url, bytes.NewReader(calls[id].body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set(decoder.ContextHeader, calls[id].token)
+		req.Header.Set(model.ContextHeader, calls[id].token)
 		res, err := client.Do(req)
 		if err != nil {
 			t.Errorf("call %d: %v", id, err)

@@ -72,7 +72,7 @@ func RunStdio(ctx context.Context, cfg Config, command []string, stdin io.Reader
 		return 0, errors.New("tap: --enforce is not available for a stdio server: the tap only watches its pipes")
 	}
 	s := newStdioSession(&Tap{cfg: cfg, sink: sink, calls: newRegistry(), runners: newRunners(),
-		budget: &byteBudget{limit: cfg.MaxBufferedBytes}})
+		budget: &byteBudget{limit: cfg.MaxBufferedBytes}, judge: newJudge(cfg)})
 	return s.run(ctx, command, stdin, stdout, stderr)
 }
 

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
 // Over stdio there are no headers: a client that sends a context token
 // puts it in the call's _meta under the header's name (AgentArea sends none
-// to managed, command, instances). It is verified as the header would be.
-const stdioContextMetaKey = decoder.ContextHeader
+// to managed, command, instances): jsonrpc.MetaContextToken. It is verified
+// as the header would be.
 
 // maxPendingPlain bounds the client requests (other than tools/call)
 // awaiting their answer; past it the oldest is reported unanswered.
@@ -66,84 +67,48 @@ func (s *stdioSession) onLine(dir direction, at time.Time, e lineEnd) {
 	case dir == fromClient:
 		s.fromClient(at, e.line)
 	default:
-		s.fromServer(at, e.line)
+		s.t.dispatch(s, at, e.line, 0)
 	}
 }
 
-// fromClient reports one message line the client sent.
+// fromClient reports one message line the client sent: read and judged
+// as the HTTP tap reads a request body (sortRequest), with no headers.
 func (s *stdioSession) fromClient(at time.Time, line []byte) {
 	id := strconv.FormatUint(s.t.seq.Add(1), 10)
-	msgs, batch, err := decoder.ParseMessages(line)
-	if err != nil {
-		msgs, batch, err = parseLeniently(line, err)
+	ex := &exchange{t: s.t, id: id, start: at, method: http.MethodPost, scope: stdioScope}
+	pr := s.t.sortRequest(ex, s.t.judge.Request(decoder.Request{Body: line, Whole: true, Exchange: id, Now: at}), false)
+	for _, w := range pr.warnings {
+		s.warn(w.Code, "message "+id+": "+w.Message)
 	}
-	if err != nil {
-		s.warn(model.WarnMalformedRequest, "message "+id+" from the client is not JSON-RPC ("+err.Error()+"): forwarded unchanged")
-		return
-	}
-	ex := &exchange{t: s.t, id: id, start: at, method: http.MethodPost, header: http.Header{}, scope: stdioScope}
-	var calls []*call
-	for _, m := range msgs {
-		switch {
-		case m.Kind == decoder.KindRequest && m.Method == decoder.MethodToolsCall:
-			ex.header = stdioHeader(m.Params)
-			calls = append(calls, s.t.newCall(ex, m, batch, len(calls), nil))
-		case m.Kind == decoder.KindInvalid:
-			s.warn(model.WarnMalformedRequest, "message "+id+": invalid JSON-RPC message: "+m.Problem)
-		case m.Kind == decoder.KindNotification && m.Method == "notifications/cancelled":
-			s.cancel(id, at, m)
-		case m.Kind == decoder.KindRequest:
-			s.await(&stdioPlain{p: newPlainMsg(m), exchange: id, start: at})
-		default:
-			s.report(&stdioPlain{p: newPlainMsg(m), exchange: id, start: at}, at)
-		}
-	}
-	if batch && len(calls) > 0 {
-		if _, _, reason, reject := decoder.BatchRejection(msgs); reject {
-			for _, c := range calls {
-				c.pending = append(c.pending, decoder.Warning{Code: model.WarnToolsCallInBatch, Message: reason})
-			}
-		}
-	}
-	if len(calls) == 0 {
-		for _, w := range contextOnOtherMethods(ex, msgs) {
-			s.warn(w.Code, "message "+id+": "+w.Message)
-		}
-	}
-	for _, c := range calls {
+	for _, c := range pr.calls {
 		s.t.calls.add(c)
 		s.t.emit(c.callEv)
 		c.warnAll(c.start, c.pending)
 		c.pending = nil
 		c.startTimer()
 	}
-}
-
-// stdioHeader carries a token found in _meta where the verifier reads it.
-func stdioHeader(params json.RawMessage) http.Header {
-	h := http.Header{}
-	if !bytes.Contains(params, []byte(stdioContextMetaKey)) {
-		return h
+	for _, cm := range pr.cancels {
+		s.cancel(id, at, cm)
 	}
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
+	for _, p := range pr.plain {
+		switch {
+		case p.eventType == "mcp.unparsed" || p.method == jsonrpc.MethodCancelled && p.kind == jsonrpc.KindNotification:
+		case p.kind == jsonrpc.KindRequest:
+			s.await(&stdioPlain{p: p, exchange: id, start: at})
+		default:
+			s.report(&stdioPlain{p: p, exchange: id, start: at}, at)
+		}
 	}
-	var token string
-	if json.Unmarshal(params, &p) == nil && json.Unmarshal(p.Meta[stdioContextMetaKey], &token) == nil && token != "" {
-		h.Set(decoder.ContextHeader, token)
-	}
-	return h
 }
 
 // cancel applies a notifications/cancelled to the call it names.
-func (s *stdioSession) cancel(exID string, at time.Time, m decoder.Message) {
-	p := newPlainMsg(m)
-	cm := parseCancel(p, m.Params)
+func (s *stdioSession) cancel(exID string, at time.Time, cm cancelMsg) {
+	p := cm.plain
 	reason := cm.reason
 	if reason == "" {
 		reason = "notifications/cancelled"
 	}
-	if target, _ := s.t.calls.byIDIn(decoder.IDKey(cm.requestID), stdioScope); target != nil {
+	if target, _ := s.t.calls.byIDIn(cm.key, stdioScope); target != nil {
 		target.onCancel(at, reason) // the call's tool.cancelled says it all
 		return
 	}
@@ -151,70 +116,9 @@ func (s *stdioSession) cancel(exID string, at time.Time, m decoder.Message) {
 	s.report(&stdioPlain{p: p, exchange: exID, start: at}, at)
 }
 
-// fromServer reports one message line the server sent.
-func (s *stdioSession) fromServer(at time.Time, line []byte) {
-	msgs, _, err := decoder.ParseMessages(line)
-	if err != nil {
-		s.warn(model.WarnMalformedResponse, "a message from the server is not JSON-RPC ("+err.Error()+"): forwarded unchanged")
-		return
-	}
-	for _, m := range msgs {
-		switch m.Kind {
-		case decoder.KindResponse:
-			s.response(at, m)
-		case decoder.KindNotification:
-			if m.Method == decoder.MethodProgress {
-				s.progress(at, m)
-				continue
-			}
-			s.serverMessage(at, m)
-		case decoder.KindRequest:
-			s.serverMessage(at, m)
-		default:
-			s.warn(model.WarnMalformedResponse, "invalid JSON-RPC message from the server: "+m.Problem)
-		}
-	}
-}
-
-func (s *stdioSession) response(at time.Time, m decoder.Message) {
-	key := decoder.IDKey(m.ID)
-	if c, _ := s.t.calls.byIDIn(key, stdioScope); c != nil {
-		c.onResult(at, m, 0)
-		return
-	}
-	if sp := s.take(key); sp != nil {
-		msg := m
-		sp.p.reply = &msg
-		s.report(sp, at)
-		return
-	}
-	s.t.emit(model.Event{Time: at.UTC(), Kind: model.KindEvent, EventType: "mcp.response", RequestID: string(m.ID),
-		Data: marshalData(map[string]any{"from": "server", "matched": false})})
-}
-
-func (s *stdioSession) progress(at time.Time, m decoder.Message) {
-	p, err := decoder.ParseProgress(m.Params)
-	if err != nil {
-		s.warn(model.WarnMalformedProgress, err.Error())
-		return
-	}
-	c := s.t.calls.byTokenIn(decoder.IDKey(p.Token), stdioScope)
-	if c == nil {
-		s.warn(model.WarnProgressUnmatched, "notifications/progress for token "+clipText(string(p.Token), 200)+" matches no call in flight")
-		return
-	}
-	c.onProgress(at, p)
-}
-
-// serverMessage reports a server-to-client request or notification.
-func (s *stdioSession) serverMessage(at time.Time, m decoder.Message) {
-	s.t.emit(model.Event{Time: at.UTC(), Kind: model.KindEvent, EventType: "mcp." + m.Method, RequestID: string(m.ID),
-		Data: marshalData(map[string]any{"from": "server"})})
-}
-
 // await keeps a client request until its answer comes.
 func (s *stdioSession) await(sp *stdioPlain) {
-	key := decoder.IDKey(sp.p.id)
+	key := sp.p.key
 	if old := s.pending[key]; old != nil {
 		s.report(old, sp.start) // the client reused an id: the first gets no answer now
 	}
@@ -277,96 +181,24 @@ func (s *stdioSession) warn(code model.WarningCode, msg string) {
 // oversized reports a message over --max-parse-bytes. What its first bytes
 // say is used: a result too large to parse still ends its call.
 func (s *stdioSession) oversized(dir direction, at time.Time, e lineEnd) {
-	h := peekHead(e.head)
+	h := jsonrpc.ReadHead(e.head)
 	what := ""
 	switch {
-	case h.method != "":
-		what = " (" + clipText(h.method, 100) + ")"
-	case h.response && h.id != nil:
-		what = " (the answer to id " + clipText(string(h.id), 100) + ")"
+	case h.Method != "":
+		what = " (" + model.Truncate(h.Method, 100) + ")"
+	case h.Response && h.ID != nil:
+		what = " (the answer to id " + model.Truncate(string(h.ID), 100) + ")"
 	}
 	s.warn(model.WarnParseSkipped, "a message of "+strconv.FormatInt(e.size, 10)+" bytes from the "+dirName(dir)+what+
 		" is over --max-parse-bytes ("+strconv.FormatInt(s.t.cfg.MaxParseBytes, 10)+"): forwarded unchanged, not parsed")
-	if dir != fromServer || !h.response || h.id == nil {
+	if dir != fromServer || !h.Response || h.ID == nil {
 		return
 	}
-	key := decoder.IDKey(h.id)
+	key := jsonrpc.IDKey(h.ID)
 	if c, _ := s.t.calls.byIDIn(key, stdioScope); c != nil {
 		c.onFailure(at, 0, 0, "") // not parsed: the time is what is known
 	} else if sp := s.take(key); sp != nil {
 		sp.p.note("error", "answer over --max-parse-bytes: not parsed")
 		s.report(sp, at)
 	}
-}
-
-// headInfo is what the first bytes of a message say of it.
-type headInfo struct {
-	id       json.RawMessage
-	method   string
-	response bool
-}
-
-// peekHead reads the top-level keys of a JSON object cut short: id and
-// method when they come before the cut, and whether it holds a result or
-// an error.
-func peekHead(head []byte) headInfo {
-	var h headInfo
-	dec := json.NewDecoder(bytes.NewReader(head))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return h
-	}
-	for {
-		t, err := dec.Token()
-		if err != nil {
-			return h
-		}
-		key, ok := t.(string)
-		if !ok {
-			return h
-		}
-		switch key {
-		case "result", "error":
-			h.response = true
-		}
-		v, err := dec.Token()
-		if err != nil {
-			return h
-		}
-		switch v := v.(type) {
-		case json.Delim:
-			if skipValue(dec) != nil {
-				return h
-			}
-		case string:
-			if key == "method" {
-				h.method = v
-			}
-			if key == "id" {
-				h.id, _ = json.Marshal(v)
-			}
-		case json.Number:
-			if key == "id" {
-				h.id = json.RawMessage(v)
-			}
-		}
-	}
-}
-
-// skipValue reads tokens to the end of the object or array just opened.
-func skipValue(dec *json.Decoder) error {
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if d, ok := t.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
-	}
-	return nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 	"toolscope/output"
 )
@@ -420,7 +421,7 @@ func TestStdioVerifiesTokenInMeta(t *testing.T) {
 	meta := contractMeta("task-1", "call_a", 1)
 	good := mintToken(t, testSecret, "read", meta, nil)
 	withToken := func(token string) map[string]any {
-		m := map[string]any{stdioContextMetaKey: token}
+		m := map[string]any{jsonrpc.MetaContextToken: token}
 		for k, v := range meta {
 			m[k] = v
 		}

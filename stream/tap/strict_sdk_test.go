@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -46,7 +46,7 @@ func newGuardedServer() *guardedServer {
 			func(_ context.Context, req *mcp.CallToolRequest, _ orderInput) (*mcp.CallToolResult, any, error) {
 				rc := ranCall{name: req.Params.Name, meta: req.Params.Meta}
 				if req.Extra != nil {
-					rc.token = req.Extra.Header.Get(decoder.ContextHeader)
+					rc.token = req.Extra.Header.Get(model.ContextHeader)
 				}
 				g.mu.Lock()
 				g.ran = append(g.ran, rc)
@@ -98,15 +98,15 @@ func bypassBodies(t testing.TB) []struct {
 		id         string
 		shownAs    string
 	}{
-		{name: "Method ping after the real method", code: decoder.CodeInvalidRequest, id: "1",
+		{name: "Method ping after the real method", code: jsonrpc.CodeInvalidRequest, id: "1",
 			body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all","arguments":{}},"Method":"ping"}`},
-		{name: "JSONRPC 1.0", code: decoder.CodeInvalidRequest, id: "1",
+		{name: "JSONRPC 1.0", code: jsonrpc.CodeInvalidRequest, id: "1",
 			body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all","arguments":{}},"JSONRPC":"1.0"}`},
-		{name: "extra closing brace", code: decoder.CodeInvalidRequest, id: "1", shownAs: "delete_all",
+		{name: "extra closing brace", code: jsonrpc.CodeInvalidRequest, id: "1", shownAs: "delete_all",
 			body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all","arguments":{}}}}`},
-		{name: "name and Name with a token for get_order", token: valid, code: decoder.CodeInvalidParams, id: "1", shownAs: "get_order",
+		{name: "name and Name with a token for get_order", token: valid, code: jsonrpc.CodeInvalidParams, id: "1", shownAs: "get_order",
 			body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all","Name":"get_order","arguments":{},"_meta":` + string(metaJSON) + `}}`},
-		{name: "byte-order mark", code: decoder.CodeInvalidRequest, id: "1", shownAs: "delete_all",
+		{name: "byte-order mark", code: jsonrpc.CodeInvalidRequest, id: "1", shownAs: "delete_all",
 			body: "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all","arguments":{}}}`},
 	}
 }
@@ -123,7 +123,7 @@ func TestEnforceCannotBeTalkedPast(t *testing.T) {
 			h := startTap(t, Config{Upstream: upstream.URL, Enforce: true, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID})
 			headers := map[string]string{}
 			if tc.token != "" {
-				headers[decoder.ContextHeader] = tc.token
+				headers[model.ContextHeader] = tc.token
 			}
 			status, _, resp := post(t, h.url, []byte(tc.body), headers)
 			if g.ranTool("delete_all") || g.hits.count() != 0 {
@@ -147,7 +147,7 @@ func TestAmbiguousBodiesFlaggedWithoutEnforce(t *testing.T) {
 			upstream := httptest.NewServer(g.handler)
 			t.Cleanup(upstream.Close)
 			h := startTap(t, Config{Upstream: upstream.URL, Secrets: [][]byte{testSecret}, InstanceID: testInstanceID})
-			post(t, h.url, []byte(tc.body), map[string]string{decoder.ContextHeader: tc.token})
+			post(t, h.url, []byte(tc.body), map[string]string{model.ContextHeader: tc.token})
 			if g.hits.count() != 1 {
 				t.Fatalf("upstream hits %d, want the body forwarded", g.hits.count())
 			}
@@ -180,16 +180,16 @@ func TestEnforceRefusesWhatItCannotRead(t *testing.T) {
 		code    int
 		id      string
 	}{
-		{name: "PUT with a call", method: http.MethodPut, body: call, code: decoder.CodeInvalidRequest, id: "null"},
-		{name: "lower-case post", method: "post", body: call, code: decoder.CodeInvalidRequest, id: "null"},
-		{name: "gzip", body: call, headers: [][2]string{{"Content-Encoding", "gzip"}}, code: decoder.CodeInvalidRequest, id: "41"},
-		{name: "identity then br", body: call, headers: [][2]string{{"Content-Encoding", "identity, br"}}, code: decoder.CodeInvalidRequest, id: "41"},
-		{name: "utf-16 charset", body: call, headers: [][2]string{{"Content-Type", "application/json; charset=utf-16"}}, code: decoder.CodeInvalidRequest, id: "41"},
-		{name: "two tokens", body: call, headers: [][2]string{{decoder.ContextHeader, valid}, {decoder.ContextHeader, "other"}}, code: decoder.CodeInvalidRequest, id: "41"},
-		{name: "not JSON", body: `{"jsonrpc":"2.0","id":41,`, code: decoder.CodeParseError, id: "null"},
-		{name: "method with a result", body: `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"delete_all"},"result":{}}`, code: decoder.CodeInvalidRequest, id: "41"},
-		{name: "no body", body: "", code: decoder.CodeInvalidRequest, id: "null"},
-		{name: "empty batch", body: `[]`, code: decoder.CodeInvalidRequest, id: "null"},
+		{name: "PUT with a call", method: http.MethodPut, body: call, code: jsonrpc.CodeInvalidRequest, id: "null"},
+		{name: "lower-case post", method: "post", body: call, code: jsonrpc.CodeInvalidRequest, id: "null"},
+		{name: "gzip", body: call, headers: [][2]string{{"Content-Encoding", "gzip"}}, code: jsonrpc.CodeInvalidRequest, id: "41"},
+		{name: "identity then br", body: call, headers: [][2]string{{"Content-Encoding", "identity, br"}}, code: jsonrpc.CodeInvalidRequest, id: "41"},
+		{name: "utf-16 charset", body: call, headers: [][2]string{{"Content-Type", "application/json; charset=utf-16"}}, code: jsonrpc.CodeInvalidRequest, id: "41"},
+		{name: "two tokens", body: call, headers: [][2]string{{model.ContextHeader, valid}, {model.ContextHeader, "other"}}, code: jsonrpc.CodeInvalidRequest, id: "41"},
+		{name: "not JSON", body: `{"jsonrpc":"2.0","id":41,`, code: jsonrpc.CodeParseError, id: "null"},
+		{name: "method with a result", body: `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"delete_all"},"result":{}}`, code: jsonrpc.CodeInvalidRequest, id: "41"},
+		{name: "no body", body: "", code: jsonrpc.CodeInvalidRequest, id: "null"},
+		{name: "empty batch", body: `[]`, code: jsonrpc.CodeInvalidRequest, id: "null"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

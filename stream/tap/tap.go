@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"toolscope/decoder/jsonrpc"
 
 	"toolscope/decoder"
 	"toolscope/model"
@@ -27,10 +28,9 @@ type Tap struct {
 	upstream *url.URL
 	proxy    *httputil.ReverseProxy
 	calls    *registry
-	cross    crossIndex // what earlier calls carried, for the rules across calls
+	judge    *decoder.Judge // judges each request; remembers what earlier calls carried
 	cancels  pendingCancels
 	budget   *byteBudget // request-body bytes held (see reqbody.go)
-	names    agentNames  // the agent-facing names of the tools called lately
 
 	seq      atomic.Uint64
 	inflight sync.WaitGroup // exchanges being run
@@ -54,7 +54,7 @@ func New(cfg Config, sink model.Sink) (*Tap, error) {
 		return nil, errors.New("tap: a sink is required")
 	}
 	t := &Tap{cfg: cfg, sink: sink, upstream: u, calls: newRegistry(), runners: newRunners(),
-		budget: &byteBudget{limit: cfg.MaxBufferedBytes}}
+		budget: &byteBudget{limit: cfg.MaxBufferedBytes}, judge: newJudge(cfg)}
 	t.proxy = t.newProxy()
 	return t, nil
 }
@@ -109,8 +109,8 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if hasBody && t.cfg.Enforce {
 		body, whole, refusal := t.bufferRequest(w, ex, r)
 		if refusal != nil {
-			writeRPCError(w, refusal.status, refusal.body)
-			ex.req = &parsedRequest{warnings: []decoder.Warning{{Code: refusal.warning, Message: refusal.reason}}}
+			jsonrpc.WriteError(w, refusal.status, refusal.body)
+			ex.req = &parsedRequest{warnings: []model.Warning{{Code: refusal.warning, Message: refusal.reason}}}
 			ex.enforced(observed, outcome{kind: outcomeEnforced, status: refusal.status, rpcCode: refusal.code, message: "answered by the tap (--enforce), not forwarded: " + refusal.reason})
 			return
 		}
@@ -127,7 +127,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if t.cfg.Enforce {
 		ex.req = t.parseRequest(ex)
 		if ans := t.enforceAnswer(ex); ans != nil {
-			writeRPCError(w, ans.status, ans.body)
+			jsonrpc.WriteError(w, ans.status, ans.body)
 			ex.enforced(observed, outcome{kind: outcomeEnforced, status: ans.status, rpcCode: ans.code, message: "answered by the tap (--enforce), not forwarded: " + ans.reason})
 			return
 		}
@@ -189,13 +189,6 @@ type replayBody struct {
 }
 
 func (b replayBody) Close() error { return b.orig.Close() }
-
-func writeRPCError(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", fmt.Sprint(len(body)))
-	w.WriteHeader(status)
-	w.Write(body)
-}
 
 // Start listens on cfg.Listen and serves in the background. An address that
 // is not loopback gets a listen_not_loopback warning: the tap forwards

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -39,7 +40,7 @@ func TestStreamClosedAtTimeout(t *testing.T) {
 	h := startTap(t, Config{Upstream: upstream.URL, Timeout: time.Second})
 
 	call := func(id int, after time.Duration) {
-		meta := map[string]any{"progressToken": id, decoder.MetaProtocolVersion: decoder.MCPStateless,
+		meta := map[string]any{"progressToken": id, jsonrpc.MetaProtocolVersion: decoder.MCPStateless,
 			"io.modelcontextprotocol/clientInfo": map[string]any{"name": "platform", "version": "1"}, "io.modelcontextprotocol/clientCapabilities": map[string]any{}}
 		ctx, cancel := context.WithTimeout(context.Background(), after)
 		defer cancel()

@@ -1,0 +1,369 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Result is a result read as a tools/call result (a CallToolResult): what
+// the model reads of it and what the platform's rules measure.
+type Result struct {
+	// Text is what the model reads of content: the text blocks and the
+	// embedded text resources ("[resource <uri>]" then its text), one
+	// part per line.
+	Text string
+	// Blocks counts the content blocks (0: content is empty or unreadable).
+	Blocks int
+	// Images are the image blocks and embedded resources with an image/*
+	// blob, their data as sent (base64).
+	Images []Image
+	// Structured is structuredContent as sent (nil when absent or null).
+	Structured json.RawMessage
+	IsError    bool
+	// Replayed is _meta["agentarea/replayed"].
+	Replayed bool
+	// ResultType is as sent ("" when absent, which means complete).
+	ResultType string
+	// Problems say what could not be read, each a result_malformed warning;
+	// the rest is read all the same.
+	Problems []string
+	// Plain is what another method's result says worth showing
+	// (initialize's server, a list's names).
+	Plain map[string]any
+}
+
+// Image is one image a result carries: the content block it is in, its
+// declared type and its base64 data.
+type Image struct {
+	Block    int
+	MimeType string
+	Data     []byte
+}
+
+func (res *Result) problem(format string, args ...any) {
+	res.Problems = append(res.Problems, fmt.Sprintf(format, args...))
+}
+
+// text accumulates the parts the model reads.
+type text struct {
+	first string
+	parts int
+	b     strings.Builder
+}
+
+func (t *text) add(s string) {
+	switch t.parts {
+	case 0:
+		t.first = s
+	case 1:
+		t.b.WriteString(t.first)
+		fallthrough
+	default:
+		t.b.WriteByte('\n')
+		t.b.WriteString(s)
+	}
+	t.parts++
+}
+
+func (t *text) String() string {
+	if t.parts <= 1 {
+		return t.first
+	}
+	return t.b.String()
+}
+
+// result reads a response's result; an object is read as a CallToolResult
+// into m.Summary. Members are matched as encoding/json matches struct
+// fields (the last of repeated ones counts); those shown for other methods
+// as a map's keys.
+func (r *reader) result(m *Message) json.RawMessage {
+	if r.dec.PeekKind() != '{' {
+		return r.value()
+	}
+	r.token()
+	start := r.offset() - 1
+	res := &Result{}
+	var t text
+	var isError, resultType json.RawMessage
+	content, metaBad, replayed := false, false, json.RawMessage(nil)
+	for r.more('}') {
+		key := r.name()
+		switch {
+		case foldsTo(key, "content"):
+			content = true
+			t, res.Images, res.Blocks = text{}, nil, 0
+			r.content(res, &t)
+		case foldsTo(key, "structuredContent"):
+			if res.Structured = r.value(); isNull(res.Structured) {
+				res.Structured = nil
+			}
+		case foldsTo(key, "isError"):
+			isError = r.value()
+		case foldsTo(key, "resultType"):
+			resultType = r.value()
+		case foldsTo(key, "_meta"):
+			replayed, metaBad = r.resultMeta()
+		default:
+			r.plainResult(res, key)
+		}
+	}
+	if !content {
+		res.problem("result has no content array")
+	}
+	res.Text = t.String()
+	switch string(isError) {
+	case "", "null", "false":
+	case "true":
+		res.IsError = true
+	default:
+		res.problem("isError is not a boolean")
+	}
+	switch {
+	case metaBad:
+		res.problem("_meta is not an object")
+	case string(replayed) == "true":
+		res.Replayed = true
+	case replayed != nil && !isNull(replayed) && string(replayed) != "false":
+		res.problem("_meta agentarea/replayed is not a boolean")
+	}
+	if resultType != nil && !isNull(resultType) {
+		var ok bool
+		if res.ResultType, ok = stringValue(resultType); !ok {
+			res.problem("resultType is not a string")
+		}
+	}
+	m.Summary = res
+	return r.text[start:r.offset()]
+}
+
+// content reads the content array: each block's type and what the model
+// or the image rules read of it.
+func (r *reader) content(res *Result, t *text) {
+	switch r.dec.PeekKind() {
+	case '[':
+	case 'n':
+		r.skip()
+		res.problem("result has no content array")
+		return
+	default:
+		r.skip()
+		res.problem("content is not an array")
+		return
+	}
+	r.token()
+	for i := 0; r.more(']'); i++ {
+		b, ok := r.block()
+		res.Blocks++
+		switch {
+		case !ok:
+			res.problem("content[%d] is not a content block", i)
+		case b.typ == "text" && b.text == nil:
+			res.problem("content[%d] is a text block without text", i)
+		case b.typ == "text":
+			t.add(*b.text)
+		case b.typ == "image" && b.data == nil:
+			res.problem("content[%d] is an image block without data", i)
+		case b.typ == "image":
+			res.Images = append(res.Images, Image{Block: i, MimeType: b.mimeType, Data: b.data})
+		case b.typ == "resource" && !b.resource:
+			res.problem("content[%d] is a resource block without resource", i)
+		case b.typ == "resource" && b.blob != nil && strings.HasPrefix(strings.ToLower(b.resMime), "image/"):
+			res.Images = append(res.Images, Image{Block: i, MimeType: b.resMime, Data: b.blob})
+		case b.typ == "resource" && b.text != nil:
+			t.add("[resource " + b.uri + "]\n" + *b.text)
+		}
+	}
+}
+
+// block is one content block as read.
+type block struct {
+	typ, mimeType string
+	text          *string
+	data          []byte
+	resource      bool
+	uri, resMime  string
+	blob          []byte
+}
+
+// block reads one content block; ok is false when it is not one (not an
+// object, or a member of the wrong type).
+func (r *reader) block() (b block, ok bool) {
+	if r.dec.PeekKind() != '{' {
+		r.skip()
+		return b, false
+	}
+	ok = true
+	r.token()
+	for r.more('}') {
+		key := r.name()
+		switch {
+		case foldsTo(key, "type"):
+			ok = r.stringInto(&b.typ) && ok
+		case foldsTo(key, "text"):
+			ok = r.optionalString(&b.text) && ok
+		case foldsTo(key, "data"):
+			ok = r.bytesInto(&b.data) && ok
+		case foldsTo(key, "mimeType"):
+			ok = r.stringInto(&b.mimeType) && ok
+		case foldsTo(key, "resource"):
+			ok = r.resource(&b) && ok
+		default:
+			r.skip()
+		}
+	}
+	return b, ok
+}
+
+// resource reads an embedded resource: {uri, mimeType?, text | blob}.
+func (r *reader) resource(b *block) bool {
+	switch r.dec.PeekKind() {
+	case 'n':
+		r.skip()
+		b.resource = false
+		return true
+	case '{':
+	default:
+		r.skip()
+		return false
+	}
+	b.resource, b.text, b.blob = true, nil, nil
+	ok := true
+	r.token()
+	for r.more('}') {
+		key := r.name()
+		switch {
+		case foldsTo(key, "uri"):
+			ok = r.stringInto(&b.uri) && ok
+		case foldsTo(key, "mimeType"):
+			ok = r.stringInto(&b.resMime) && ok
+		case foldsTo(key, "text"):
+			ok = r.optionalString(&b.text) && ok
+		case foldsTo(key, "blob"):
+			ok = r.bytesInto(&b.blob) && ok
+		default:
+			r.skip()
+		}
+	}
+	return ok
+}
+
+// stringInto reads a string into dst (null leaves it, as encoding/json
+// does); false for any other value.
+func (r *reader) stringInto(dst *string) bool {
+	v := r.value()
+	if isNull(v) {
+		return true
+	}
+	s, ok := stringValue(v)
+	if ok {
+		*dst = s
+	}
+	return ok
+}
+
+// optionalString reads a string into a new *string, null into nil.
+func (r *reader) optionalString(dst **string) bool {
+	v := r.value()
+	if isNull(v) {
+		*dst = nil
+		return true
+	}
+	s, ok := stringValue(v)
+	if ok {
+		*dst = &s
+	}
+	return ok
+}
+
+// bytesInto reads a string's text (base64 data: not copied unless it has
+// escapes), null into nil.
+func (r *reader) bytesInto(dst *[]byte) bool {
+	v := r.value()
+	switch {
+	case isNull(v):
+		*dst = nil
+		return true
+	case len(v) < 2 || v[0] != '"':
+		return false
+	}
+	if s := v[1 : len(v)-1]; bytes.IndexByte(s, '\\') < 0 {
+		*dst = s
+		return true
+	}
+	s, _ := stringValue(v)
+	*dst = []byte(s)
+	return true
+}
+
+// resultMeta reads a result's _meta for agentarea/replayed (a map's key:
+// exactly, the last one counting); bad says _meta is not an object.
+func (r *reader) resultMeta() (replayed json.RawMessage, bad bool) {
+	if r.dec.PeekKind() != '{' {
+		return nil, !isNull(r.value())
+	}
+	r.token()
+	for r.more('}') {
+		if key := r.name(); string(key) == MetaReplayed {
+			replayed = r.value()
+		} else {
+			r.skip()
+		}
+	}
+	return replayed, false
+}
+
+// plainResult reads the members other methods' results show: initialize's
+// protocol version, server and capabilities, a list's size and names.
+func (r *reader) plainResult(res *Result, key []byte) {
+	note := func(k string, v any) {
+		if res.Plain == nil {
+			res.Plain = map[string]any{}
+		}
+		res.Plain[k] = v
+	}
+	switch k := string(key); k {
+	case "protocolVersion", "serverInfo", "supportedVersions", "nextCursor":
+		v, _, _ := r.any(nil)
+		note(k, v)
+	case "capabilities":
+		if r.dec.PeekKind() != '{' {
+			r.skip()
+			return
+		}
+		names := []string{}
+		r.token()
+		for r.more('}') {
+			names = append(names, string(r.name()))
+			r.skip()
+		}
+		note(k, names)
+	case "tools", "prompts", "resources", "resourceTemplates":
+		if r.dec.PeekKind() != '[' {
+			r.skip()
+			return
+		}
+		var names []string
+		n := 0
+		r.token()
+		for r.more(']') {
+			n++
+			if r.dec.PeekKind() != '{' {
+				r.skip()
+				continue
+			}
+			r.token()
+			for r.more('}') {
+				name := r.name()
+				if s, ok := stringValue(r.value()); ok && string(name) == "name" && len(names) < 64 {
+					names = append(names, s)
+				}
+			}
+		}
+		note("count", n)
+		note("names", names)
+	default:
+		r.skip()
+	}
+}
