@@ -33,6 +33,11 @@ type SourceState struct {
 	Calls    int
 	Changed  time.Time
 	Attempts int // reconnect attempts reported so far
+	// AgentArea: the source speaks AgentArea (a feed; a tap once a call
+	// came with AgentArea context); Soat: a call came with SOAT's context
+	// headers. A tap with neither carries plain MCP.
+	AgentArea bool
+	Soat      bool
 }
 
 // Snapshot is an immutable, consistent view of the store. Its calls must not
@@ -240,6 +245,8 @@ func (s *Store) applyLocked(ev *Event) bool {
 
 	switch ev.Kind {
 	case KindToolCall, KindToolProgress, KindToolResult, KindToolCancelled:
+		src.AgentArea = src.AgentArea || ev.HasAgentAreaContext()
+		src.Soat = src.Soat || len(ev.SoatContext) > 0
 		s.applyCall(ev, src)
 	case KindWarning:
 		s.warnings++
@@ -281,7 +288,7 @@ func (s *Store) source(source, name string) *SourceState {
 	}
 	st := s.sources[k]
 	if st == nil {
-		st = &SourceState{Source: source, Name: name}
+		st = &SourceState{Source: source, Name: name, AgentArea: source == SourceFeed}
 		s.sources[k] = st
 		s.sourceOrder = append(s.sourceOrder, k)
 		s.feedSeen = s.feedSeen || source == SourceFeed

@@ -48,7 +48,9 @@ func TextLine(e Event) string {
 			total = formatNumber(*e.Total)
 		}
 		add("progress", formatNumber(e.Progress)+"/"+total)
-		add("relayed", strconv.FormatBool(e.Relayed))
+		if e.Relayed != nil {
+			add("relayed", strconv.FormatBool(*e.Relayed))
+		}
 		if e.AfterCancel {
 			add("after_cancel", "true")
 		}

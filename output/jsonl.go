@@ -163,7 +163,9 @@ func appendEvent(b []byte, e *model.Event) []byte {
 		} else {
 			b = appendFloat(b, *e.Total)
 		}
-		b = strconv.AppendBool(append(b, `,"relayed":`...), e.Relayed)
+		if e.Relayed != nil {
+			b = strconv.AppendBool(append(b, `,"relayed":`...), *e.Relayed)
+		}
 	}
 	return append(b, '}')
 }

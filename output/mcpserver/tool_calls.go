@@ -36,7 +36,7 @@ type CallRow struct {
 	Rounds     int        `json:"rounds" jsonschema:"rounds of a multi-round call (input_required answered), 1 for most"`
 	Attempts   int        `json:"attempts"`
 	Sent       int        `json:"progress_sent"`
-	Relayed    int        `json:"progress_relayed"`
+	Relayed    *int       `json:"progress_relayed,omitempty" jsonschema:"what the platform relays; absent on plain MCP, where nothing relays"`
 }
 
 // ListCallsOutput is list_calls' result.
@@ -97,14 +97,18 @@ func (s *Server) listCalls(_ context.Context, _ *mcp.CallToolRequest, in ListCal
 func newCallRow(c *model.Call, now time.Time) CallRow {
 	row := CallRow{ID: c.ID, TaskID: c.TaskID, ToolCallID: c.ToolCallID, Tool: c.Tool, Status: string(c.Status),
 		Cause: c.Cause(now), Flags: c.FlagNames(), DurationMS: c.Elapsed(now).Milliseconds(), Rounds: c.Rounds(),
-		Attempts: len(c.Attempts), Sent: c.SentCount(), Relayed: c.RelayedCount()}
+		Attempts: len(c.Attempts), Sent: c.SentCount()}
+	if c.Relays {
+		n := c.RelayedCount()
+		row.Relayed = &n
+	}
 	if row.Tool == "" {
 		row.Tool = c.AgentName
 	}
 	if row.Flags == nil {
 		row.Flags = []string{}
 	}
-	if c.Context != nil {
+	if c.Context != nil && c.AgentArea() { // plain MCP has no token to judge
 		row.Verdict = c.Context.Verdict
 	} else if c.Flags&model.FlagRejected != 0 {
 		row.Verdict = model.VerdictRejected

@@ -36,6 +36,7 @@ type attemptState struct {
 	timedOut              bool
 	unfinished            bool // let go of, or closed, without a result
 
+	relays                                 bool // a platform relays its progress (not plain MCP)
 	sent, wouldRelay, relayed, afterCancel int
 	warnings                               int
 	events                                 eventLog
@@ -140,9 +141,10 @@ func (a *attemptState) applyCall(ev *model.Event) {
 
 func (a *attemptState) applyProgress(ev *model.Event) {
 	fromTap := ev.Source == model.SourceTap
+	relayed := ev.Relayed
 	if fromTap {
 		a.sent++
-		if ev.Relayed {
+		if ev.IsRelayed() {
 			a.wouldRelay++
 		}
 		if ev.AfterCancel {
@@ -150,9 +152,11 @@ func (a *attemptState) applyProgress(ev *model.Event) {
 		}
 	} else {
 		a.relayed++
+		relayed = model.BoolRef(true)
 	}
+	a.relays = a.relays || relayed != nil
 	a.events.add(spanEvent{kind: eventProgress, at: ev.Time, fromTap: fromTap, progress: ev.Progress,
-		total: ev.Total, message: clip(ev.Message, maxMessageChars), relayed: ev.Relayed || !fromTap,
+		total: ev.Total, message: clip(ev.Message, maxMessageChars), relayed: relayed,
 		afterCancel: ev.AfterCancel})
 }
 

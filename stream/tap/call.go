@@ -32,6 +32,11 @@ type call struct {
 	callEv     model.Event     // the prepared tool.call
 	pending    []model.Warning // found while parsing, emitted after the tool.call
 
+	// relays: the platform relays this call's progress (it came over HTTP
+	// with AgentArea context), so the 0.5 s rule is applied to it; plain
+	// MCP and the stdio tap have nothing that relays.
+	relays bool
+
 	mu       sync.Mutex
 	timer    *time.Timer
 	relay    decoder.RelaySimulator
@@ -117,8 +122,11 @@ func (c *call) onProgress(at time.Time, p jsonrpc.Progress) {
 	if c.cancelled || !c.goneAt.IsZero() {
 		// The platform has given up on the call: nothing more is relayed.
 		ev.AfterCancel = true
-	} else {
-		ev.Relayed = c.relay.Relay(at, p)
+		if c.relays {
+			ev.Relayed = model.BoolRef(false)
+		}
+	} else if c.relays {
+		ev.Relayed = model.BoolRef(c.relay.Relay(at, p))
 	}
 	c.t.emit(ev)
 	if w := c.checker.Check(p); w != nil {
