@@ -20,8 +20,12 @@ func (m *detailModel) detailProgress(d *detailText, c *model.Call) {
 		d.section("PROGRESS", st.muted.on("no notification"))
 		return
 	}
-	d.section("PROGRESS", st.accent.on("sent "+strconv.Itoa(c.SentCount())+" → relayed "+strconv.Itoa(c.RelayedCount())))
-	if p.Sent > 0 {
+	if !c.Relays { // plain MCP: what the server sent is all there is
+		d.section("PROGRESS", st.accent.on("sent "+strconv.Itoa(c.SentCount())))
+	} else {
+		d.section("PROGRESS", st.accent.on("sent "+strconv.Itoa(c.SentCount())+" → relayed "+strconv.Itoa(c.RelayedCount())))
+	}
+	if p.Sent > 0 && c.Relays {
 		d.kv("tap saw", strconv.Itoa(p.Sent)+" sent, "+strconv.Itoa(p.WouldRelay)+" pass "+model.SaysRelayRule)
 	}
 	if p.Relayed > 0 {
@@ -39,7 +43,11 @@ func (m *detailModel) detailProgress(d *detailText, c *model.Call) {
 		d.kv("not increasing", st.warn.on(strconv.Itoa(p.NotIncreasing)+" notifications"))
 	}
 	if p.AfterCancel > 0 {
-		d.kv("after cancel", st.warn.on(strconv.Itoa(p.AfterCancel)+" sent after the call was cancelled (not relayed)"))
+		what := " sent after the call was cancelled"
+		if c.Relays {
+			what += " (not relayed)"
+		}
+		d.kv("after cancel", st.warn.on(strconv.Itoa(p.AfterCancel)+what))
 	}
 	if len(hist) > 0 {
 		d.kv("shape", st.run.on(sparkline(hist)))
@@ -86,6 +94,8 @@ func (m *detailModel) detailNotifications(d *detailText, c *model.Call) {
 			switch {
 			case pt.AfterCancel:
 				rel = st.warn.on("after cancel")
+			case !c.Relays:
+				rel = "" // plain MCP: nothing relays
 			case pt.Relayed:
 				rel = st.ok.on("would relay")
 			default:
@@ -183,33 +193,45 @@ func (m *detailModel) detailResult(d *detailText, c *model.Call) {
 	if r.DurationMS > 0 {
 		d.kv("duration", model.FormatDuration(time.Duration(r.DurationMS)*time.Millisecond))
 	}
-	text := strconv.Itoa(r.TextChars) + " chars " + st.muted.on("(limit "+strconv.Itoa(model.MaxTextChars)+")")
-	if r.Offloaded || r.TextChars > model.MaxTextChars {
-		text += " " + st.warn.on(model.SaysOffloaded)
+	// The platform's limits are AgentArea's: plain MCP is not held to them.
+	agentArea := m.speaksAgentArea(c)
+	text := strconv.Itoa(r.TextChars) + " chars"
+	if agentArea {
+		text += " " + st.muted.on("(limit "+strconv.Itoa(model.MaxTextChars)+")")
+		if r.Offloaded || r.TextChars > model.MaxTextChars {
+			text += " " + st.warn.on(model.SaysOffloaded)
+		}
 	}
 	d.kv("text", text)
 	if r.TextPreview != "" {
 		d.line("   " + st.label.on("preview"))
 		d.block(r.TextPreview, 5, 20)
 	}
-	m.resultImages(d, r)
-	m.resultStructured(d, r)
+	m.resultImages(d, r, agentArea)
+	m.resultStructured(d, r, agentArea)
 }
 
-// resultImages lists the images, each against the platform's limits.
-func (m *detailModel) resultImages(d *detailText, r *model.Result) {
+// resultImages lists the images, each against the platform's limits when
+// the call is AgentArea's.
+func (m *detailModel) resultImages(d *detailText, r *model.Result, limits bool) {
 	if len(r.Images) == 0 {
 		return
 	}
 	st := d.st
-	note := strconv.Itoa(len(r.Images)) + st.muted.on(" (at most "+strconv.Itoa(model.MaxImages)+")")
-	if len(r.Images) > model.MaxImages {
+	note := strconv.Itoa(len(r.Images))
+	switch {
+	case !limits:
+	case len(r.Images) > model.MaxImages:
 		note = st.warn.on(strconv.Itoa(len(r.Images)) + " (over " + strconv.Itoa(model.MaxImages) + ")")
+	default:
+		note += st.muted.on(" (at most " + strconv.Itoa(model.MaxImages) + ")")
 	}
 	d.kv("images", note)
 	for _, im := range r.Images {
 		verdict := st.ok.on("✓ within limits")
-		if im.Problem != "" {
+		if !limits {
+			verdict = ""
+		} else if im.Problem != "" {
 			verdict = st.err.on("✗ " + model.Sanitize(im.Problem))
 		} else if im.Size > model.MaxImageBytes {
 			verdict = st.err.on("✗ over 5 MB")
@@ -219,8 +241,9 @@ func (m *detailModel) resultImages(d *detailText, r *model.Result) {
 	}
 }
 
-// resultStructured is the structured content's size against its limit, then the content.
-func (m *detailModel) resultStructured(d *detailText, r *model.Result) {
+// resultStructured is the structured content's size (against the
+// platform's limit when the call is AgentArea's), then the content.
+func (m *detailModel) resultStructured(d *detailText, r *model.Result, limits bool) {
 	if r.StructuredContentBytes == 0 && len(r.StructuredContent) == 0 && !r.StructuredContentDropped {
 		return
 	}
@@ -229,7 +252,10 @@ func (m *detailModel) resultStructured(d *detailText, r *model.Result) {
 	if size == 0 {
 		size = len(r.StructuredContent)
 	}
-	note := formatBytes(size) + st.muted.on(" (limit "+strconv.Itoa(model.MaxStructuredChars)+" chars)")
+	note := formatBytes(size)
+	if limits {
+		note += st.muted.on(" (limit " + strconv.Itoa(model.MaxStructuredChars) + " chars)")
+	}
 	if r.StructuredContentDropped {
 		note += " " + st.warn.on(model.SaysDropped)
 	}
@@ -245,6 +271,7 @@ func (m *detailModel) detailAttempts(d *detailText, c *model.Call) {
 	}
 	st := d.st
 	d.section("ATTEMPTS", st.muted.on(strconv.Itoa(len(c.Attempts))))
+	agentArea := m.speaksAgentArea(c)
 	for _, a := range c.Attempts {
 		parts := []string{"#" + strconv.Itoa(a.N)}
 		via := []string{}
@@ -264,7 +291,7 @@ func (m *detailModel) detailAttempts(d *detailText, c *model.Call) {
 		if !a.Ended.IsZero() && !a.Started.IsZero() {
 			parts = append(parts, model.FormatDuration(a.Ended.Sub(a.Started)))
 		}
-		if a.Context != nil {
+		if a.Context != nil && (agentArea || a.Context.Present) {
 			parts = append(parts, m.verdictPaint(a.Context.Verdict).on("token "+verdictText(a.Context)))
 		}
 		failed := a.HasResult && (a.Result.IsError || a.Result.Error != "" || a.Result.RPCCode != 0 || a.Result.HTTPStatus >= 400)
