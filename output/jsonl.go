@@ -3,6 +3,7 @@ package output
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -271,8 +272,10 @@ func appendContext(b []byte, c *model.Context) []byte {
 // sorted as encoding/json does.
 func appendStringMap(b []byte, m map[string]string) []byte {
 	var stack [16]string // the small maps of every event sort here
+	keys := slices.AppendSeq(stack[:0], maps.Keys(m))
+	slices.Sort(keys)
 	b = append(b, '{')
-	for i, k := range sortedKeys(stack[:0], m) {
+	for i, k := range keys {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -283,8 +286,10 @@ func appendStringMap(b []byte, m map[string]string) []byte {
 
 func appendAnyMap(b []byte, m map[string]any) []byte {
 	var stack [16]string
+	keys := slices.AppendSeq(stack[:0], maps.Keys(m))
+	slices.Sort(keys)
 	b = append(b, '{')
-	for i, k := range sortedKeys(stack[:0], m) {
+	for i, k := range keys {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -333,13 +338,4 @@ func appendAny(b []byte, v any) []byte {
 		return append(b, "null"...)
 	}
 	return appendRawValue(b, raw)
-}
-
-// sortedKeys appends m's keys to keys, sorted.
-func sortedKeys[V any](keys []string, m map[string]V) []string {
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
