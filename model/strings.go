@@ -41,11 +41,8 @@ func Prefix(s string, n int) string {
 // sanitised and cut to its first 8 cells, between characters (a byte cut
 // could split one and send broken UTF-8 to the terminal).
 func ShortID(id string) string {
-	id = Sanitize(id)
-	for i := 0; i < len(id); i++ {
-		if id[i] >= utf8.RuneSelf {
-			return ansi.Truncate(id, 8, "")
-		}
+	if id = Sanitize(id); !IsASCII(id) {
+		return ansi.Truncate(id, 8, "")
 	}
 	return id[:min(len(id), 8)] // sanitised ASCII: one byte, one cell
 }
@@ -85,4 +82,14 @@ func ContainsFoldASCII[S ~string | ~[]byte](s S, lower string) bool {
 		}
 	}
 	return false
+}
+
+// IsASCII reports whether s holds only ASCII bytes.
+func IsASCII[S ~string | ~[]byte](s S) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
