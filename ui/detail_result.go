@@ -193,45 +193,33 @@ func (m *detailModel) detailResult(d *detailText, c *model.Call) {
 	if r.DurationMS > 0 {
 		d.kv("duration", model.FormatDuration(time.Duration(r.DurationMS)*time.Millisecond))
 	}
-	// The platform's limits are AgentArea's: plain MCP is not held to them.
-	agentArea := m.speaksAgentArea(c)
-	text := strconv.Itoa(r.TextChars) + " chars"
-	if agentArea {
-		text += " " + st.muted.on("(limit "+strconv.Itoa(model.MaxTextChars)+")")
-		if r.Offloaded || r.TextChars > model.MaxTextChars {
-			text += " " + st.warn.on(model.SaysOffloaded)
-		}
+	text := strconv.Itoa(r.TextChars) + " chars " + st.muted.on("(limit "+strconv.Itoa(model.MaxTextChars)+")")
+	if r.Offloaded || r.TextChars > model.MaxTextChars {
+		text += " " + st.warn.on(model.SaysOffloaded)
 	}
 	d.kv("text", text)
 	if r.TextPreview != "" {
 		d.line("   " + st.label.on("preview"))
 		d.block(r.TextPreview, 5, 20)
 	}
-	m.resultImages(d, r, agentArea)
-	m.resultStructured(d, r, agentArea)
+	m.resultImages(d, r)
+	m.resultStructured(d, r)
 }
 
-// resultImages lists the images, each against the platform's limits when
-// the call is AgentArea's.
-func (m *detailModel) resultImages(d *detailText, r *model.Result, limits bool) {
+// resultImages lists the images, each against the platform's limits.
+func (m *detailModel) resultImages(d *detailText, r *model.Result) {
 	if len(r.Images) == 0 {
 		return
 	}
 	st := d.st
-	note := strconv.Itoa(len(r.Images))
-	switch {
-	case !limits:
-	case len(r.Images) > model.MaxImages:
+	note := strconv.Itoa(len(r.Images)) + st.muted.on(" (at most "+strconv.Itoa(model.MaxImages)+")")
+	if len(r.Images) > model.MaxImages {
 		note = st.warn.on(strconv.Itoa(len(r.Images)) + " (over " + strconv.Itoa(model.MaxImages) + ")")
-	default:
-		note += st.muted.on(" (at most " + strconv.Itoa(model.MaxImages) + ")")
 	}
 	d.kv("images", note)
 	for _, im := range r.Images {
 		verdict := st.ok.on("✓ within limits")
-		if !limits {
-			verdict = ""
-		} else if im.Problem != "" {
+		if im.Problem != "" {
 			verdict = st.err.on("✗ " + model.Sanitize(im.Problem))
 		} else if im.Size > model.MaxImageBytes {
 			verdict = st.err.on("✗ over 5 MB")
@@ -241,9 +229,8 @@ func (m *detailModel) resultImages(d *detailText, r *model.Result, limits bool) 
 	}
 }
 
-// resultStructured is the structured content's size (against the
-// platform's limit when the call is AgentArea's), then the content.
-func (m *detailModel) resultStructured(d *detailText, r *model.Result, limits bool) {
+// resultStructured is the structured content's size against its limit, then the content.
+func (m *detailModel) resultStructured(d *detailText, r *model.Result) {
 	if r.StructuredContentBytes == 0 && len(r.StructuredContent) == 0 && !r.StructuredContentDropped {
 		return
 	}
@@ -252,10 +239,7 @@ func (m *detailModel) resultStructured(d *detailText, r *model.Result, limits bo
 	if size == 0 {
 		size = len(r.StructuredContent)
 	}
-	note := formatBytes(size)
-	if limits {
-		note += st.muted.on(" (limit " + strconv.Itoa(model.MaxStructuredChars) + " chars)")
-	}
+	note := formatBytes(size) + st.muted.on(" (limit "+strconv.Itoa(model.MaxStructuredChars)+" chars)")
 	if r.StructuredContentDropped {
 		note += " " + st.warn.on(model.SaysDropped)
 	}

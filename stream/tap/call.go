@@ -101,7 +101,11 @@ func (c *call) onTimeout() {
 		return
 	}
 	c.timedOut = true
-	c.warn(time.Now(), model.WarnCallTimeout, fmt.Sprintf("no result within %v: the platform gives up here (\"MCP tool call timed out\") and sends notifications/cancelled", c.t.cfg.Timeout))
+	msg := fmt.Sprintf("no result within %v (--timeout)", c.t.cfg.Timeout)
+	if c.relays { // a platform's call: the platform gives up
+		msg = fmt.Sprintf("no result within %v: the platform gives up here (\"MCP tool call timed out\") and sends notifications/cancelled", c.t.cfg.Timeout)
+	}
+	c.warn(time.Now(), model.WarnCallTimeout, msg)
 	c.timer.Reset(c.t.cfg.Timeout)
 }
 

@@ -37,7 +37,13 @@ func TestQuickOpenCallTimesOut(t *testing.T) {
 	}
 	io.Copy(io.Discard, res.Body)
 	res.Body.Close()
-	h.waitFor("call_timeout on the open call", func(s *model.Snapshot) bool {
+	s := h.waitFor("call_timeout on the open call", func(s *model.Snapshot) bool {
 		return len(s.Calls) == 1 && !s.Calls[0].Finished() && hasWarning(s, string(model.WarnCallTimeout))
 	})
+	// A plain MCP call: no platform to give up on it.
+	for _, w := range s.Calls[0].Warnings {
+		if w.Code == string(model.WarnCallTimeout) && w.Message != "no result within 1s (--timeout)" {
+			t.Errorf("call_timeout says %q", w.Message)
+		}
+	}
 }
