@@ -26,9 +26,9 @@ import (
 )
 
 // Real clients and servers with and without toolscope between them: the
-// go-sdk's and the TypeScript SDK's clients, against a go-sdk server and
+// go-sdk's and the TypeScript SDK's clients, against go-sdk servers and
 // the TypeScript SDK's server-everything, over HTTP (the tap) and stdio
-// (the stdio tap). Each client must get the same through toolscope as
+// (the stdio tap; the go-sdk client and server there: tap_stdio_test.go). Each client must get the same through toolscope as
 // without it, and toolscope must show the calls as the plain MCP they are:
 // no relay, no token verdicts on the screen.
 
@@ -330,27 +330,39 @@ func tsHTTPSaw(t *testing.T, endpoint string, calls []peerCall) string {
 	return tsPeerSaw(t, calls, endpoint)
 }
 
+// goStdioCalls are the go-sdk stdio server's (stream/tap/testdata/stdioserver).
+var goStdioCalls = []peerCall{
+	{Name: "count", Arguments: map[string]any{"steps": 4}, Progress: true, Want: 4},
+	{Name: "echo", Arguments: map[string]any{"text": "héllo", "repeat": 3}},
+}
+
 // TestPeersThroughTheStdioTap: the go-sdk and the TypeScript SDK clients
-// launching server-everything over stdio get the same with `toolscope tap
-// --` before its command as without; the recording shows plain calls.
+// launching a server over stdio (server-everything, a go-sdk server) get
+// the same with `toolscope tap --` before its command as without; the
+// recording shows plain calls.
 func TestPeersThroughTheStdioTap(t *testing.T) {
 	node, js := everythingJS(t)
-	bin, _ := stdioBins(t)
+	bin, goServer := stdioBins(t)
+	goClient := func(t *testing.T, calls []peerCall, command ...string) string {
+		return goPeerSaw(t, &mcp.CommandTransport{Command: exec.Command(command[0], command[1:]...)}, calls)
+	}
+	tsClient := func(t *testing.T, calls []peerCall, command ...string) string {
+		return tsPeerSaw(t, calls, append([]string{"stdio"}, command...)...)
+	}
 	for _, tc := range []struct {
 		name   string
-		client func(t *testing.T, command ...string) string
+		server []string
+		calls  []peerCall
+		client func(t *testing.T, calls []peerCall, command ...string) string
 	}{
-		{"go client", func(t *testing.T, command ...string) string {
-			return goPeerSaw(t, &mcp.CommandTransport{Command: exec.Command(command[0], command[1:]...)}, everythingCalls)
-		}},
-		{"TypeScript client", func(t *testing.T, command ...string) string {
-			return tsPeerSaw(t, everythingCalls, append([]string{"stdio"}, command...)...)
-		}},
+		{"go client, server-everything", []string{node, js, "stdio"}, everythingCalls, goClient},
+		{"TypeScript client, server-everything", []string{node, js, "stdio"}, everythingCalls, tsClient},
+		{"TypeScript client, go-sdk server", []string{goServer}, goStdioCalls, tsClient},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			direct := tc.client(t, node, js, "stdio")
+			direct := tc.client(t, tc.calls, tc.server...)
 			rec := filepath.Join(t.TempDir(), "s.jsonl")
-			through := tc.client(t, bin, "tap", "--record", rec, "--", node, js, "stdio")
+			through := tc.client(t, tc.calls, append([]string{bin, "tap", "--record", rec, "--"}, tc.server...)...)
 			if through != direct {
 				t.Errorf("through the stdio tap:\n%s\nwithout it:\n%s", through, direct)
 			}
@@ -368,7 +380,7 @@ func TestPeersThroughTheStdioTap(t *testing.T) {
 					evs = append(evs, e)
 				}
 			}
-			checkPlainCalls(t, evs, everythingCalls)
+			checkPlainCalls(t, evs, tc.calls)
 		})
 	}
 }
