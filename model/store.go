@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -51,6 +52,22 @@ type Snapshot struct {
 	Duplicates int64   // events ignored as already applied (same event_id)
 	Evicted    int64   // finished calls evicted to bound memory
 	Warnings   int64
+}
+
+// SpeaksAgentArea says whether AgentArea's contract applies to a call: it
+// carries AgentArea context, or a source that saw it carries it on other
+// calls (a call there without a token is missing one). A call of sources
+// that only ever carried plain MCP is judged by MCP alone: no token verdict.
+func (s *Snapshot) SpeaksAgentArea(c *Call) bool {
+	if c.AgentArea() {
+		return true
+	}
+	for i := range s.Sources {
+		if src := &s.Sources[i]; src.AgentArea && slices.Contains(c.Sources, src.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 // FindCall returns the call with this ID (or tool_call_id), or nil.

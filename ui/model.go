@@ -2,7 +2,6 @@ package ui
 
 import (
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -70,21 +69,8 @@ type common struct {
 	flashUntil time.Time
 }
 
-// speaksAgentArea says whether a call is one AgentArea's contract applies
-// to: it carries AgentArea context, or a source that saw it carries it on
-// other calls (a call there without a token is then missing one). A call
-// of a source that only ever carried plain MCP is not judged by it.
-func (c *common) speaksAgentArea(call *model.Call) bool {
-	if call.AgentArea() {
-		return true
-	}
-	for _, s := range c.snap.Sources {
-		if s.AgentArea && slices.Contains(call.Sources, s.Name) {
-			return true
-		}
-	}
-	return false
-}
+// speaksAgentArea: see model.Snapshot.SpeaksAgentArea.
+func (c *common) speaksAgentArea(call *model.Call) bool { return c.snap.SpeaksAgentArea(call) }
 
 // component is one part of the screen under the header: it draws in the
 // size it is given, answers its own keys and says them in its help.

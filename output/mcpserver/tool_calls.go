@@ -29,7 +29,7 @@ type CallRow struct {
 	Tool       string     `json:"tool"`
 	Status     string     `json:"status" jsonschema:"running, ok, error, cancelled or late"`
 	Cause      string     `json:"cause,omitempty" jsonschema:"why it ended as it did, most specific first"`
-	Verdict    string     `json:"verdict,omitempty" jsonschema:"the context token's verdict: valid, rejected, unverified or absent"`
+	Verdict    string     `json:"verdict,omitempty" jsonschema:"the context token's verdict: valid, rejected, unverified or absent; not given on plain MCP"`
 	Flags      []string   `json:"flags"`
 	Started    *time.Time `json:"started,omitempty"`
 	DurationMS int64      `json:"duration_ms" jsonschema:"elapsed so far, or in all once ended"`
@@ -74,7 +74,7 @@ func (s *Server) listCalls(_ context.Context, _ *mcp.CallToolRequest, in ListCal
 		if len(out.Calls) == n {
 			continue
 		}
-		row := newCallRow(c, now)
+		row := newCallRow(snap, c, now)
 		out.Calls = append(out.Calls, row)
 		line := row.ID + "  " + row.Tool + "  " + row.Status
 		if row.Cause != "" {
@@ -94,7 +94,7 @@ func (s *Server) listCalls(_ context.Context, _ *mcp.CallToolRequest, in ListCal
 	return textResult(lines), out, nil
 }
 
-func newCallRow(c *model.Call, now time.Time) CallRow {
+func newCallRow(snap *model.Snapshot, c *model.Call, now time.Time) CallRow {
 	row := CallRow{ID: c.ID, TaskID: c.TaskID, ToolCallID: c.ToolCallID, Tool: c.Tool, Status: string(c.Status),
 		Cause: c.Cause(now), Flags: c.FlagNames(), DurationMS: c.Elapsed(now).Milliseconds(), Rounds: c.Rounds(),
 		Attempts: len(c.Attempts), Sent: c.SentCount()}
@@ -108,7 +108,7 @@ func newCallRow(c *model.Call, now time.Time) CallRow {
 	if row.Flags == nil {
 		row.Flags = []string{}
 	}
-	if c.Context != nil && c.AgentArea() { // plain MCP has no token to judge
+	if c.Context != nil && snap.SpeaksAgentArea(c) { // plain MCP has no token to judge
 		row.Verdict = c.Context.Verdict
 	} else if c.Flags&model.FlagRejected != 0 {
 		row.Verdict = model.VerdictRejected
