@@ -53,3 +53,25 @@ func TestPlainMCPCall(t *testing.T) {
 		t.Error("the source does not speak AgentArea after a call with a token")
 	}
 }
+
+// TestTextLinePlainMCP: a text line says a call's token verdict where
+// AgentArea's contract applies, and no relayed on plain MCP progress.
+func TestTextLinePlainMCP(t *testing.T) {
+	call := Event{Time: at(0), Source: SourceTap, SourceName: "tap", Kind: KindToolCall, Tool: "count", Exchange: "1",
+		Context: &Context{Verdict: VerdictAbsent}}
+	if line := TextLine(call); strings.Contains(line, "context=") {
+		t.Errorf("plain call: %s", line)
+	}
+	call.Meta = map[string]any{"agentarea/task_id": "T1"} // AgentArea's keys without its token
+	if line := TextLine(call); !strings.Contains(line, "context=absent") {
+		t.Errorf("a call with agentarea/* keys and no token: %s", line)
+	}
+	p := Event{Time: at(1), Source: SourceTap, SourceName: "tap", Kind: KindToolProgress, Tool: "count", Exchange: "1", Progress: 1}
+	if line := TextLine(p); strings.Contains(line, "relayed") {
+		t.Errorf("plain progress: %s", line)
+	}
+	p.Relayed = BoolRef(false)
+	if line := TextLine(p); !strings.Contains(line, "relayed=false") {
+		t.Errorf("progress the platform drops: %s", line)
+	}
+}

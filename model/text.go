@@ -31,7 +31,7 @@ func TextLine(e Event) string {
 		if e.Attempt > 1 {
 			add("attempt", strconv.Itoa(e.Attempt))
 		}
-		if e.Context != nil {
+		if e.Context != nil && (e.Context.Verdict != VerdictAbsent || e.HasAgentAreaContext()) { // plain MCP: no token to speak of
 			v := e.Context.Verdict
 			if e.Context.HTTPStatus != 0 {
 				v += fmt.Sprintf("(%d/%d)", e.Context.HTTPStatus, e.Context.RPCCode)
