@@ -18,6 +18,7 @@ import (
 
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/output"
 )
 
@@ -62,24 +63,6 @@ func stdioServer(t *testing.T) string {
 	return stdioServerPath
 }
 
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // eventLog collects every event and applies it to a store.
 type eventLog struct {
 	mu    sync.Mutex
@@ -121,7 +104,7 @@ func (l *eventLog) count(kind model.Kind, code string) int {
 type stdioRun struct {
 	stdin  *io.PipeWriter
 	stdout *io.PipeReader
-	stderr *lockedBuffer
+	stderr *modeltest.LockedBuffer
 	log    *eventLog
 	done   chan struct{}
 	code   int
@@ -132,7 +115,7 @@ func startStdio(t *testing.T, ctx context.Context, cfg Config, command ...string
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	r := &stdioRun{stdin: inW, stdout: outR, stderr: &lockedBuffer{}, log: newEventLog(), done: make(chan struct{})}
+	r := &stdioRun{stdin: inW, stdout: outR, stderr: &modeltest.LockedBuffer{}, log: newEventLog(), done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		r.code, r.err = RunStdio(ctx, cfg, command, inR, outW, r.stderr, r.log)
