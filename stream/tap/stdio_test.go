@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -22,12 +21,6 @@ import (
 	"toolscope/output"
 )
 
-var (
-	stdioServerOnce sync.Once
-	stdioServerPath string
-	stdioServerErr  error
-)
-
 // TestMain removes the stdio server built for the run. The test binary
 // also serves as the stdio tap's watchdog.
 func TestMain(m *testing.M) {
@@ -35,32 +28,13 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	code := m.Run()
-	if stdioServerPath != "" {
-		os.RemoveAll(filepath.Dir(stdioServerPath))
-	}
+	modeltest.RemoveBinaries()
 	os.Exit(code)
 }
 
-// stdioServer builds testdata/stdioserver (a go-sdk stdio server) once per
-// package run.
+// stdioServer is testdata/stdioserver (a go-sdk stdio server), built.
 func stdioServer(t *testing.T) string {
-	t.Helper()
-	stdioServerOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "stdio-tap-test-")
-		if err != nil {
-			stdioServerErr = err
-			return
-		}
-		stdioServerPath = filepath.Join(dir, "stdioserver")
-		out, err := exec.Command("go", "build", "-o", stdioServerPath, "./testdata/stdioserver").CombinedOutput()
-		if err != nil {
-			stdioServerErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if stdioServerErr != nil {
-		t.Fatal(stdioServerErr)
-	}
-	return stdioServerPath
+	return modeltest.Binary(t, "toolscope/stream/tap/testdata/stdioserver")
 }
 
 // eventLog collects every event and applies it to a store.
