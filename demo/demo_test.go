@@ -82,7 +82,7 @@ func TestRunShowsEveryScenario(t *testing.T) {
 		want := []string{
 			"build_report ok attempts=1 sent=3 token=valid structured dropped offloaded",
 			"export_ledger cancelled attempts=1 sent=x token=valid cancelled",
-			"get_order ok attempts=1 sent=0 token=absent pii",
+			"get_order ok attempts=1 sent=0 token=none pii",
 			"lookup_customer error attempts=1 sent=0 token=rejected rejected http=401",
 			"lookup_customer error attempts=1 sent=0 token=rejected rejected http=403",
 			"lookup_customer ok attempts=1 sent=0 token=valid",

@@ -91,3 +91,30 @@ func TestNoTokenWhereTokensAreCarried(t *testing.T) {
 		t.Errorf("screen:\n%s", screen)
 	}
 }
+
+// TestPlainResultHasNoPlatformLimits: the detail of a plain call's result
+// holds it to no platform limit: no "(limit …)", no "within limits", no
+// "offloaded"; an AgentArea call's does.
+func TestPlainResultHasNoPlatformLimits(t *testing.T) {
+	store := plainStore()
+	for _, ev := range []model.Event{
+		{Kind: model.KindToolCall, Context: &model.Context{Verdict: model.VerdictAbsent}},
+		{Kind: model.KindToolResult, HTTPStatus: 200, TextChars: 9000, StructuredContentBytes: 20000, // past AgentArea's limits
+			Images: []model.Image{{MimeType: "image/bmp", Size: model.MaxImageBytes + 1}}},
+	} {
+		ev.Time, ev.Source, ev.SourceName, ev.Tool, ev.Exchange, ev.RequestID = at(1700), model.SourceTap, "tap:plain", "render", "4", "4"
+		store.Apply(ev)
+	}
+	m := newModel(store, testOptions(nil))
+	send(m, tea.WindowSizeMsg{Width: 120, Height: 80})
+	send(m, keyMsgs("G", "<enter>")...) // render, the last
+	detail := ansi.Strip(m.View())
+	for _, no := range []string{"(limit", "within limits", "at most 8", "offloaded", "over 5 MB"} {
+		if strings.Contains(detail, no) {
+			t.Errorf("%q in a plain call's detail:\n%s", no, detail)
+		}
+	}
+	if !strings.Contains(detail, "9000 chars") || !strings.Contains(detail, "image/bmp") {
+		t.Errorf("detail:\n%s", detail)
+	}
+}
