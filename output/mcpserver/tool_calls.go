@@ -67,7 +67,7 @@ func (s *Server) listCalls(_ context.Context, _ *mcp.CallToolRequest, in ListCal
 	lines := []string{""}
 	for i := len(snap.Calls) - 1; i >= 0; i-- {
 		c := snap.Calls[i]
-		if !f.Match(c) {
+		if !f.Match(snap, c) {
 			continue
 		}
 		out.Matched++
