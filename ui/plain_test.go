@@ -118,3 +118,34 @@ func TestPlainResultHasNoPlatformLimits(t *testing.T) {
 		t.Errorf("detail:\n%s", detail)
 	}
 }
+
+// TestSummarisedHeaderSaysWhatTapsSpeak: when the taps' names do not fit,
+// the header's summary says what they speak: one word when they all speak
+// it, else each with its count.
+func TestSummarisedHeaderSaysWhatTapsSpeak(t *testing.T) {
+	for _, tc := range []struct {
+		agentArea []bool
+		want      string
+	}{
+		{[]bool{false, false, false}, "3 taps connected · plain MCP"},
+		{[]bool{false, true, false}, "3 taps connected · 2 plain MCP, 1 AgentArea"},
+	} {
+		store := model.NewStore(model.Options{})
+		for i, aa := range tc.agentArea {
+			name := "tap:a-plain-mcp-server-with-a-long-name-" + string(rune('a'+i))
+			store.Apply(model.Event{Time: at(0), Source: model.SourceTap, SourceName: name, Kind: model.KindSourceStatus, State: model.StateConnected})
+			call := model.Event{Time: at(10), Source: model.SourceTap, SourceName: name, Kind: model.KindToolCall, Tool: "echo", Exchange: "1"}
+			if aa {
+				call.Context = &model.Context{Present: true, Verdict: model.VerdictUnverified}
+			}
+			store.Apply(call)
+		}
+		for _, width := range []int{80, 120} {
+			m := newModel(store, testOptions(nil))
+			send(m, tea.WindowSizeMsg{Width: width, Height: 24})
+			if screen := ansi.Strip(m.View()); !strings.Contains(strings.Split(screen, "\n")[1], tc.want) {
+				t.Errorf("%d columns: the header lacks %q:\n%s", width, tc.want, screen)
+			}
+		}
+	}
+}
