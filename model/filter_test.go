@@ -89,7 +89,7 @@ func TestFilterNoTokenIsNotPlainMCP(t *testing.T) {
 		return &Call{ID: id, Tool: "t", Sources: []string{source}, Context: &Context{Verdict: VerdictAbsent}}
 	}
 	snap := &Snapshot{
-		Calls: []*Call{absent("plain#1", "tap:plain"), absent("aa#2", "tap:aa"), {ID: "plain#3", Tool: "t", Sources: []string{"tap:plain"}}},
+		Calls:   []*Call{absent("plain#1", "tap:plain"), absent("aa#2", "tap:aa"), {ID: "plain#3", Tool: "t", Sources: []string{"tap:plain"}}},
 		Sources: []SourceState{{Name: "tap:plain"}, {Name: "tap:aa", AgentArea: true}},
 	}
 	for q, want := range map[string]string{"flag:no-token": "aa#2", "flag:absent": "aa#2", "-flag:no-token": "plain#1,plain#3"} {
