@@ -78,6 +78,18 @@ type Event struct {
 	// RequestID is the JSON-RPC id as it appeared on the wire (raw JSON text).
 	RequestID      string `json:"request_id,omitempty"`
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	// Call is the call's id as the screen shows it (the store fills it in
+	// as it applies a tool event), the same for every round of a
+	// multi-round call; Round numbers the rounds (from 1) once a call is
+	// known to have more than one (MCP 2026-07-28 input_required).
+	Call  string `json:"call,omitempty"`
+	Round int    `json:"round,omitempty"`
+	// InputResponses are a later round's answers to what the server asked
+	// (tool.call), as sent; redacted as arguments are.
+	InputResponses json.RawMessage `json:"input_responses,omitempty"`
+	// InputRequests are what an input_required answer asks of the client
+	// (tool.result).
+	InputRequests []InputRequest `json:"input_requests,omitempty"`
 
 	// tool.call
 	Arguments   json.RawMessage   `json:"arguments,omitempty"`
@@ -154,6 +166,25 @@ type Image struct {
 	// Problem is set when the platform would refuse the image (type or size).
 	Problem string `json:"problem,omitempty"`
 }
+
+// InputRequest is one thing an input_required answer asks of the client:
+// an elicitation (its message and requested schema, or a URL to open), a
+// sampling request (its summary) or the client's roots.
+type InputRequest struct {
+	ID     string `json:"id"`
+	Method string `json:"method"`
+	// Message is an elicitation's message, or a sampling request's summary.
+	Message         string          `json:"message,omitempty"`
+	RequestedSchema json.RawMessage `json:"requested_schema,omitempty"`
+	URL             string          `json:"url,omitempty"`
+}
+
+// The methods of input requests (MCP 2026-07-28).
+const (
+	InputElicit = "elicitation/create"
+	InputSample = "sampling/createMessage"
+	InputRoots  = "roots/list"
+)
 
 // Context is what toolscope knows of a call's X-AgentArea-Context token.
 type Context struct {

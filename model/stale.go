@@ -117,7 +117,7 @@ func (s *Store) abandon(e *entry, reason string) {
 		at = c.LastUpdate
 	}
 	base := Event{Time: at, Source: source, SourceName: name, TaskID: c.TaskID, ToolCallID: c.ToolCallID,
-		Tool: c.Tool, IdempotencyKey: c.IdempotencyKey, RequestID: c.RequestID}
+		Tool: c.Tool, IdempotencyKey: c.IdempotencyKey, RequestID: c.RequestID, Call: c.ID}
 	cancel := base
 	cancel.Kind, cancel.Reason = KindToolCancelled, reason
 	warn := base
