@@ -9,27 +9,27 @@ import (
 // copies, and what the MCP server's get_call and toolscope://calls/{id}
 // return. Its field names are stable.
 type CallJSON struct {
-	ID             string          `json:"id"`
-	TaskID         string          `json:"task_id,omitempty"`
-	ToolCallID     string          `json:"tool_call_id,omitempty"`
-	Tool           string          `json:"tool,omitempty"`
-	AgentName      string          `json:"agent_name,omitempty"`
-	IdempotencyKey string          `json:"idempotency_key,omitempty"`
-	RequestID      string          `json:"request_id,omitempty"`
-	Sources        []string        `json:"sources,omitempty"`
-	Status         Status          `json:"status"`
-	Started        *time.Time      `json:"started,omitempty"`
-	Ended          *time.Time      `json:"ended,omitempty"`
-	ElapsedMS      int64           `json:"elapsed_ms"`
-	TimeoutMS      int64           `json:"timeout_ms,omitempty"`
-	Flags          []string        `json:"flags,omitempty"`
-	Rounds         int             `json:"rounds"`
+	ID             string     `json:"id"`
+	TaskID         string     `json:"task_id,omitempty"`
+	ToolCallID     string     `json:"tool_call_id,omitempty"`
+	Tool           string     `json:"tool,omitempty"`
+	AgentName      string     `json:"agent_name,omitempty"`
+	IdempotencyKey string     `json:"idempotency_key,omitempty"`
+	RequestID      string     `json:"request_id,omitempty"`
+	Sources        []string   `json:"sources,omitempty"`
+	Status         Status     `json:"status"`
+	Started        *time.Time `json:"started,omitempty"`
+	Ended          *time.Time `json:"ended,omitempty"`
+	ElapsedMS      int64      `json:"elapsed_ms"`
+	TimeoutMS      int64      `json:"timeout_ms,omitempty"`
+	Flags          []string   `json:"flags,omitempty"`
+	Rounds         int        `json:"rounds"`
 	// ServerMS and WaitingMS split a multi-round call's time: the server's
 	// rounds, and the waits for the client's input between them.
-	ServerMS  int64 `json:"server_ms,omitempty"`
-	WaitingMS int64 `json:"waiting_ms,omitempty"`
-	Arguments      json.RawMessage `json:"arguments,omitempty"`
-	Meta           map[string]any  `json:"meta,omitempty"`
+	ServerMS  int64           `json:"server_ms,omitempty"`
+	WaitingMS int64           `json:"waiting_ms,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Meta      map[string]any  `json:"meta,omitempty"`
 	// MetaVsClaims is each _meta key against its claim (the detail's
 	// "_META vs CLAIMS").
 	MetaVsClaims []MetaClaim       `json:"meta_vs_claims,omitempty"`
