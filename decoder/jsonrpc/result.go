@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -41,11 +42,20 @@ type Result struct {
 
 // InputRequest is one request an input_required answer makes of the
 // client: its id, its method (elicitation/create, sampling/createMessage,
-// roots/list) and its params as sent.
+// roots/list) and what its params say worth showing.
 type InputRequest struct {
 	ID     string
 	Method string
-	Params json.RawMessage
+	// An elicitation's message, requested schema (as sent) and URL (url mode).
+	Message         string
+	RequestedSchema json.RawMessage
+	URL             string
+	// A sampling request's messages (how many, the last one's text), its
+	// system prompt and its token budget.
+	Messages     int
+	LastText     string
+	SystemPrompt string
+	MaxTokens    int64
 }
 
 // Image is one image a result carries: the content block it is in, its
@@ -229,9 +239,7 @@ func (r *reader) inputRequests(res *Result) {
 					res.problem("inputRequests[%q].method is not a string", id)
 				}
 			case string(key) == "params":
-				if ir.Params = r.value(); isNull(ir.Params) {
-					ir.Params = nil
-				}
+				r.inputParams(&ir)
 			default:
 				r.skip()
 			}
@@ -310,6 +318,70 @@ func (r *reader) resource(b *block) bool {
 		}
 	}
 	return ok
+}
+
+// inputParams reads an input request's params: an elicitation's or a
+// sampling request's members worth showing (any other value is skipped).
+func (r *reader) inputParams(ir *InputRequest) {
+	if r.dec.PeekKind() != '{' {
+		r.skip()
+		return
+	}
+	r.token()
+	for r.more('}') {
+		switch key := r.name(); string(key) {
+		case "message":
+			r.stringInto(&ir.Message)
+		case "requestedSchema":
+			if ir.RequestedSchema = r.value(); isNull(ir.RequestedSchema) {
+				ir.RequestedSchema = nil
+			}
+		case "url":
+			r.stringInto(&ir.URL)
+		case "systemPrompt":
+			r.stringInto(&ir.SystemPrompt)
+		case "maxTokens":
+			if n, err := strconv.ParseInt(string(r.value()), 10, 64); err == nil {
+				ir.MaxTokens = n
+			}
+		case "messages":
+			r.samplingMessages(ir)
+		default:
+			r.skip()
+		}
+	}
+}
+
+// samplingMessages counts a sampling request's messages and keeps the
+// first text of the last one (its content a block or an array of blocks).
+func (r *reader) samplingMessages(ir *InputRequest) {
+	if r.dec.PeekKind() != '[' {
+		r.skip()
+		return
+	}
+	r.token()
+	for r.more(']') {
+		ir.Messages++
+		if r.dec.PeekKind() != '{' {
+			r.skip()
+			continue
+		}
+		r.token()
+		for r.more('}') {
+			if key := r.name(); string(key) != "content" {
+				r.skip()
+				continue
+			}
+			var t text
+			if r.dec.PeekKind() == '[' {
+				var res Result
+				r.content(&res, &t)
+			} else if b, ok := r.block(); ok && b.typ == "text" && b.text != nil {
+				t.add(*b.text)
+			}
+			ir.LastText = t.first
+		}
+	}
 }
 
 // stringInto reads a string into dst (null leaves it, as encoding/json

@@ -36,11 +36,17 @@ func TestInputRequiredResult(t *testing.T) {
 	if r.ResultType != "input_required" || r.RequestState != "s-1" || len(r.InputRequests) != 2 {
 		t.Fatalf("%+v", r)
 	}
-	if ir := r.InputRequests[0]; ir.ID != "confirm" || ir.Method != "elicitation/create" || string(ir.Params) == "" {
+	if ir := r.InputRequests[0]; ir.ID != "confirm" || ir.Method != "elicitation/create" || ir.Message != "Deploy?" || string(ir.RequestedSchema) != `{"type":"object"}` {
 		t.Fatalf("%+v", ir)
 	}
-	if ir := r.InputRequests[1]; ir.ID != "roots" || ir.Method != "roots/list" || ir.Params != nil {
+	if ir := r.InputRequests[1]; ir.ID != "roots" || ir.Method != "roots/list" || ir.Message != "" {
 		t.Fatalf("%+v", ir)
+	}
+	r = readResult(t, `{"resultType":"input_required","inputRequests":{"draft":{"method":"sampling/createMessage","params":{
+		"maxTokens":100,"systemPrompt":"be brief","messages":[{"role":"user","content":{"type":"text","text":"hello"}},
+		{"role":"user","content":[{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"text","text":"summarize"}]}]}}}}`)
+	if ir := r.InputRequests[0]; ir.Messages != 2 || ir.LastText != "summarize" || ir.MaxTokens != 100 || ir.SystemPrompt != "be brief" {
+		t.Fatalf("sampling: %+v", ir)
 	}
 	// Without content, a complete answer is still malformed.
 	if r := readResult(t, `{"resultType":"complete"}`); len(r.Problems) != 1 || r.Problems[0] != "result has no content array" {
