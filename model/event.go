@@ -84,12 +84,6 @@ type Event struct {
 	// known to have more than one (MCP 2026-07-28 input_required).
 	Call  string `json:"call,omitempty"`
 	Round int    `json:"round,omitempty"`
-	// InputResponses are a later round's answers to what the server asked
-	// (tool.call), as sent; redacted as arguments are.
-	InputResponses json.RawMessage `json:"input_responses,omitempty"`
-	// InputRequests are what an input_required answer asks of the client
-	// (tool.result).
-	InputRequests []InputRequest `json:"input_requests,omitempty"`
 
 	// tool.call
 	Arguments   json.RawMessage   `json:"arguments,omitempty"`
@@ -105,6 +99,9 @@ type Event struct {
 	// a child of that span.
 	TraceParent string `json:"traceparent,omitempty"`
 	TraceState  string `json:"tracestate,omitempty"`
+	// InputResponses are a later round's answers to what the server asked,
+	// as sent; redacted as arguments are.
+	InputResponses json.RawMessage `json:"input_responses,omitempty"`
 
 	// tool.progress: the JSON lines always write these three for that kind
 	// (total null when unknown).
@@ -131,7 +128,9 @@ type Event struct {
 	StructuredContentDropped bool            `json:"structured_content_dropped,omitempty"`
 	Late                     bool            `json:"late,omitempty"`
 	ResultType               string          `json:"result_type,omitempty"`
-	Denied                   string          `json:"denied,omitempty"`
+	// InputRequests are what an input_required answer asks of the client.
+	InputRequests []InputRequest `json:"input_requests,omitempty"`
+	Denied        string         `json:"denied,omitempty"`
 	// TimedOut: the platform ended the call at its timeout (a feed's
 	// "MCP tool call timed out" result): the call was cancelled.
 	TimedOut bool `json:"timed_out,omitempty"`

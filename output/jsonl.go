@@ -143,6 +143,8 @@ func appendEvent(b []byte, e *model.Event) []byte {
 	b = appendStr(b, `,"exchange":`, e.Exchange)
 	b = appendStr(b, `,"request_id":`, e.RequestID)
 	b = appendStr(b, `,"idempotency_key":`, e.IdempotencyKey)
+	b = appendStr(b, `,"call":`, e.Call)
+	b = appendInt(b, `,"round":`, int64(e.Round))
 	b = appendCallFields(b, e)
 	b = appendResultFields(b, e)
 	b = appendStr(b, `,"reason":`, e.Reason)
@@ -188,6 +190,7 @@ func appendCallFields(b []byte, e *model.Event) []byte {
 	}
 	b = appendStr(b, `,"traceparent":`, e.TraceParent)
 	b = appendStr(b, `,"tracestate":`, e.TraceState)
+	b = appendRaw(b, `,"input_responses":`, e.InputResponses)
 	return appendFlag(b, `,"after_cancel":`, e.AfterCancel)
 }
 
@@ -224,6 +227,9 @@ func appendResultFields(b []byte, e *model.Event) []byte {
 	b = appendFlag(b, `,"structured_content_dropped":`, e.StructuredContentDropped)
 	b = appendFlag(b, `,"late":`, e.Late)
 	b = appendStr(b, `,"result_type":`, e.ResultType)
+	if len(e.InputRequests) > 0 { // as rare as a round: written by encoding/json
+		b = appendAny(append(b, `,"input_requests":`...), e.InputRequests)
+	}
 	b = appendStr(b, `,"denied":`, e.Denied)
 	return appendFlag(b, `,"timed_out":`, e.TimedOut)
 }

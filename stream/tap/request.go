@@ -149,8 +149,6 @@ func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string
 	c := &call{
 		t:          t,
 		msg:        m,
-		exchangeID: cj.Exchange,
-		requestID:  string(m.ID),
 		idKey:      m.Key,
 		tokenKey:   m.Meta.TokenKey,
 		tool:       m.Call.Name,
@@ -161,6 +159,7 @@ func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string
 		start:      ex.start,
 		pending:    cj.Warnings,
 	}
+	c.callEv = model.Event{Exchange: cj.Exchange, RequestID: string(m.ID)}
 	ev := c.event(model.KindToolCall, ex.start)
 	ev.Arguments = m.Call.Arguments
 	if len(m.Meta.AgentArea) > 0 {
@@ -184,6 +183,7 @@ func (ex *exchange) announce() {
 		ex.warn(w.Code, w.Message)
 	}
 	for _, c := range pr.calls {
+		ex.t.joinRound(c)
 		ex.t.calls.add(c)
 		ex.t.emit(c.callEv)
 		c.warnAll(c.start, c.pending)
