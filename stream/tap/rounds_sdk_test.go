@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -168,5 +169,31 @@ func TestMultiRoundCallThroughTap(t *testing.T) {
 			checkRounds(t, s)
 			checkLines(t, lines.Bytes(), s.Calls[len(s.Calls)-1].ID)
 		})
+	}
+}
+
+// TestMultiRoundCallThroughStdioTap: the same through the stdio tap, with
+// a go-sdk stdio server as its child.
+func TestMultiRoundCallThroughStdioTap(t *testing.T) {
+	server := stdioServer(t)
+	direct := deployThrough(t, &mcp.CommandTransport{Command: exec.Command(server)})
+	r := startStdio(t, context.Background(), Config{Name: "stdio:deployer"}, server)
+	through := deployThrough(t, &mcp.IOTransport{Reader: r.stdout, Writer: r.stdin})
+	if direct != "deployed to prod" || through != direct {
+		t.Fatalf("direct %q, through the tap %q", direct, through)
+	}
+	r.stdin.Close()
+	r.wait(t)
+	s := r.log.store.Snapshot()
+	checkRounds(t, s)
+	for _, c := range s.Calls {
+		if c.Tool != "deploy" {
+			continue
+		}
+		var lines bytes.Buffer // the events as the store applied them, as lines
+		for _, ev := range c.Timeline {
+			lines.Write(output.EncodeLine(&ev)) // a line, newline and all
+		}
+		checkLines(t, lines.Bytes(), c.ID)
 	}
 }
