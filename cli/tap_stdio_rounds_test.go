@@ -47,6 +47,19 @@ func TestStdioTapMultiRoundCall(t *testing.T) {
 	if direct != "deployed to prod" || through != direct {
 		t.Fatalf("through the tap %q, direct %q", through, direct)
 	}
+	checkTwoRounds(t, rec)
+
+	// The mock serves the recording again: round 2 by its requestState.
+	events := filepath.Join(t.TempDir(), "mock-events.jsonl")
+	if mocked := confirmDeploy(t, exec.Command(toolscope, "mock", rec, "--stdio", "--record", events)); mocked != direct {
+		t.Fatalf("against the mock %q, direct %q", mocked, direct)
+	}
+	checkTwoRounds(t, events)
+}
+
+// checkTwoRounds: a recording holds one call of two rounds.
+func checkTwoRounds(t *testing.T, rec string) {
+	t.Helper()
 	var got []string
 	calls := map[string]bool{}
 	for _, e := range readRecording(t, rec) {

@@ -31,7 +31,7 @@ func addDeployTool(server *mcp.Server) {
 			if !ok {
 				return &mcp.CallToolResult{
 					InputRequests: mcp.InputRequestMap{"confirm": &mcp.ElicitParams{Message: "Deploy to " + in.Env + "?",
-						RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"token": map[string]any{"type": "string"}}}}},
+						RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"note": map[string]any{"type": "string"}}}}},
 					RequestState: "deploy-" + in.Env,
 				}, nil, nil
 			}
@@ -98,7 +98,7 @@ func checkRounds(t *testing.T, s *model.Snapshot) {
 	a := c.Attempts[0]
 	r1, r2 := a.Rounds[0], a.Rounds[1]
 	if len(r1.Asked) != 1 || r1.Asked[0].Method != model.InputElicit || r1.Asked[0].Message != "Deploy to prod?" ||
-		!strings.Contains(string(r1.Asked[0].RequestedSchema), `"token"`) {
+		!strings.Contains(string(r1.Asked[0].RequestedSchema), `"note"`) {
 		t.Errorf("round 1 asked %+v", r1.Asked)
 	}
 	if !strings.Contains(string(r2.Answers), `"accept"`) || strings.Contains(string(r2.Answers), "sk-live-4f9a8b7c6d5e4f3a2b1c") {

@@ -73,7 +73,7 @@ func main() {
 			case !ok:
 				return &mcp.CallToolResult{
 					InputRequests: mcp.InputRequestMap{"confirm": &mcp.ElicitParams{Message: "Deploy to " + in.Env + "?",
-						RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"token": map[string]any{"type": "string"}}}}},
+						RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"note": map[string]any{"type": "string"}}}}},
 					RequestState: "deploy-" + in.Env,
 				}, nil, nil
 			case req.Params.RequestState != "deploy-"+in.Env || resp.Action != "accept":
