@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"toolscope/model"
@@ -38,6 +39,7 @@ type attemptState struct {
 
 	sent, wouldRelay, relayed, afterCancel int
 	warnings                               int
+	rounds                                 int // of a multi-round call (0: one round)
 	events                                 eventLog
 
 	queued   bool      // scheduled for export
@@ -157,8 +159,23 @@ func (a *attemptState) applyProgress(ev *model.Event) {
 }
 
 // applyResult merges a result as the store does: flags add up, the first
-// non-empty value of a field stays.
+// non-empty value of a field stays. An answer that asks for input ends a
+// round, not the attempt: an event of the span.
 func (a *attemptState) applyResult(ev *model.Event) {
+	if ev.Round > 0 {
+		a.rounds = max(a.rounds, ev.Round)
+		ended := spanEvent{kind: eventRound, at: ev.Time, round: ev.Round, message: clip(ev.ResultType, maxIDChars)}
+		if ev.ResultType == model.ResultInputRequired && !ev.IsError {
+			parts := make([]string, 0, len(ev.InputRequests))
+			for _, ir := range ev.InputRequests {
+				parts = append(parts, ir.Summary())
+			}
+			ended.code = clip(strings.Join(parts, "; "), maxMessageChars)
+			a.events.add(ended)
+			return
+		}
+		a.events.add(ended)
+	}
 	r := &a.result
 	a.hasResult = true
 	a.end(ev.Time)
