@@ -247,7 +247,7 @@ func (m *tableModel) elapsedCell(c *model.Call, w int) string {
 	switch {
 	case over:
 		return m.st.late.on(s)
-	case c.Status == model.StatusRunning:
+	case !c.Finished():
 		return s
 	}
 	return m.st.muted.on(s)
@@ -287,6 +287,9 @@ func (m *tableModel) flagsCell(c *model.Call, valid bool) string {
 	}
 	if n := len(c.Attempts); n > 1 || (n == 1 && c.Attempts[0].N > 1) {
 		add(st.warn, "attempt "+strconv.Itoa(c.Attempts[n-1].N))
+	}
+	if n := c.Rounds(); n > 1 {
+		add(st.accent, "round "+strconv.Itoa(n))
 	}
 	if c.Flags&model.FlagReplayed != 0 {
 		add(st.accent, "replayed")
