@@ -127,7 +127,7 @@ func NewCallJSON(c *Call, now time.Time) CallJSON {
 		Context: c.Context, SoatContext: c.SoatContext, MetaVsClaims: c.MetaAgainstClaims(), Rounds: c.Rounds(),
 	}
 	out.Headers = c.Headers
-	if out.Rounds > 1 {
+	if c.MultiRound() {
 		server, waiting := c.RoundTimes(now)
 		out.ServerMS, out.WaitingMS = server.Milliseconds(), waiting.Milliseconds()
 	}

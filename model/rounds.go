@@ -28,13 +28,20 @@ type Round struct {
 	AskedInput bool
 }
 
-// Rounds counts the rounds of the call's latest attempt: 1 for a call
-// that never asked for input.
+// Rounds counts the rounds of the call's latest attempt so far: 1 for a
+// call that never asked for input (and for one waiting after its first).
 func (c *Call) Rounds() int {
 	if a := c.LastAttempt(); a != nil && len(a.Rounds) > 1 {
 		return len(a.Rounds)
 	}
 	return 1
+}
+
+// MultiRound says whether the call's server has asked for input: a call of
+// more than one round (its next may not have come yet).
+func (c *Call) MultiRound() bool {
+	a := c.LastAttempt()
+	return a != nil && len(a.Rounds) > 0
 }
 
 // RoundTimes splits a multi-round call's time: what the server took to

@@ -69,8 +69,8 @@ func (m *detailModel) detailCallSection(d *detailText, c *model.Call) {
 	if c.RequestID != "" {
 		d.kv("json-rpc id", model.Sanitize(c.RequestID))
 	}
-	if n := c.Rounds(); n > 1 {
-		d.kv("rounds", strconv.Itoa(n)+st.muted.on("  the server asked the client for input (see ROUNDS)"))
+	if c.MultiRound() {
+		d.kv("rounds", strconv.Itoa(c.Rounds())+st.muted.on("  the server asked the client for input (see ROUNDS)"))
 	}
 	if len(c.Sources) > 0 {
 		names := make([]string, len(c.Sources))

@@ -288,8 +288,8 @@ func (m *tableModel) flagsCell(c *model.Call, valid bool) string {
 	if n := len(c.Attempts); n > 1 || (n == 1 && c.Attempts[0].N > 1) {
 		add(st.warn, "attempt "+strconv.Itoa(c.Attempts[n-1].N))
 	}
-	if n := c.Rounds(); n > 1 {
-		add(st.accent, "round "+strconv.Itoa(n))
+	if c.MultiRound() {
+		add(st.accent, "round "+strconv.Itoa(c.Rounds()))
 	}
 	if c.Flags&model.FlagReplayed != 0 {
 		add(st.accent, "replayed")
