@@ -31,7 +31,9 @@ func TestReplayOfAMultiRoundCall(t *testing.T) {
 		func(e *model.Event) {
 			e.Kind, e.RequestID, e.Round, e.InputResponses = model.KindToolCall, "6", 2, []byte(`{"confirm":{"action":"accept"}}`)
 		},
-		func(e *model.Event) { e.Kind, e.Round, e.ResultType, e.TextChars = model.KindToolResult, 2, "complete", 4 },
+		func(e *model.Event) {
+			e.Kind, e.Round, e.ResultType, e.TextChars = model.KindToolResult, 2, "complete", 4
+		},
 	} {
 		e := base
 		e.Time = at.Add(time.Duration(i) * time.Second)
