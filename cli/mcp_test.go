@@ -67,7 +67,7 @@ func listCalls(t *testing.T, url, filter string) []string {
 // keeps serving what it played until SIGINT, then exits 0.
 func TestReplayServesMCPUntilInterrupted(t *testing.T) {
 	toolscope, _ := stdioBins(t)
-	cmd := exec.Command(toolscope, "replay", "testdata/session.jsonl", "--speed", "0", "--output", "json", "--mcp-listen", "127.0.0.1:0")
+	cmd := exec.Command(toolscope, "replay", modeltest.SessionFile(), "--speed", "0", "--output", "json", "--mcp-listen", "127.0.0.1:0")
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
@@ -132,9 +132,9 @@ func TestMCPFlagsChecked(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"replay", "testdata/session.jsonl", "--output", "json", "--mcp-listen", "0.0.0.0:7072"}, "not loopback"},
-		{[]string{"replay", "testdata/session.jsonl", "--output", "json", "--mcp-listen", "0.0.0.0:7072", "--mcp-allow-remote"}, "TOOLSCOPE_MCP_TOKEN"},
-		{[]string{"replay", "testdata/session.jsonl", "--output", "json", "--mcp-allow-remote"}, "needs --mcp-listen"},
+		{[]string{"replay", modeltest.SessionFile(), "--output", "json", "--mcp-listen", "0.0.0.0:7072"}, "not loopback"},
+		{[]string{"replay", modeltest.SessionFile(), "--output", "json", "--mcp-listen", "0.0.0.0:7072", "--mcp-allow-remote"}, "TOOLSCOPE_MCP_TOKEN"},
+		{[]string{"replay", modeltest.SessionFile(), "--output", "json", "--mcp-allow-remote"}, "needs --mcp-listen"},
 		{[]string{"tap", "--mcp-listen", "10.1.2.3:7072", "--", "true"}, "not loopback"},
 	} {
 		cmd := exec.Command(toolscope, c.args...)

@@ -1,8 +1,9 @@
 package model
 
 import (
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -48,11 +49,7 @@ func (c *Call) MetaAgainstClaims() []MetaClaim {
 	if len(c.Meta) == 0 && !hasContextClaim {
 		return nil
 	}
-	keys := make([]string, 0, len(c.Meta))
-	for k := range c.Meta {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(c.Meta))
 	out := make([]MetaClaim, 0, len(keys))
 	for _, k := range keys {
 		mc := MetaClaim{Key: k, Meta: c.Meta[k], Verdict: MetaNotSigned}

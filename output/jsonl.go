@@ -3,6 +3,7 @@ package output
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -175,18 +176,18 @@ func appendCallFields(b []byte, e *model.Event) []byte {
 	b = appendRaw(b, `,"arguments":`, e.Arguments)
 	b = appendInt(b, `,"attempt":`, int64(e.Attempt))
 	if len(e.Meta) > 0 {
-		b = appendAnyMap(append(b, `,"meta":`...), e.Meta)
+		b = appendMap(append(b, `,"meta":`...), e.Meta, appendAny)
 	}
 	if e.Context != nil {
 		b = appendContext(append(b, `,"context":`...), e.Context)
 	}
 	if len(e.SoatContext) > 0 {
-		b = appendStringMap(append(b, `,"soat_context":`...), e.SoatContext)
+		b = appendMap(append(b, `,"soat_context":`...), e.SoatContext, appendQuote)
 	}
 	b = appendStr(b, `,"agent_name":`, e.AgentName)
 	b = appendInt(b, `,"timeout_ms":`, e.TimeoutMS)
 	if len(e.Headers) > 0 {
-		b = appendStringMap(append(b, `,"headers":`...), e.Headers)
+		b = appendMap(append(b, `,"headers":`...), e.Headers, appendQuote)
 	}
 	b = appendStr(b, `,"traceparent":`, e.TraceParent)
 	b = appendStr(b, `,"tracestate":`, e.TraceState)
@@ -241,10 +242,10 @@ func appendContext(b []byte, c *model.Context) []byte {
 	b = appendInt(b, `,"rpc_code":`, int64(c.RPCCode))
 	b = appendStr(b, `,"reason":`, c.Reason)
 	if len(c.Header) > 0 {
-		b = appendAnyMap(append(b, `,"header":`...), c.Header)
+		b = appendMap(append(b, `,"header":`...), c.Header, appendAny)
 	}
 	if len(c.Claims) > 0 {
-		b = appendAnyMap(append(b, `,"claims":`...), c.Claims)
+		b = appendMap(append(b, `,"claims":`...), c.Claims, appendAny)
 	}
 	if len(c.Steps) > 0 {
 		b = append(b, `,"steps":[`...)
@@ -273,28 +274,18 @@ func appendContext(b []byte, c *model.Context) []byte {
 	return append(b, '}')
 }
 
-// appendStringMap and appendAnyMap write a map as an object, its keys
-// sorted as encoding/json does.
-func appendStringMap(b []byte, m map[string]string) []byte {
+// appendMap writes a map as an object, its keys sorted as encoding/json
+// does, each value by appendValue.
+func appendMap[V any](b []byte, m map[string]V, appendValue func([]byte, V) []byte) []byte {
 	var stack [16]string // the small maps of every event sort here
+	keys := slices.AppendSeq(stack[:0], maps.Keys(m))
+	slices.Sort(keys)
 	b = append(b, '{')
-	for i, k := range sortedKeys(stack[:0], m) {
+	for i, k := range keys {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendQuote(append(appendQuote(b, k), ':'), m[k])
-	}
-	return append(b, '}')
-}
-
-func appendAnyMap(b []byte, m map[string]any) []byte {
-	var stack [16]string
-	b = append(b, '{')
-	for i, k := range sortedKeys(stack[:0], m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendAny(append(appendQuote(b, k), ':'), m[k])
+		b = appendValue(append(appendQuote(b, k), ':'), m[k])
 	}
 	return append(b, '}')
 }
@@ -316,7 +307,7 @@ func appendAny(b []byte, v any) []byte {
 	case int64:
 		return strconv.AppendInt(b, t, 10)
 	case map[string]any:
-		return appendAnyMap(b, t)
+		return appendMap(b, t, appendAny)
 	case []any:
 		b = append(b, '[')
 		for i, e := range t {
@@ -339,13 +330,4 @@ func appendAny(b []byte, v any) []byte {
 		return append(b, "null"...)
 	}
 	return appendRawValue(b, raw)
-}
-
-// sortedKeys appends m's keys to keys, sorted.
-func sortedKeys[V any](keys []string, m map[string]V) []string {
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -61,7 +61,7 @@ func (m *tableModel) cell(c *model.Call, col column, lay tableLayout) string {
 		if c.TaskID == "" {
 			return st.muted.on(fit("—", w))
 		}
-		return fit(shortID(model.Sanitize(c.TaskID)), w)
+		return fit(model.ShortID(c.TaskID), w)
 	case colTool:
 		tool, server := displayTool(c)
 		if tool == "" {

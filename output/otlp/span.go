@@ -89,9 +89,9 @@ func (a *attemptState) failure() (msg, errType string) {
 	case a.hasResult && r.Denied != "":
 		return orDefault(r.Error, "denied by "+r.Denied), "denied"
 	case failed:
-		return orDefault(r.Error, "isError: "+truncateRunes(r.TextPreview, previewChars)), errorTypeToolError
+		return orDefault(r.Error, "isError: "+model.Truncate(r.TextPreview, previewBytes)), errorTypeToolError
 	case a.context != nil && a.context.Verdict == model.VerdictRejected:
-		return "context token rejected: " + clip(a.context.Reason, maxMessageChars), "context_rejected"
+		return "context token rejected: " + model.Clip(a.context.Reason, maxMessageBytes), "context_rejected"
 	}
 	return "", ""
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/output"
 )
 
@@ -69,7 +70,7 @@ func TestBinaryRecordDiskFull(t *testing.T) {
 		f.Close()
 	}
 	bin := buildBinary(t)
-	session := filepath.Join(repoRoot(t), "testdata", "session.jsonl")
+	session := modeltest.SessionFile()
 	cmd := exec.Command(bin, "replay", session, "--speed", "0", "--output", "json", "--record", "/dev/full")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -609,12 +609,6 @@ func checkGoroutines(t *testing.T, before int) {
 	t.Logf("goroutines: %d before, %d after shutdown", before, n)
 }
 
-// waitFor polls cond until it holds or the timeout passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	modeltest.WaitFor(t, timeout, what, cond)
-}
-
 // findCall returns the call with this tool_call_id.
 func findCall(s *model.Snapshot, toolCallID string) *model.Call {
 	for _, c := range s.Calls {

@@ -289,7 +289,7 @@ func (p *prober) firstTool(ctx context.Context) (string, *Stop) {
 	if r.err != nil || m == nil || m.Result == nil {
 		rpcErr := ""
 		if m != nil && m.Error != nil {
-			rpcErr = fmt.Sprintf("JSON-RPC %d: %s", m.Error.Code, clip(m.Error.Message))
+			rpcErr = fmt.Sprintf("JSON-RPC %d: %s", m.Error.Code, model.Clip(m.Error.Message, maxShownBytes))
 		}
 		return "", listFailed(p.cfg.URL, r, rpcErr, p.cfg.Timeout)
 	}
