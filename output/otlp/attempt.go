@@ -164,13 +164,13 @@ func (a *attemptState) applyProgress(ev *model.Event) {
 func (a *attemptState) applyResult(ev *model.Event) {
 	if ev.Round > 0 {
 		a.rounds = max(a.rounds, ev.Round)
-		ended := spanEvent{kind: eventRound, at: ev.Time, round: ev.Round, message: clip(ev.ResultType, maxIDChars)}
+		ended := spanEvent{kind: eventRound, at: ev.Time, round: ev.Round, message: model.Clip(ev.ResultType, maxIDBytes)}
 		if ev.ResultType == model.ResultInputRequired && !ev.IsError {
 			parts := make([]string, 0, len(ev.InputRequests))
 			for _, ir := range ev.InputRequests {
 				parts = append(parts, ir.Summary())
 			}
-			ended.code = clip(strings.Join(parts, "; "), maxMessageChars)
+			ended.code = model.Clip(strings.Join(parts, "; "), maxMessageBytes)
 			a.events.add(ended)
 			return
 		}
