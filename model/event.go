@@ -80,10 +80,8 @@ type Event struct {
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
 	// Call is the call's id as the screen shows it (the store fills it in
 	// as it applies a tool event), the same for every round of a
-	// multi-round call; Round numbers the rounds (from 1) once a call is
-	// known to have more than one (MCP 2026-07-28 input_required).
-	Call  string `json:"call,omitempty"`
-	Round int    `json:"round,omitempty"`
+	// multi-round call (see Round).
+	Call string `json:"call,omitempty"`
 
 	// tool.call
 	Arguments   json.RawMessage   `json:"arguments,omitempty"`
@@ -113,7 +111,12 @@ type Event struct {
 	AfterCancel bool `json:"after_cancel,omitempty"`
 
 	// tool.result
-	IsError                  bool            `json:"is_error,omitempty"`
+	IsError bool `json:"is_error,omitempty"`
+	// Round numbers a call's rounds (from 1) once it is known to have more
+	// than one (MCP 2026-07-28 input_required); any kind of call event. An
+	// int32 here fills the padding after IsError: an Event stays in the
+	// 704-byte size class.
+	Round                    int32           `json:"round,omitempty"`
 	Error                    string          `json:"error,omitempty"`
 	Replayed                 bool            `json:"replayed,omitempty"`
 	DurationMS               int64           `json:"duration_ms,omitempty"`

@@ -136,7 +136,7 @@ func (a *Attempt) round(n int) *Round {
 // applyRoundCall records a later round's request: the same call sent again
 // with the client's answers.
 func (c *Call) applyRoundCall(a *Attempt, ev *Event) {
-	r := a.round(ev.Round)
+	r := a.round(int(ev.Round))
 	if r.Started.IsZero() || ev.Time.Before(r.Started) {
 		r.Started = ev.Time
 	}
@@ -152,7 +152,7 @@ func (c *Call) applyRoundCall(a *Attempt, ev *Event) {
 // round ends, the call does not.
 func (c *Call) applyInputRequired(ev *Event) {
 	a := c.attemptFor(ev)
-	r := a.round(ev.Round)
+	r := a.round(int(ev.Round))
 	if r.Ended.IsZero() || ev.Time.Before(r.Ended) {
 		r.Ended = ev.Time
 	}
@@ -167,7 +167,7 @@ func (a *Attempt) endRound(ev *Event) {
 	if len(a.Rounds) == 0 && ev.Round < 2 {
 		return
 	}
-	r := a.round(ev.Round)
+	r := a.round(int(ev.Round))
 	if r.Ended.IsZero() || ev.Time.Before(r.Ended) {
 		r.Ended = ev.Time
 	}

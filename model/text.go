@@ -22,7 +22,7 @@ func TextLine(e Event) string {
 		b.WriteString(" " + Sanitize(e.Tool))
 	}
 	if e.Round > 0 {
-		b.WriteString(" round=" + strconv.Itoa(e.Round))
+		b.WriteString(" round=" + strconv.Itoa(int(e.Round)))
 	}
 	add := func(k, v string) {
 		if v != "" {

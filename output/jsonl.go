@@ -145,7 +145,6 @@ func appendEvent(b []byte, e *model.Event) []byte {
 	b = appendStr(b, `,"request_id":`, e.RequestID)
 	b = appendStr(b, `,"idempotency_key":`, e.IdempotencyKey)
 	b = appendStr(b, `,"call":`, e.Call)
-	b = appendInt(b, `,"round":`, int64(e.Round))
 	b = appendCallFields(b, e)
 	b = appendResultFields(b, e)
 	b = appendStr(b, `,"reason":`, e.Reason)
@@ -198,6 +197,7 @@ func appendCallFields(b []byte, e *model.Event) []byte {
 // appendResultFields writes the tool.result fields, is_error to timed_out.
 func appendResultFields(b []byte, e *model.Event) []byte {
 	b = appendFlag(b, `,"is_error":`, e.IsError)
+	b = appendInt(b, `,"round":`, int64(e.Round))
 	b = appendStr(b, `,"error":`, e.Error)
 	b = appendFlag(b, `,"replayed":`, e.Replayed)
 	b = appendInt(b, `,"duration_ms":`, e.DurationMS)

@@ -193,7 +193,7 @@ func (m *detailModel) eventSummary(e *model.Event) (string, string, paint) {
 			add("attempt " + strconv.Itoa(e.Attempt))
 		}
 		if e.Round > 0 {
-			add("round " + strconv.Itoa(e.Round))
+			add("round " + strconv.Itoa(int(e.Round)))
 		}
 		if len(e.InputResponses) > 0 {
 			add("answers " + formatBytes(len(e.InputResponses)))
@@ -218,7 +218,7 @@ func (m *detailModel) eventSummary(e *model.Event) (string, string, paint) {
 		}
 		add(status)
 		if e.Round > 0 {
-			add("round " + strconv.Itoa(e.Round))
+			add("round " + strconv.Itoa(int(e.Round)))
 		}
 		for _, ir := range e.InputRequests {
 			add("asks " + cut(model.Sanitize(ir.Summary()), 60))

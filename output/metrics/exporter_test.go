@@ -242,7 +242,7 @@ func TestMultiRoundCallCountsOnce(t *testing.T) {
 	}
 	defer x.Close()
 	now := time.Now().UTC()
-	ev := func(kind tsmodel.Kind, round int, resultType string) tsmodel.Event {
+	ev := func(kind tsmodel.Kind, round int32, resultType string) tsmodel.Event {
 		return tsmodel.Event{Time: now, Source: tsmodel.SourceTap, Kind: kind, Tool: "deploy", Exchange: "2", Round: round, ResultType: resultType, DurationMS: 5}
 	}
 	for _, e := range []tsmodel.Event{ev(tsmodel.KindToolCall, 0, ""), ev(tsmodel.KindToolResult, 1, tsmodel.ResultInputRequired),

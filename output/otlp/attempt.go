@@ -163,8 +163,8 @@ func (a *attemptState) applyProgress(ev *model.Event) {
 // round, not the attempt: an event of the span.
 func (a *attemptState) applyResult(ev *model.Event) {
 	if ev.Round > 0 {
-		a.rounds = max(a.rounds, ev.Round)
-		ended := spanEvent{kind: eventRound, at: ev.Time, round: ev.Round, message: model.Clip(ev.ResultType, maxIDBytes)}
+		a.rounds = max(a.rounds, int(ev.Round))
+		ended := spanEvent{kind: eventRound, at: ev.Time, round: int(ev.Round), message: model.Clip(ev.ResultType, maxIDBytes)}
 		if ev.ResultType == model.ResultInputRequired && !ev.IsError {
 			parts := make([]string, 0, len(ev.InputRequests))
 			for _, ir := range ev.InputRequests {

@@ -11,7 +11,7 @@ import (
 func TestMultiRoundCallIsOneSpan(t *testing.T) {
 	c := newCollector(t)
 	e, _ := newTestExporter(t, c.URL, nil)
-	ev := func(kind model.Kind, ms, round int, f func(*model.Event)) model.Event {
+	ev := func(kind model.Kind, ms int, round int32, f func(*model.Event)) model.Event {
 		x := model.Event{Time: at(ms), Source: model.SourceTap, SourceName: "tap:orders", Kind: kind,
 			Tool: "deploy", Exchange: "2", RequestID: "5", Round: round}
 		if f != nil {

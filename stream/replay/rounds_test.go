@@ -56,7 +56,7 @@ func TestReplayOfAMultiRoundCall(t *testing.T) {
 		if e.Tool == "deploy" && e.Call != "tap:orders#2" {
 			t.Errorf("line read back without its call: %+v", e)
 		}
-		rounds = max(rounds, e.Round)
+		rounds = max(rounds, int(e.Round))
 	}
 	snap := store.Snapshot()
 	c := snap.FindCall("tap:orders#2")

@@ -157,10 +157,12 @@ func (c *call) onResult(at time.Time, m *jsonrpc.Message, status int) {
 	if c.ended {
 		c.warn(at, model.WarnResultAfterEnd, "a result arrived after the call was cancelled or failed")
 	}
-	c.finishLocked()
 	if askes {
+		// Waiting before it is out of flight: a next round that looks for it
+		// in between finds it in one place or the other (roundPending).
 		c.t.calls.awaitNextRound(c, m.Summary.RequestState)
 	}
+	c.finishLocked()
 	c.t.emit(ev)
 	c.warnAll(at, ws)
 }

@@ -183,7 +183,7 @@ func (ex *exchange) announce() {
 		ex.warn(w.Code, w.Message)
 	}
 	for _, c := range pr.calls {
-		ex.t.joinRound(c)
+		ex.t.joinRound(c, ex.seq)
 		ex.t.calls.add(c)
 		ex.t.emit(c.callEv)
 		c.warnAll(c.start, c.pending)

@@ -5,7 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"net/http"
+	"sync"
 	"time"
+
+	"toolscope/decoder/jsonrpc"
 )
 
 // A multi-round call (MCP 2026-07-28): the server answers a tools/call
@@ -22,8 +26,51 @@ const maxWaiting = 4096
 // roundJoinWait is how long a later round's request waits for the answer
 // of the round before it to be read: the client sends the next round as
 // soon as it has that answer, possibly before the tap's side work has
-// parsed it.
+// parsed it (see unreadCalls).
 const roundJoinWait = 250 * time.Millisecond
+
+// unreadCalls are the exchanges that may be a tools/call (a POST whose
+// Mcp-Method says tools/call, or says nothing) whose side work has not
+// ended: the round before a later round's request is among them until its
+// answer is read. Counted from the request's arrival, before it is
+// forwarded, by the exchange's number.
+type unreadCalls struct {
+	mu   sync.Mutex
+	seqs map[uint64]string // exchange number -> Mcp-Name (the tool)
+}
+
+// begin counts an exchange whose request may be a tools/call.
+func (u *unreadCalls) begin(r *http.Request, seq uint64) bool {
+	if method := r.Header.Get("Mcp-Method"); r.Method != http.MethodPost || method != "" && method != jsonrpc.MethodToolsCall {
+		return false
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.seqs == nil {
+		u.seqs = make(map[uint64]string)
+	}
+	u.seqs[seq] = r.Header.Get("Mcp-Name")
+	return true
+}
+
+func (u *unreadCalls) end(seq uint64) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	delete(u.seqs, seq)
+}
+
+// before says whether an exchange before seq calling tool (or a tool not
+// named) is still unread.
+func (u *unreadCalls) before(seq uint64, tool string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for s, name := range u.seqs {
+		if s < seq && (name == "" || name == tool) {
+			return true
+		}
+	}
+	return false
+}
 
 // stateKey is what a requestState is kept under: as it is when short, a
 // digest when long (servers seal their state, and it may be large).
@@ -99,30 +146,17 @@ func (r *registry) takePrevRound(c *call) *call {
 	return prev
 }
 
-// roundPending says whether a call of the same tool is still in flight in
-// c's scope, started before it: its answer, not yet read, may be the one
-// c's request answers.
-func (r *registry) roundPending(c *call) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, list := range r.byID {
-		for _, p := range list {
-			if p != c && p.tool == c.tool && p.start.Before(c.start) && p.scope.session == c.scope.session {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// joinRound makes c a later round of the call it continues, if any: its
-// events then carry that call's exchange and the next round's number.
-func (t *Tap) joinRound(c *call) {
+// joinRound makes c, the call of exchange seq (0 over stdio), a later
+// round of the call it continues, if any: its events then carry that
+// call's exchange and the next round's number. While a tools/call before
+// it is unread, the round it continues may be that one: it waits for it
+// (roundJoinWait at most; rare: only a request carrying a state back).
+func (t *Tap) joinRound(c *call, seq uint64) {
 	if c.msg.Call.RequestState == "" && c.msg.Call.InputResponses == nil {
 		return
 	}
 	prev := t.calls.takePrevRound(c)
-	for deadline := time.Now().Add(roundJoinWait); prev == nil && time.Now().Before(deadline) && t.calls.roundPending(c); {
+	for deadline := time.Now().Add(roundJoinWait); prev == nil && seq > 0 && time.Now().Before(deadline) && t.unread.before(seq, c.tool); {
 		time.Sleep(2 * time.Millisecond)
 		prev = t.calls.takePrevRound(c)
 	}
