@@ -1,6 +1,7 @@
 package model
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -90,5 +91,22 @@ func TestNeedsInputWaits(t *testing.T) {
 	}
 	if f := ParseFilter("status:needs-input"); !f.Match(c) || len(f.Problems) > 0 {
 		t.Fatal("status:needs-input does not match a call waiting for input")
+	}
+}
+
+// explain_call says what a waiting call asked and what the client must do.
+func TestExplainNeedsInput(t *testing.T) {
+	at := time.Date(2026, 7, 28, 9, 0, 0, 0, time.UTC)
+	s := NewStore(Options{})
+	for _, ev := range multiRound(at)[:2] {
+		s.Apply(ev)
+	}
+	c := s.Snapshot().Calls[0]
+	x := Explain(c, at.Add(time.Second))
+	if !strings.HasPrefix(x.Summary, "needs input for 1.0s: asked elicitation: Deploy to prod?") {
+		t.Errorf("summary %q", x.Summary)
+	}
+	if len(x.Findings) == 0 || !strings.Contains(x.Findings[0].What, "waits for round 2") || !strings.Contains(x.Findings[0].Must, "requestState") {
+		t.Errorf("findings %+v", x.Findings)
 	}
 }
