@@ -109,6 +109,26 @@ func (ir InputRequest) Summary() string {
 	return kind
 }
 
+// TimedElapsed is the part of the call its timeout counts: the whole call,
+// or for a multi-round call its latest round (each round is a request of
+// its own; the wait for the client's input is nobody's timeout). 0 while
+// it waits for input.
+func (c *Call) TimedElapsed(now time.Time) time.Duration {
+	a := c.LastAttempt()
+	if a == nil || len(a.Rounds) == 0 {
+		return c.Elapsed(now)
+	}
+	if c.Status == StatusNeedsInput {
+		return 0
+	}
+	r := a.Rounds[len(a.Rounds)-1]
+	end := r.Ended
+	if end.IsZero() {
+		end = now
+	}
+	return max(end.Sub(r.Started), 0)
+}
+
 // waitsForInput says whether the attempt's last round was answered with a
 // request for input and no next round has come yet.
 func (a *Attempt) waitsForInput() bool {

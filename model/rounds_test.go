@@ -110,3 +110,26 @@ func TestExplainNeedsInput(t *testing.T) {
 		t.Errorf("findings %+v", x.Findings)
 	}
 }
+
+// A call waiting for its user is not ended by toolscope at twice its
+// timeout (the wait is nobody's timeout); only the idle bound applies.
+func TestWaitingForInputIsNotStale(t *testing.T) {
+	at := time.Now().Add(-time.Minute)
+	s := NewStore(Options{})
+	evs := multiRound(at)[:2]
+	evs[0].TimeoutMS = 1000
+	for _, ev := range evs {
+		s.Apply(ev)
+	}
+	for i := range staleSweepEvery { // events of another call move the clock and sweep
+		s.Apply(Event{Time: at.Add(30 * time.Second), Source: SourceTap, SourceName: "tap:other", Kind: KindWarning,
+			Exchange: "9", Code: "x", Message: strings.Repeat("x", i%2)})
+	}
+	c := s.Snapshot().FindCall("tap:orders#2")
+	if c == nil || c.Status != StatusNeedsInput {
+		t.Fatalf("the waiting call was ended: %+v", c)
+	}
+	if c.TimedElapsed(at.Add(30*time.Second)) != 0 {
+		t.Errorf("its timed part grows while it waits")
+	}
+}

@@ -88,11 +88,7 @@ func (s *Store) sweepStale() {
 }
 
 func (s *Store) staleReason(c *Call) string {
-	start := c.Started
-	if start.IsZero() {
-		start = c.FirstSeen
-	}
-	if t := time.Duration(c.TimeoutMS) * time.Millisecond; t > 0 && s.clock.Sub(start) > 2*t {
+	if t := time.Duration(c.TimeoutMS) * time.Millisecond; t > 0 && c.TimedElapsed(s.clock) > 2*t {
 		return fmt.Sprintf("no result within twice its %s timeout: ended by toolscope", t)
 	}
 	if idle := s.clock.Sub(c.LastUpdate); !c.LastUpdate.IsZero() && idle > s.opts.IdleRunningCalls {

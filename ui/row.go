@@ -242,7 +242,7 @@ func (m *tableModel) elapsedText(c *model.Call) string {
 }
 
 func (m *tableModel) elapsedCell(c *model.Call, w int) string {
-	over := c.TimeoutMS > 0 && c.Elapsed(m.now) > time.Duration(c.TimeoutMS)*time.Millisecond
+	over := c.TimeoutMS > 0 && c.TimedElapsed(m.now) > time.Duration(c.TimeoutMS)*time.Millisecond
 	s := fitRight(m.elapsedText(c), w)
 	switch {
 	case over:
