@@ -13,17 +13,17 @@ type registry struct {
 	byID    map[string][]*call
 	byToken map[string][]*call
 	held    []*heldCancel // see held.go
-	// waiting holds calls whose answer asked for input, by requestState
+	// waiting holds the calls whose answer asked for input, by requestState
 	// (see rounds.go), waitOrder them oldest first.
-	waiting   map[string][]*call
-	waitOrder []waiter
+	waiting   map[string][]*pendingRound
+	waitOrder []*pendingRound
 }
 
 // maxPerKey bounds how many in-flight calls share one id or token.
 const maxPerKey = 64
 
 func newRegistry() *registry {
-	return &registry{byID: make(map[string][]*call), byToken: make(map[string][]*call), waiting: make(map[string][]*call)}
+	return &registry{byID: make(map[string][]*call), byToken: make(map[string][]*call), waiting: make(map[string][]*pendingRound)}
 }
 
 func (r *registry) add(c *call) {

@@ -82,66 +82,93 @@ func stateKey(state string) string {
 	return "h:" + hex.EncodeToString(sum[:])
 }
 
-// waiter is a call waiting for its next round, and the key it waits under.
-type waiter struct {
-	c   *call
-	key string
+// pendingRound is a call whose answer asked for input, as much of it as
+// its next round is matched by (a few hundred bytes: not the call, which
+// holds its request's body).
+type pendingRound struct {
+	key      string // stateKey of its requestState
+	scope    scope
+	tool     string
+	args     [sha256.Size]byte // argumentsDigest of its arguments
+	exchange string            // its first round's: the call's id on the tap
+	round    int32
 }
 
-// awaitNextRound keeps a call whose answer asked for input until its next
-// round comes (called with c.mu held, the call already out of flight).
+// argumentsDigest identifies arguments up to insignificant whitespace
+// (absent and null alike).
+func argumentsDigest(args json.RawMessage) [sha256.Size]byte {
+	var b bytes.Buffer
+	if len(args) > 0 && json.Compact(&b, args) != nil {
+		b.Reset()
+		b.Write(args)
+	}
+	return sha256.Sum256(b.Bytes())
+}
+
+// awaitNextRound keeps what a call whose answer asked for input is matched
+// by until its next round comes (called with c.mu held).
 func (r *registry) awaitNextRound(c *call, state string) {
+	p := &pendingRound{key: stateKey(state), scope: c.scope, tool: c.tool, args: argumentsDigest(c.msg.Call.Arguments),
+		exchange: c.callEv.Exchange, round: c.callEv.Round}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	key := stateKey(state)
-	r.waiting[key] = pushBounded(r.waiting[key], c)
-	r.waitOrder = append(r.waitOrder, waiter{c, key})
+	r.waiting[p.key] = append(r.waiting[p.key], p)
+	r.waitOrder = append(r.waitOrder, p)
 	if len(r.waitOrder) > maxWaiting {
-		old := r.waitOrder[0]
-		r.waitOrder = append(r.waitOrder[:0:0], r.waitOrder[1:]...)
-		removeFrom(r.waiting, old.key, old.c)
+		r.forget(r.waitOrder[0])
+	}
+}
+
+// forget drops a pending round (r.mu held).
+func (r *registry) forget(p *pendingRound) {
+	list := r.waiting[p.key]
+	for i, o := range list {
+		if o == p {
+			list = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(r.waiting, p.key)
+	} else {
+		r.waiting[p.key] = list
+	}
+	for i, o := range r.waitOrder {
+		if o == p {
+			r.waitOrder = append(r.waitOrder[:i:i], r.waitOrder[i+1:]...)
+			break
+		}
 	}
 }
 
 // takePrevRound finds, and forgets, the round a later round's request
-// continues: the call it names by requestState (inside the request's MCP
-// session where there is one, else on its connection, else by the state
-// alone), with the same tool and arguments.
-func (r *registry) takePrevRound(c *call) *call {
-	state, answers := c.msg.Call.RequestState, c.msg.Call.InputResponses
-	if state == "" && answers == nil {
-		return nil
-	}
-	key := stateKey(state)
+// continues: the one it names by requestState, with the same tool and
+// arguments, inside the request's MCP session where there is one, else on
+// its connection, else by the state alone (the one session-less round
+// waiting under it). Without a state, only the session or the connection
+// match.
+func (r *registry) takePrevRound(c *call) *pendingRound {
+	state := c.msg.Call.RequestState
+	key, args := stateKey(state), argumentsDigest(c.msg.Call.Arguments)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	list := r.waiting[key]
-	var same []*call
-	for _, p := range list {
-		if p.tool == c.tool && sameJSON(p.msg.Call.Arguments, c.msg.Call.Arguments) {
-			same = append(same, p)
+	var prev, only *pendingRound
+	sessionless := 0
+	for _, p := range r.waiting[key] { // oldest first: the latest match wins
+		switch {
+		case p.tool != c.tool || p.args != args || p.scope.session != c.scope.session:
+		case c.scope.session != "" || p.scope.conn == c.scope.conn:
+			prev = p
+		default:
+			sessionless++
+			only = p
 		}
 	}
-	var prev *call
-	if state == "" {
-		// No state to go by: only a round in the same session or on the
-		// same connection.
-		for _, p := range same {
-			if p.scope.session == c.scope.session && (c.scope.session != "" || p.scope.conn == c.scope.conn) {
-				prev = p
-			}
-		}
-	} else {
-		prev, _ = matchScope(same, c.scope)
+	if prev == nil && sessionless == 1 && state != "" {
+		prev = only
 	}
 	if prev != nil {
-		removeFrom(r.waiting, key, prev)
-		for i, o := range r.waitOrder {
-			if o.c == prev {
-				r.waitOrder = append(r.waitOrder[:i:i], r.waitOrder[i+1:]...)
-				break
-			}
-		}
+		r.forget(prev)
 	}
 	return prev
 }
@@ -163,21 +190,6 @@ func (t *Tap) joinRound(c *call, seq uint64) {
 	if prev == nil {
 		return
 	}
-	prev.mu.Lock()
-	c.callEv.Exchange, c.callEv.Round = prev.callEv.Exchange, prev.callEv.Round+1
-	prev.mu.Unlock()
+	c.callEv.Exchange, c.callEv.Round = prev.exchange, prev.round+1
 	c.callEv.InputResponses = c.msg.Call.InputResponses
-}
-
-// sameJSON says whether two JSON values are the same once compacted
-// (absent and null alike).
-func sameJSON(a, b json.RawMessage) bool {
-	if bytes.Equal(a, b) {
-		return true
-	}
-	var ca, cb bytes.Buffer
-	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
-		return false
-	}
-	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }

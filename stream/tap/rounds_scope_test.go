@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -82,5 +83,47 @@ func TestRoundsJoinedWithinTheirSession(t *testing.T) {
 		if len(sessions) != 1 {
 			t.Errorf("call %s joins rounds of sessions %v", c.ID, sessions)
 		}
+	}
+}
+
+// pendingCall is a call of deploy on conn, as the registry keeps and
+// matches it: one that waits (round > 0) writes its arguments spaced.
+func pendingCall(conn, state string, round int32) *call {
+	args := `{"env":"a"}`
+	if round > 0 {
+		args = "{ \"env\": \"a\" }"
+	}
+	m := &jsonrpc.Message{Call: jsonrpc.CallParams{Name: "deploy", Arguments: json.RawMessage(args), RequestState: state}}
+	c := &call{msg: m, tool: "deploy", scope: scope{conn: conn}}
+	c.callEv.Exchange, c.callEv.Round = conn, round
+	return c
+}
+
+// Without a session, a round is matched on its connection, else by the
+// state alone when one round waits under it (whatever the whitespace of
+// its arguments); two on other connections are ambiguous, and nothing
+// matches. The rounds kept are bounded.
+func TestPendingRoundsMatch(t *testing.T) {
+	r := newRegistry()
+	r.awaitNextRound(pendingCall("c1", "", 1), "st")
+	if p := r.takePrevRound(pendingCall("c2", "st", 0)); p == nil || p.exchange != "c1" || p.round != 1 {
+		t.Fatalf("by the state alone: %+v", p)
+	}
+	if p := r.takePrevRound(pendingCall("c2", "st", 0)); p != nil {
+		t.Fatalf("taken twice: %+v", p)
+	}
+	r.awaitNextRound(pendingCall("c1", "", 1), "st")
+	r.awaitNextRound(pendingCall("c2", "", 1), "st")
+	if p := r.takePrevRound(pendingCall("c3", "st", 0)); p != nil {
+		t.Fatalf("two rounds on other connections: %+v taken", p)
+	}
+	if p := r.takePrevRound(pendingCall("c2", "st", 0)); p == nil || p.exchange != "c2" {
+		t.Fatalf("on its connection: %+v", p)
+	}
+	for i := range maxWaiting + 10 {
+		r.awaitNextRound(pendingCall(fmt.Sprint("x", i), "", 1), fmt.Sprint("s", i))
+	}
+	if len(r.waitOrder) != maxWaiting || r.waiting[stateKey("s0")] != nil || r.waiting[stateKey("st")] != nil {
+		t.Fatalf("%d rounds kept, the oldest still there: %v", len(r.waitOrder), r.waiting[stateKey("s0")])
 	}
 }
