@@ -138,7 +138,7 @@ func pickResponse(payload []byte, id string, out *rpcOutcome, onProgress func(js
 			if m.ProgressErr == nil && onProgress != nil {
 				onProgress(m.Progress)
 			}
-		case m.Kind == jsonrpc.KindResponse && string(bytes.TrimSpace(m.ID)) == id:
+		case m.Kind == jsonrpc.KindResponse && m.Key == jsonrpc.IDKey([]byte(id)):
 			out.Result, out.Summary, out.Err = m.Result, m.Summary, m.Error
 			return true
 		}

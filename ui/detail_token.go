@@ -94,7 +94,7 @@ func (m *detailModel) claimValue(k string, v any) string {
 	if f, ok := v.(float64); ok && (k == "iat" || k == "exp" || k == "nbf") && f > 0 && f < math.MaxInt32*4 {
 		sec, frac := math.Modf(f)
 		t := time.Unix(int64(sec), int64(frac*1e9)).UTC()
-		return t.Format("2006-01-02 15:04:05") + " UTC " + m.st.muted.on("("+relative(t, m.now)+", "+formatNumber(f)+")")
+		return t.Format("2006-01-02 15:04:05") + " UTC " + m.st.muted.on("("+relative(t, m.now)+", "+model.FormatNumber(f)+")")
 	}
 	return valueLine(v)
 }

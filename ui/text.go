@@ -50,11 +50,6 @@ func cut(s string, w int) string {
 	return ansi.Truncate(s, w, "…")
 }
 
-// formatNumber prints a progress value without noise: 5, 2.5, 0.125.
-func formatNumber(f float64) string {
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
 // formatCount groups thousands: 12,345.
 func formatCount(n int64) string {
 	s := strconv.FormatInt(n, 10)

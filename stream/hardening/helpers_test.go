@@ -36,9 +36,7 @@ func TestMain(m *testing.M) {
 	// Frames are compared as text: no colour sequences of our own.
 	lipgloss.SetColorProfile(termenv.Ascii)
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir) // the binary buildBinary made
-	}
+	modeltest.RemoveBinaries()
 	os.Exit(code)
 }
 

@@ -52,7 +52,7 @@ func judgeAccepted(v verdict, m *jsonrpc.Message, r reply) verdict {
 	default:
 		v.pass = true
 		v.message = "the tool ran"
-		if isError(m.Result) {
+		if m.Summary != nil && m.Summary.IsError {
 			v.message = "the tool ran and reported isError (check --args)"
 		}
 	}
@@ -96,14 +96,6 @@ func idText(id json.RawMessage) string {
 		return "no id"
 	}
 	return "id " + model.Clip(string(id), maxShownBytes)
-}
-
-// isError says whether a CallToolResult has isError: true.
-func isError(result json.RawMessage) bool {
-	var r struct {
-		IsError bool `json:"isError"`
-	}
-	return json.Unmarshal(result, &r) == nil && r.IsError
 }
 
 // maxShownBytes bounds the server text a one-line message quotes.
