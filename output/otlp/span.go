@@ -133,7 +133,7 @@ func (ev *spanEvent) attributes() []attribute.KeyValue {
 		}
 	case eventRound:
 		kv := []attribute.KeyValue{attribute.Int("toolscope.round.number", ev.round),
-			attribute.String("toolscope.round.result_type", orDefault(ev.message, "complete"))}
+			attribute.String("toolscope.round.result_type", cmp.Or(ev.message, "complete"))}
 		if ev.code != "" {
 			kv = append(kv, attribute.String("toolscope.round.asked", ev.code))
 		}
