@@ -65,3 +65,17 @@ func TestNeedsInputOnScreen(t *testing.T) {
 		}
 	}
 }
+
+// In the task view a call waiting for input is under way: counted running,
+// not failed, and the task's NOW says what it asked.
+func TestNeedsInputInTasks(t *testing.T) {
+	var x taskIndex
+	x.build(roundsStore().Snapshot())
+	if len(x.rows) != 1 {
+		t.Fatalf("%d task rows", len(x.rows))
+	}
+	r := x.rows[0]
+	if r.running != 1 || r.failed != 0 || r.done != 0 || r.state != taskRunning || r.now == nil || r.now.Status != model.StatusNeedsInput {
+		t.Fatalf("row %+v", r)
+	}
+}
