@@ -52,6 +52,6 @@ var logLegend = []string{
 }
 
 var headerLegend = []string{
-	"header  N events (the sources' own, warnings apart) · N calls · N running · N/s events a second · ⚠ N warnings (a call's are in its detail, the rest in the l log) · N evicted: finished calls let go to bound memory · ↓ follow: the newest call stays selected · ⏸ PAUSED: drawing stopped, N events wait",
+	"header  N events (the sources' own, warnings apart) · N calls · N running · N need input (calls waiting for the client's input) · N/s events a second · ⚠ N warnings (a call's are in its detail, the rest in the l log) · N evicted: finished calls let go to bound memory · ↓ follow: the newest call stays selected · ⏸ PAUSED: drawing stopped, N events wait",
 	"sources  ● connected (an output: ok) · ● connecting · ● reconnecting N: the Nth try · ● failing: up, but what it talks to does not answer (a tap's upstream, the OpenTelemetry collector), with why · ✕ failed: stopped, with why · ○ ended; the lines under the calls say a troubled source's reason whole",
 }

@@ -46,7 +46,7 @@ func TestNeedsInputOnScreen(t *testing.T) {
 	m := sized(roundsStore(), Options{Now: fixedClock})
 	send(m, frameMsg{})
 	screen := ansi.Strip(m.View())
-	for _, want := range []string{"needs input", "~ asked roots", "round 2"} {
+	for _, want := range []string{"needs input", "~ asked roots", "round 2", "1 need input"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the table lacks %q:\n%s", want, screen)
 		}
