@@ -182,6 +182,9 @@ func (t *Tap) joinRound(c *call, seq uint64) {
 	if c.msg.Call.RequestState == "" && c.msg.Call.InputResponses == nil {
 		return
 	}
+	// The answers are said even when the round they continue was not seen
+	// (the tap started in between, or let it go).
+	c.callEv.InputResponses = c.msg.Call.InputResponses
 	prev := t.calls.takePrevRound(c)
 	for deadline := time.Now().Add(roundJoinWait); prev == nil && seq > 0 && time.Now().Before(deadline) && t.unread.before(seq, c.tool); {
 		time.Sleep(2 * time.Millisecond)
@@ -191,5 +194,4 @@ func (t *Tap) joinRound(c *call, seq uint64) {
 		return
 	}
 	c.callEv.Exchange, c.callEv.Round = prev.exchange, prev.round+1
-	c.callEv.InputResponses = c.msg.Call.InputResponses
 }
