@@ -64,9 +64,13 @@ type Call struct {
 
 	// The small fields share one word (a tap call makes a Call each, and
 	// the store retains thousands: 576 bytes, not 640).
-	Flags         CallFlag // summary bits for filters and the table
-	SeenByFeed    bool     // a task feed reported the call (its relayed count is then real)
-	firstTimeline uint8    // the timeline's first capacity (0: 4)
+	Flags      CallFlag // summary bits for filters and the table
+	SeenByFeed bool     // a task feed reported the call (its relayed count is then real)
+	// Relays: a platform relays the call's progress (a feed saw it, or a
+	// tap judged its progress under the relay rule). False on plain MCP,
+	// which has no relay rule and no relayed count.
+	Relays        bool
+	firstTimeline uint8 // the timeline's first capacity (0: 4)
 }
 
 // CallFlag bits summarise what the table's flags column shows.
@@ -166,6 +170,14 @@ type Point struct {
 
 // Time of the point.
 func (p Point) Time() time.Time { return time.Unix(0, p.UnixNano) }
+
+// AgentArea says whether the call speaks AgentArea: a feed reported it, a
+// platform relays its progress, or it came with a context token or
+// agentarea/* _meta keys. A call without any of it is plain MCP: no token
+// to judge and no relay rule.
+func (c *Call) AgentArea() bool {
+	return c.SeenByFeed || c.Relays || len(c.Meta) > 0 || c.Context != nil && c.Context.Present
+}
 
 // SentCount is the number of notifications the server sent, as far as known:
 // what a tap saw, else what the feed relayed.

@@ -20,7 +20,7 @@ func (c *Call) apply(ev *Event) {
 	c.fillIdentity(ev)
 	c.addSource(ev.SourceName)
 	if ev.Source == SourceFeed {
-		c.SeenByFeed = true
+		c.SeenByFeed, c.Relays = true, true
 	}
 
 	switch ev.Kind {
@@ -154,7 +154,10 @@ func (c *Call) applyProgress(ev *Event) {
 	last := &p.lastFed
 	if fromTap {
 		p.Sent++
-		if ev.Relayed {
+		if ev.Relayed != nil {
+			c.Relays = true
+		}
+		if ev.IsRelayed() {
 			p.WouldRelay++
 		}
 		if ev.AfterCancel {
@@ -182,7 +185,7 @@ func (c *Call) applyProgress(ev *Event) {
 		}
 		p.LastAt = ev.Time
 	}
-	pt := Point{UnixNano: ev.Time.UnixNano(), Progress: ev.Progress, Relayed: ev.Relayed || !fromTap, FromTap: fromTap,
+	pt := Point{UnixNano: ev.Time.UnixNano(), Progress: ev.Progress, Relayed: ev.IsRelayed() || !fromTap, FromTap: fromTap,
 		AfterCancel: ev.AfterCancel, Message: ev.Message}
 	if ev.Total != nil {
 		pt.Total, pt.HasTotal = *ev.Total, true

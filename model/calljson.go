@@ -51,7 +51,7 @@ type ProgressJSON struct {
 	Total         *float64 `json:"total"`
 	Message       string   `json:"message,omitempty"`
 	Sent          int      `json:"sent"`
-	Relayed       int      `json:"relayed"`
+	Relayed       *int     `json:"relayed,omitempty"` // absent on plain MCP, where nothing relays
 	WouldRelay    int      `json:"would_relay,omitempty"`
 	NotIncreasing int      `json:"not_increasing,omitempty"`
 }
@@ -133,7 +133,11 @@ func NewCallJSON(c *Call, now time.Time) CallJSON {
 	}
 	p := &c.Progress
 	out.Progress = ProgressJSON{Progress: p.Progress, Message: p.Message, Sent: c.SentCount(),
-		Relayed: c.RelayedCount(), WouldRelay: p.WouldRelay, NotIncreasing: p.NotIncreasing}
+		WouldRelay: p.WouldRelay, NotIncreasing: p.NotIncreasing}
+	if c.Relays {
+		n := c.RelayedCount()
+		out.Progress.Relayed = &n
+	}
 	if p.HasTotal {
 		t := p.Total
 		out.Progress.Total = &t

@@ -244,7 +244,7 @@ func (x *Explanation) result(c *Call) {
 // progress: what the relay rule does to the call's notifications.
 func (x *Explanation) progress(c *Call) {
 	sent, relayed := c.SentCount(), c.RelayedCount()
-	if sent == 0 || sent <= relayed || c.Context == nil || c.Context.Verdict == VerdictAbsent && len(c.Meta) == 0 {
+	if sent == 0 || sent <= relayed || !c.Relays {
 		return // plain MCP has no relay rule
 	}
 	x.add(Finding{Level: LevelInfo, What: fmt.Sprintf("%d progress notifications sent, %d relayed to the task feed under %s", sent, relayed, SaysRelayRule),

@@ -34,7 +34,7 @@ func TextLine(e Event) string {
 		if e.Attempt > 1 {
 			add("attempt", strconv.Itoa(e.Attempt))
 		}
-		if e.Context != nil {
+		if e.Context != nil && (e.Context.Verdict != VerdictAbsent || e.HasAgentAreaContext()) { // plain MCP: no token to speak of
 			v := e.Context.Verdict
 			if e.Context.HTTPStatus != 0 {
 				v += fmt.Sprintf("(%d/%d)", e.Context.HTTPStatus, e.Context.RPCCode)
@@ -52,7 +52,9 @@ func TextLine(e Event) string {
 			total = FormatNumber(*e.Total)
 		}
 		add("progress", FormatNumber(e.Progress)+"/"+total)
-		add("relayed", strconv.FormatBool(e.Relayed))
+		if e.Relayed != nil {
+			add("relayed", strconv.FormatBool(*e.Relayed))
+		}
 		if e.AfterCancel {
 			add("after_cancel", "true")
 		}

@@ -165,7 +165,9 @@ func appendEvent(b []byte, e *model.Event) []byte {
 		} else {
 			b = appendFloat(b, *e.Total)
 		}
-		b = strconv.AppendBool(append(b, `,"relayed":`...), e.Relayed)
+		if e.Relayed != nil {
+			b = strconv.AppendBool(append(b, `,"relayed":`...), *e.Relayed)
+		}
 	}
 	return append(b, '}')
 }
@@ -197,9 +199,9 @@ func appendCallFields(b []byte, e *model.Event) []byte {
 // appendResultFields writes the tool.result fields, is_error to timed_out.
 func appendResultFields(b []byte, e *model.Event) []byte {
 	b = appendFlag(b, `,"is_error":`, e.IsError)
+	b = appendFlag(b, `,"replayed":`, e.Replayed)
 	b = appendInt(b, `,"round":`, int64(e.Round))
 	b = appendStr(b, `,"error":`, e.Error)
-	b = appendFlag(b, `,"replayed":`, e.Replayed)
 	b = appendInt(b, `,"duration_ms":`, e.DurationMS)
 	b = appendInt(b, `,"http_status":`, int64(e.HTTPStatus))
 	b = appendInt(b, `,"rpc_code":`, int64(e.RPCCode))

@@ -119,6 +119,7 @@ func (m *detailModel) detailTimeline(d *detailText, c *model.Call) {
 		note += " kept of " + strconv.Itoa(c.Events)
 	}
 	d.section("TIMELINE", st.muted.on(note))
+	agentArea := m.speaksAgentArea(c)
 	var prev time.Time
 	for _, e := range entries {
 		delta := "      "
@@ -133,13 +134,13 @@ func (m *detailModel) detailTimeline(d *detailText, c *model.Call) {
 			if e.ev.SourceName != "" && e.ev.SourceName != e.ev.Source {
 				src += " " + model.Sanitize(e.ev.SourceName)
 			}
-			kind, sum, kp = m.eventSummary(e.ev)
+			kind, sum, kp = m.eventSummary(e.ev, agentArea)
 		} else {
 			src = model.SourceFeed
 			if e.point.FromTap {
 				src = model.SourceTap
 			}
-			kind, sum, kp = "tool.progress", m.pointSummary(e.point), st.run
+			kind, sum, kp = "tool.progress", m.pointSummary(e.point, c.Relays), st.run
 		}
 		d.line("   " + st.muted.on(clockMillis(e.at)) + " " + fitRight(delta, 7) + "  " +
 			fit(cut(src, 16), 16) + " " + kp.on(fit(kind, 14)) + " " + cut(sum, max(10, d.width-timelineText-1)))
@@ -153,7 +154,9 @@ func (m *detailModel) detailTimeline(d *detailText, c *model.Call) {
 // delta, source and kind before it.
 const timelineText = 3 + 12 + 1 + 7 + 2 + 16 + 1 + 14 + 1
 
-func (m *detailModel) pointSummary(p *model.Point) string {
+// pointSummary is a notification in the timeline: its value, whether it is
+// relayed (where anything relays), its message.
+func (m *detailModel) pointSummary(p *model.Point, relays bool) string {
 	st := &m.st
 	s := model.FormatNumber(p.Progress)
 	if p.HasTotal {
@@ -162,8 +165,11 @@ func (m *detailModel) pointSummary(p *model.Point) string {
 	switch {
 	case !p.FromTap:
 		s += " " + st.ok.on("relayed")
+	case p.AfterCancel && !relays:
+		s += " " + st.warn.on("sent after the cancellation")
 	case p.AfterCancel:
 		s += " " + st.warn.on("sent after the cancellation, not relayed")
+	case !relays:
 	case p.Relayed:
 		s += " " + st.ok.on("would relay")
 	default:
@@ -175,8 +181,9 @@ func (m *detailModel) pointSummary(p *model.Point) string {
 	return s
 }
 
-// eventSummary is the kind, a one-line summary and the kind's colour.
-func (m *detailModel) eventSummary(e *model.Event) (string, string, paint) {
+// eventSummary is the kind, a one-line summary and the kind's colour;
+// agentArea says the call is judged by AgentArea's contract (its token said).
+func (m *detailModel) eventSummary(e *model.Event, agentArea bool) (string, string, paint) {
 	st := &m.st
 	var parts []string
 	add := func(s string) {
@@ -198,7 +205,7 @@ func (m *detailModel) eventSummary(e *model.Event) (string, string, paint) {
 		if len(e.InputResponses) > 0 {
 			add("answers " + formatBytes(len(e.InputResponses)))
 		}
-		if e.Context != nil {
+		if e.Context != nil && (agentArea || e.Context.Present) { // plain MCP has no token to speak of
 			add("token " + verdictText(e.Context))
 		}
 		if len(e.Arguments) > 0 {

@@ -80,7 +80,7 @@ func (m *tableModel) cell(c *model.Call, col column, lay tableLayout) string {
 		return fitColored(m.flagsCell(c, !lay.bareFlags), w)
 	case colRelay:
 		sent, rel := c.SentCount(), c.RelayedCount()
-		if sent == 0 && rel == 0 {
+		if !c.Relays || sent == 0 && rel == 0 { // plain MCP: nothing relays
 			return strings.Repeat(" ", w)
 		}
 		s := strconv.Itoa(sent) + "→" + strconv.Itoa(rel)
@@ -275,7 +275,9 @@ func (m *tableModel) flagsCell(c *model.Call, valid bool) string {
 		case model.VerdictUnverified:
 			add(st.warn, "unverified")
 		case model.VerdictAbsent:
-			add(st.muted, "no token")
+			if m.speaksAgentArea(c) { // plain MCP never carries one
+				add(st.muted, "no token")
+			}
 		}
 	} else if c.Flags&model.FlagRejected != 0 {
 		// A feed alone: the platform said the server rejected the credentials.

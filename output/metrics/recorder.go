@@ -88,7 +88,11 @@ func (r *recorder) record(e model.Event) {
 			r.verdicts.Add(ctx, 1, metric.WithAttributes(source, attribute.String(attrVerdict, verdictValue(e.Context.Verdict))))
 		}
 	case model.KindToolProgress:
-		r.progress.Add(ctx, 1, metric.WithAttributes(source, attribute.Bool(attrRelayed, e.Relayed)))
+		if e.Relayed == nil { // plain MCP: nothing relays
+			r.progress.Add(ctx, 1, metric.WithAttributes(source))
+			break
+		}
+		r.progress.Add(ctx, 1, metric.WithAttributes(source, attribute.Bool(attrRelayed, *e.Relayed)))
 	case model.KindToolResult:
 		if e.DurationMS == 0 && e.Source == model.SourceFeed {
 			return // the platform said no execution_time: no duration to record

@@ -37,6 +37,7 @@ type attemptState struct {
 	timedOut              bool
 	unfinished            bool // let go of, or closed, without a result
 
+	relays                                 bool // a platform relays its progress (not plain MCP)
 	sent, wouldRelay, relayed, afterCancel int
 	warnings                               int
 	rounds                                 int // of a multi-round call (0: one round)
@@ -142,9 +143,10 @@ func (a *attemptState) applyCall(ev *model.Event) {
 
 func (a *attemptState) applyProgress(ev *model.Event) {
 	fromTap := ev.Source == model.SourceTap
+	relayed := ev.Relayed
 	if fromTap {
 		a.sent++
-		if ev.Relayed {
+		if ev.IsRelayed() {
 			a.wouldRelay++
 		}
 		if ev.AfterCancel {
@@ -152,9 +154,11 @@ func (a *attemptState) applyProgress(ev *model.Event) {
 		}
 	} else {
 		a.relayed++
+		relayed = model.BoolRef(true)
 	}
+	a.relays = a.relays || relayed != nil
 	a.events.add(spanEvent{kind: eventProgress, at: ev.Time, fromTap: fromTap, progress: ev.Progress,
-		total: ev.Total, message: model.Clip(ev.Message, maxMessageBytes), relayed: ev.Relayed || !fromTap,
+		total: ev.Total, message: model.Clip(ev.Message, maxMessageBytes), relayed: relayed,
 		afterCancel: ev.AfterCancel})
 }
 

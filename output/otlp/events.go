@@ -19,7 +19,7 @@ type spanEvent struct {
 	progress    float64
 	total       *float64
 	message     string
-	relayed     bool
+	relayed     *bool // nil where nothing relays (plain MCP)
 	afterCancel bool
 	code        string
 	round       int

@@ -112,9 +112,9 @@ func (ev *spanEvent) name() string {
 func (ev *spanEvent) attributes() []attribute.KeyValue {
 	switch ev.kind {
 	case eventProgress:
-		kv := []attribute.KeyValue{
-			attribute.Float64("toolscope.progress.value", ev.progress),
-			attribute.Bool("toolscope.progress.relayed", ev.relayed),
+		kv := []attribute.KeyValue{attribute.Float64("toolscope.progress.value", ev.progress)}
+		if ev.relayed != nil {
+			kv = append(kv, attribute.Bool("toolscope.progress.relayed", *ev.relayed))
 		}
 		if ev.total != nil {
 			kv = append(kv, attribute.Float64("toolscope.progress.total", *ev.total))

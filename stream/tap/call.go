@@ -34,6 +34,11 @@ type call struct {
 	callEv  model.Event
 	pending []model.Warning // found while parsing, emitted after the tool.call
 
+	// relays: the platform relays this call's progress (it came over HTTP
+	// with AgentArea context), so the 0.5 s rule is applied to it; plain
+	// MCP and the stdio tap have nothing that relays.
+	relays bool
+
 	mu       sync.Mutex
 	timer    *time.Timer
 	relay    decoder.RelaySimulator
@@ -98,7 +103,11 @@ func (c *call) onTimeout() {
 		return
 	}
 	c.timedOut = true
-	c.warn(time.Now(), model.WarnCallTimeout, fmt.Sprintf("no result within %v: the platform gives up here (\"MCP tool call timed out\") and sends notifications/cancelled", c.t.cfg.Timeout))
+	msg := fmt.Sprintf("no result within %v (--timeout)", c.t.cfg.Timeout)
+	if c.relays { // a platform's call: the platform gives up
+		msg = fmt.Sprintf("no result within %v: the platform gives up here (\"MCP tool call timed out\") and sends notifications/cancelled", c.t.cfg.Timeout)
+	}
+	c.warn(time.Now(), model.WarnCallTimeout, msg)
 	c.timer.Reset(c.t.cfg.Timeout)
 }
 
@@ -119,8 +128,11 @@ func (c *call) onProgress(at time.Time, p jsonrpc.Progress) {
 	if c.cancelled || !c.goneAt.IsZero() {
 		// The platform has given up on the call: nothing more is relayed.
 		ev.AfterCancel = true
-	} else {
-		ev.Relayed = c.relay.Relay(at, p)
+		if c.relays {
+			ev.Relayed = model.BoolRef(false)
+		}
+	} else if c.relays {
+		ev.Relayed = model.BoolRef(c.relay.Relay(at, p))
 	}
 	c.t.emit(ev)
 	if w := c.checker.Check(p); w != nil {

@@ -268,9 +268,13 @@ func (ex *exchange) concludeCall(c *call, now time.Time, rs *responseStart) {
 		// read: the answer was likely this call's result, and no resumed
 		// stream will bring another.
 		c.onFailure(now, rs.status, 0, "the response stream ended without a readable result: "+ex.malformed)
+	case c.scope.session == "":
+		// No MCP session, no resumed stream (2026-07-28 has neither): the
+		// result can come nowhere else, so the call is over.
+		c.onFailure(now, rs.status, 0, closedWithoutResult)
 	default:
-		// An event stream that ended before the result: a 2025-era server
-		// may send it on a resumed stream, so the call stays open.
+		// An event stream that ended before the result: inside a session a
+		// server may send it on a resumed stream, so the call stays open.
 		c.mu.Lock()
 		if !c.ended {
 			c.warn(now, model.WarnStreamEndedWithoutResult, "the response stream closed before the result; the call stays open for a resumed stream")
@@ -278,6 +282,10 @@ func (ex *exchange) concludeCall(c *call, now time.Time, rs *responseStart) {
 		c.mu.Unlock()
 	}
 }
+
+// closedWithoutResult is the error of a session-less call whose response
+// stream closed before its result.
+const closedWithoutResult = "the server closed the stream without a result"
 
 func (t *Tap) goneReason() string {
 	if t.closing.Load() {

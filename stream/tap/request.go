@@ -108,7 +108,7 @@ func (t *Tap) sortRequest(ex *exchange, judged decoder.Judgment, overHTTP bool) 
 		headers = t.headerMap(ex.header)
 	}
 	for i := range judged.Calls {
-		pr.calls = append(pr.calls, t.newCall(ex, &judged.Calls[i], headers))
+		pr.calls = append(pr.calls, t.newCall(ex, &judged.Calls[i], headers, overHTTP))
 	}
 	switch {
 	case overHTTP && ex.method != http.MethodPost:
@@ -143,8 +143,10 @@ func (t *Tap) sortRequest(ex *exchange, judged decoder.Judgment, overHTTP bool) 
 	return pr
 }
 
-// newCall prepares the tool.call event of one tools/call, as judged.
-func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string]string) *call {
+// newCall prepares the tool.call event of one tools/call, as judged. Only a
+// call over HTTP with AgentArea context (a token or agentarea/* keys) is one
+// the platform relays progress of.
+func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string]string, overHTTP bool) *call {
 	m := cj.Message
 	c := &call{
 		t:          t,
@@ -158,6 +160,7 @@ func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string
 		scope:      ex.scope,
 		start:      ex.start,
 		pending:    cj.Warnings,
+		relays:     overHTTP && (cj.Context.Present || len(m.Meta.AgentArea) > 0),
 	}
 	c.callEv = model.Event{Exchange: cj.Exchange, RequestID: string(m.ID)}
 	ev := c.event(model.KindToolCall, ex.start)

@@ -194,6 +194,9 @@ func TestStdioSDKThroughTap(t *testing.T) {
 	if c.Context == nil || c.Context.Verdict != model.VerdictAbsent {
 		t.Errorf("context %+v, want absent", c.Context)
 	}
+	if c.Relays || c.Progress.WouldRelay != 0 || c.AgentArea() { // nothing relays a stdio server's progress
+		t.Errorf("relays %v, would relay %d, AgentArea %v", c.Relays, c.Progress.WouldRelay, c.AgentArea())
+	}
 	var sawInit, sawList bool
 	for _, e := range s.Other {
 		// A 2026-07-28 session starts with server/discover; with its answer summarised.
