@@ -15,6 +15,9 @@ const (
 	StatusError     Status = "error"
 	StatusCancelled Status = "cancelled"
 	StatusLate      Status = "late"
+	// StatusNeedsInput: the server answered asking the client for input
+	// (MCP 2026-07-28 input_required) and the call waits for its next round.
+	StatusNeedsInput Status = "needs input"
 )
 
 // Limits that keep one call's memory bounded.
@@ -100,6 +103,8 @@ type Attempt struct {
 	Cancelled  string
 	HasResult  bool
 	Result     Result
+	// Rounds are the rounds of a multi-round call (nil for a call of one).
+	Rounds []Round
 }
 
 // Result is what a call answered, merged from every source that saw it.
@@ -192,22 +197,6 @@ func (c *Call) RelayedCount() int {
 	return c.Progress.WouldRelay
 }
 
-// Rounds counts the rounds of a multi-round call (MCP 2026-07-28): one,
-// and one more for each answer that asked the client for input.
-func (c *Call) Rounds() int {
-	n := 1
-	for i := range c.Attempts {
-		if c.Attempts[i].HasResult && c.Attempts[i].Result.ResultType == ResultInputRequired {
-			n++
-		}
-	}
-	return n
-}
-
-// ResultInputRequired is the resultType of an answer that asks the client
-// for input before the call can go on (MCP 2026-07-28).
-const ResultInputRequired = "input_required"
-
 // LastAttempt is the latest attempt, or nil before any.
 func (c *Call) LastAttempt() *Attempt {
 	if len(c.Attempts) == 0 {
@@ -216,8 +205,9 @@ func (c *Call) LastAttempt() *Attempt {
 	return &c.Attempts[len(c.Attempts)-1]
 }
 
-// Finished says whether the call has ended (any status but running).
-func (c *Call) Finished() bool { return c.Status != StatusRunning }
+// Finished says whether the call has ended (any status but running or
+// needs input).
+func (c *Call) Finished() bool { return c.Status != StatusRunning && c.Status != StatusNeedsInput }
 
 // Elapsed is the call's duration so far (or in all, once ended).
 func (c *Call) Elapsed(now time.Time) time.Duration {
@@ -237,6 +227,11 @@ func (c *Call) Elapsed(now time.Time) time.Duration {
 func (c *Call) clone() *Call {
 	n := *c
 	n.Attempts = append([]Attempt(nil), c.Attempts...)
+	for i := range n.Attempts {
+		if r := n.Attempts[i].Rounds; r != nil {
+			n.Attempts[i].Rounds = append([]Round(nil), r...)
+		}
+	}
 	if h := c.Progress.points; h != nil {
 		kept := make([]Point, len(h.kept), cap(h.kept))
 		copy(kept, h.kept)

@@ -30,7 +30,11 @@ func (c *Call) apply(ev *Event) {
 		c.applyProgress(ev)
 		return // progress is kept in the point history, not the timeline
 	case KindToolResult:
-		c.applyResult(ev)
+		if ev.ResultType == ResultInputRequired && !ev.IsError {
+			c.applyInputRequired(ev)
+		} else {
+			c.applyResult(ev)
+		}
 	case KindToolCancelled:
 		a := c.attemptFor(ev)
 		a.Cancelled = ev.Reason
@@ -96,13 +100,15 @@ func (c *Call) addSource(name string) {
 
 func (c *Call) applyCallEvent(ev *Event) {
 	a := c.attemptFor(ev)
-	if a.Started.IsZero() || ev.Time.Before(a.Started) {
+	if ev.Round > 1 {
+		c.applyRoundCall(a, ev)
+	} else if a.Started.IsZero() || ev.Time.Before(a.Started) {
 		a.Started = ev.Time
 	}
 	if ev.Source != SourceTap {
 		a.FeedCall = true
 	}
-	if ev.RequestID != "" {
+	if ev.RequestID != "" && ev.Round < 2 {
 		a.RequestID = ev.RequestID
 	}
 	if c.Started.IsZero() || ev.Time.Before(c.Started) {
@@ -200,6 +206,7 @@ func (c *Call) applyResult(ev *Event) {
 	if a.Ended.IsZero() || ev.Time.After(a.Ended) {
 		a.Ended = ev.Time
 	}
+	a.endRound(ev)
 	r.IsError = r.IsError || ev.IsError
 	setString(&r.Error, ev.Error)
 	r.Replayed = r.Replayed || ev.Replayed
@@ -387,10 +394,12 @@ func (c *Call) updateStatus() {
 		c.Status = StatusError
 	case a.HasResult:
 		c.Status = StatusOK
+	case a.waitsForInput():
+		c.Status = StatusNeedsInput
 	default:
 		c.Status = StatusRunning
 	}
-	if c.Status == StatusRunning {
+	if !c.Finished() {
 		c.Ended = time.Time{}
 	} else {
 		c.Ended = a.Ended

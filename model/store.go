@@ -231,11 +231,12 @@ func (s *Store) Apply(ev Event) bool {
 }
 
 // ApplyTakingNotes is Apply, then TakeNotes when the event was applied,
-// under one hold of the lock (the hub does both for every event).
-func (s *Store) ApplyTakingNotes(ev Event) (applied bool, notes []Event) {
+// under one hold of the lock (the hub does both for every event). A tool
+// event gets its call's id (Event.Call), for the outputs to say.
+func (s *Store) ApplyTakingNotes(ev *Event) (applied bool, notes []Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.applyLocked(&ev) {
+	if !s.applyLocked(ev) {
 		return false, nil
 	}
 	notes, s.notes = s.notes, nil
@@ -395,6 +396,7 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 		c.Sources = s.sourceNames(ev.SourceName)
 	}
 	wasFinished := found.finished
+	ev.Call = c.ID
 	c.apply(ev)
 	found.finished = c.Finished()
 	switch {

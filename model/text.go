@@ -21,6 +21,9 @@ func TextLine(e Event) string {
 	if e.Tool != "" {
 		b.WriteString(" " + Sanitize(e.Tool))
 	}
+	if e.Round > 0 {
+		b.WriteString(" round=" + strconv.Itoa(int(e.Round)))
+	}
 	add := func(k, v string) {
 		if v != "" {
 			b.WriteString(" " + k + "=" + Sanitize(v))
@@ -42,6 +45,7 @@ func TextLine(e Event) string {
 			add("soat_keys", strconv.Itoa(len(e.SoatContext)))
 		}
 		add("args", Truncate(string(e.Arguments), 80))
+		add("answers", Truncate(string(e.InputResponses), 80))
 	case KindToolProgress:
 		total := "?"
 		if e.Total != nil {
@@ -79,8 +83,14 @@ func TextLine(e Event) string {
 // addResultFields adds a tool.result's fields to its text line.
 func addResultFields(add func(k, v string), e *Event) {
 	status := "ok"
-	if e.IsError || e.Error != "" {
+	switch {
+	case e.IsError || e.Error != "":
 		status = "error"
+	case e.ResultType == ResultInputRequired:
+		status = "input_required"
+		for _, ir := range e.InputRequests {
+			add("asks", strconv.Quote(Truncate(ir.Summary(), 80)))
+		}
 	}
 	add("status", status)
 	if e.Attempt > 1 {

@@ -260,7 +260,7 @@ func fill(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString("s<" + v.Type().Name())
-	case reflect.Int, reflect.Int64:
+	case reflect.Int, reflect.Int32, reflect.Int64:
 		v.SetInt(-7)
 	case reflect.Float64:
 		v.SetFloat(2.5)

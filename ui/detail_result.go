@@ -150,6 +150,9 @@ func (m *detailModel) detailResult(d *detailText, c *model.Call) {
 	a := c.LastAttempt()
 	if a == nil || !a.HasResult {
 		note := st.muted.on("none yet")
+		if c.Status == model.StatusNeedsInput {
+			note = st.warn.on("none yet: the server asked the client for input (see ROUNDS)")
+		}
 		if a != nil && a.Cancelled != "" {
 			note = st.muted.on("cancelled: " + model.Sanitize(a.Cancelled))
 		}

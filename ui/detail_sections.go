@@ -26,6 +26,7 @@ func (m *detailModel) renderDetail(c *model.Call) string {
 	// came out, and the raw timeline last.
 	m.detailCallSection(d, c)
 	m.detailResult(d, c)
+	m.detailRounds(d, c)
 	m.detailProgress(d, c)
 	m.detailToken(d, c)
 	m.detailMeta(d, c)
@@ -67,6 +68,9 @@ func (m *detailModel) detailCallSection(d *detailText, c *model.Call) {
 	}
 	if c.RequestID != "" {
 		d.kv("json-rpc id", model.Sanitize(c.RequestID))
+	}
+	if c.MultiRound() {
+		d.kv("rounds", strconv.Itoa(c.Rounds())+st.muted.on("  the server asked the client for input (see ROUNDS)"))
 	}
 	if len(c.Sources) > 0 {
 		names := make([]string, len(c.Sources))
@@ -195,6 +199,12 @@ func (m *detailModel) eventSummary(e *model.Event, agentArea bool) (string, stri
 		if e.Attempt > 0 {
 			add("attempt " + strconv.Itoa(e.Attempt))
 		}
+		if e.Round > 0 {
+			add("round " + strconv.Itoa(int(e.Round)))
+		}
+		if len(e.InputResponses) > 0 {
+			add("answers " + formatBytes(len(e.InputResponses)))
+		}
 		if e.Context != nil && (agentArea || e.Context.Present) { // plain MCP has no token to speak of
 			add("token " + verdictText(e.Context))
 		}
@@ -207,10 +217,19 @@ func (m *detailModel) eventSummary(e *model.Event, agentArea bool) (string, stri
 	case model.KindToolResult:
 		kp = st.ok
 		status := "ok"
-		if e.IsError || e.Error != "" || e.RPCCode != 0 || e.HTTPStatus >= 400 {
+		switch {
+		case e.IsError || e.Error != "" || e.RPCCode != 0 || e.HTTPStatus >= 400:
 			status, kp = "error", st.err
+		case e.ResultType == model.ResultInputRequired:
+			status, kp = "input_required", st.warn
 		}
 		add(status)
+		if e.Round > 0 {
+			add("round " + strconv.Itoa(int(e.Round)))
+		}
+		for _, ir := range e.InputRequests {
+			add("asks " + cut(model.Sanitize(ir.Summary()), 60))
+		}
 		if e.HTTPStatus != 0 {
 			add("http " + strconv.Itoa(e.HTTPStatus))
 		}

@@ -27,7 +27,7 @@ type CallRow struct {
 	TaskID     string     `json:"task_id,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	Tool       string     `json:"tool"`
-	Status     string     `json:"status" jsonschema:"running, ok, error, cancelled or late"`
+	Status     string     `json:"status" jsonschema:"running, needs input (waiting for the client's answers to a multi-round call), ok, error, cancelled or late"`
 	Cause      string     `json:"cause,omitempty" jsonschema:"why it ended as it did, most specific first"`
 	Verdict    string     `json:"verdict,omitempty" jsonschema:"the context token's verdict: valid, rejected, unverified or absent; not given on plain MCP"`
 	Flags      []string   `json:"flags"`

@@ -96,6 +96,7 @@ func (a *attemptState) attributes() []attribute.KeyValue {
 	}
 	num("toolscope.progress.after_cancel_count", a.afterCancel)
 	num("toolscope.warnings", a.warnings)
+	num("toolscope.rounds", a.rounds)
 	num("toolscope.events.dropped", a.events.dropped())
 	str("toolscope.cancel.reason", a.cancelled)
 	flag("toolscope.unfinished", a.unfinished)

@@ -80,13 +80,17 @@ type exchange struct {
 	malformed    string // why the first unreadable message of the response could not be read
 
 	capture *wireCapture // what it sent and received, when recorded (capture.go); nil otherwise
+	seq     uint64       // id as a number
+	unread  bool         // counted in t.unread until run ends
 }
 
 func (t *Tap) newExchange(r *http.Request) *exchange {
 	start := time.Now()
-	return &exchange{
+	seq := t.seq.Add(1)
+	ex := &exchange{
 		t:        t,
-		id:       strconv.FormatUint(t.seq.Add(1), 10),
+		seq:      seq,
+		id:       strconv.FormatUint(seq, 10),
 		start:    start,
 		capture:  t.newWireCapture(r, start),
 		method:   r.Method,
@@ -95,6 +99,8 @@ func (t *Tap) newExchange(r *http.Request) *exchange {
 		scope:    scope{session: r.Header.Get("Mcp-Session-Id"), conn: r.RemoteAddr},
 		outcomes: make(chan outcome, 1),
 	}
+	ex.unread = t.unread.begin(r, seq)
+	return ex
 }
 
 // settle hands the exchange's outcome to its goroutine; the first one counts.
@@ -161,6 +167,9 @@ func (ex *exchange) streamStarted() {
 // response.
 func (ex *exchange) run() {
 	defer ex.t.inflight.Done()
+	if ex.unread {
+		defer ex.t.unread.end(ex.seq)
+	}
 	defer ex.releaseBody()
 	if ex.tee != nil {
 		ex.body, ex.bodyWhole, ex.bodySkip = ex.tee.result()

@@ -151,8 +151,6 @@ func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string
 	c := &call{
 		t:          t,
 		msg:        m,
-		exchangeID: cj.Exchange,
-		requestID:  string(m.ID),
 		idKey:      m.Key,
 		tokenKey:   m.Meta.TokenKey,
 		tool:       m.Call.Name,
@@ -165,6 +163,7 @@ func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string
 		relays:     overHTTP && cj.AgentArea,
 		agentArea:  cj.AgentArea,
 	}
+	c.callEv = model.Event{Exchange: cj.Exchange, RequestID: string(m.ID)}
 	ev := c.event(model.KindToolCall, ex.start)
 	ev.Arguments = m.Call.Arguments
 	if len(m.Meta.AgentArea) > 0 {
@@ -190,6 +189,7 @@ func (ex *exchange) announce() {
 		ex.warn(w.Code, w.Message)
 	}
 	for _, c := range pr.calls {
+		ex.t.joinRound(c, ex.seq)
 		ex.t.calls.add(c)
 		ex.t.emit(c.callEv)
 		c.warnAll(c.start, c.pending)
