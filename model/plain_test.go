@@ -80,3 +80,20 @@ func TestTextLinePlainMCP(t *testing.T) {
 		t.Errorf("progress the platform drops: %s", line)
 	}
 }
+
+// TestRequiredTokenSpeaksAgentArea: a tap given a secret judges a call
+// without a token rejected: AgentArea's contract applies to it, so its
+// document keeps the verdict, though no call there ever carried a token.
+func TestRequiredTokenSpeaksAgentArea(t *testing.T) {
+	s := NewStore(Options{})
+	s.Apply(Event{Time: at(0), Source: SourceTap, SourceName: "tap", Kind: KindToolCall, Tool: "count", Exchange: "1",
+		Context: &Context{Verdict: VerdictRejected, HTTPStatus: 401}})
+	snap := s.Snapshot()
+	c := snap.Calls[0]
+	if !snap.SpeaksAgentArea(c) {
+		t.Error("a rejected call does not speak AgentArea")
+	}
+	if b, _ := json.Marshal(snap.CallJSON(c, at(10))); !strings.Contains(string(b), `"verdict":"rejected"`) {
+		t.Errorf("call JSON: %s", b)
+	}
+}
