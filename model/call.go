@@ -57,8 +57,6 @@ type Call struct {
 	Timeline []Event // every non-progress event (bounded)
 	Events   int     // events applied to this call, all kinds
 
-	keys []CallKey // the store's join keys past its entry's three (see store_keys.go)
-
 	// The small fields share one word (a tap call makes a Call each, and
 	// the store retains thousands: 576 bytes, not 640).
 	Flags         CallFlag // summary bits for filters and the table
@@ -220,7 +218,7 @@ func (c *Call) Elapsed(now time.Time) time.Duration {
 }
 
 // clone copies what the store changes in place; append-only slices
-// (Timeline, Warnings, Sources, keys) may share their arrays because a
+// (Timeline, Warnings, Sources) may share their arrays because a
 // snapshot never looks past its own length.
 func (c *Call) clone() *Call {
 	n := *c

@@ -93,6 +93,7 @@ type entry struct {
 	nKeys   uint8
 	keyBuf  [inlineKeys]CallKey
 	keyHash [inlineKeys]uint64
+	more    *[]CallKey // keys past the three (a call merged from two)
 }
 
 type sourceKey struct{ source, name string }
@@ -364,7 +365,7 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 	c := s.mutable(found)
 	for i, k := range keys {
 		if !known[i] { // merging moves only keys that were known
-			s.calls.put(k, hashes[i], found, found.addKey(c, k, hashes[i]))
+			s.calls.put(k, hashes[i], found, found.addKey(k, hashes[i]))
 		}
 	}
 	if len(c.Sources) == 0 {

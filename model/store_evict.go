@@ -75,7 +75,7 @@ func (s *Store) merge(a, b *entry) *entry {
 	into.absorb(b.call)
 	for i := range b.numKeys() {
 		k, h := b.keyAt(i), b.hashAt(&s.calls, i)
-		s.calls.put(k, h, a, a.addKey(into, k, h))
+		s.calls.put(k, h, a, a.addKey(k, h))
 	}
 	if a.finished {
 		s.nFin--
