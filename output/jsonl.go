@@ -3,13 +3,10 @@ package output
 import (
 	"encoding/json"
 	"errors"
-	"math"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"toolscope/model"
 )
@@ -62,7 +59,7 @@ func appendStr(b []byte, name, s string) []byte {
 	if s == "" {
 		return b
 	}
-	return appendQuote(append(b, name...), s)
+	return model.AppendJSONString(append(b, name...), s)
 }
 
 func appendInt(b []byte, name string, v int64) []byte {
@@ -79,43 +76,12 @@ func appendFlag(b []byte, name string, set bool) []byte {
 	return append(append(b, name...), "true"...)
 }
 
-// appendQuote writes s as a JSON string; invalid UTF-8 becomes U+FFFD.
-func appendQuote(b []byte, s string) []byte {
-	b, _ = jsontext.AppendQuote(b, s)
-	return b
-}
-
-// appendFloat writes a number as JSON writes it; a value JSON has no
-// number for (NaN, infinities) is null.
-func appendFloat(b []byte, v float64) []byte {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return append(b, "null"...)
-	}
-	// A whole number below 2^53 (timestamps, counts: most numbers of an
-	// event) is its digits, written without the float formatting.
-	if n := int64(v); float64(n) == v && n > -1<<53 && n < 1<<53 && (n != 0 || !math.Signbit(v)) {
-		return strconv.AppendInt(b, n, 10)
-	}
-	return jsontext.AppendFloat(b, v, 64)
-}
-
 // appendRaw writes a raw JSON member, compacted.
 func appendRaw(b []byte, name string, v []byte) []byte {
 	if len(v) == 0 {
 		return b
 	}
-	return appendRawValue(append(b, name...), v)
-}
-
-// appendRawValue writes a raw JSON value compacted; a value that is not
-// JSON is written as a string of its text.
-func appendRawValue(b, v []byte) []byte {
-	start := len(b)
-	b, err := jsontext.AppendFormat(b, v)
-	if err != nil {
-		b = appendQuote(b[:start], string(v))
-	}
-	return b
+	return model.AppendJSONRaw(append(b, name...), v)
 }
 
 // closeObject ends the object opened at b[open] ('{'), dropping the comma
@@ -131,11 +97,11 @@ func appendEvent(b []byte, e *model.Event) []byte {
 	b = append(b, `{"time":"`...)
 	b = e.Time.UTC().AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","source":`...)
-	b = appendQuote(b, e.Source)
+	b = model.AppendJSONString(b, e.Source)
 	b = append(b, `,"source_name":`...)
-	b = appendQuote(b, e.SourceName)
+	b = model.AppendJSONString(b, e.SourceName)
 	b = append(b, `,"kind":`...)
-	b = appendQuote(b, string(e.Kind))
+	b = model.AppendJSONString(b, string(e.Kind))
 	b = appendStr(b, `,"task_id":`, e.TaskID)
 	b = appendStr(b, `,"tool_call_id":`, e.ToolCallID)
 	b = appendStr(b, `,"tool":`, e.Tool)
@@ -153,15 +119,15 @@ func appendEvent(b []byte, e *model.Event) []byte {
 	b = appendStr(b, `,"code":`, e.Code)
 	b = appendRaw(b, `,"data":`, e.Data)
 	if e.Wire != nil { // a recording's exchange: written by encoding/json, as rare as it is large
-		b = appendAny(append(b, `,"wire":`...), e.Wire)
+		b = model.AppendJSONValue(append(b, `,"wire":`...), e.Wire)
 	}
 	if e.Kind == model.KindToolProgress {
-		b = appendFloat(append(b, `,"progress":`...), e.Progress)
+		b = model.AppendJSONNumber(append(b, `,"progress":`...), e.Progress)
 		b = append(b, `,"total":`...)
 		if e.Total == nil {
 			b = append(b, "null"...)
 		} else {
-			b = appendFloat(b, *e.Total)
+			b = model.AppendJSONNumber(b, *e.Total)
 		}
 		b = strconv.AppendBool(append(b, `,"relayed":`...), e.Relayed)
 	}
@@ -173,7 +139,7 @@ func appendCallFields(b []byte, e *model.Event) []byte {
 	b = appendRaw(b, `,"arguments":`, e.Arguments)
 	b = appendInt(b, `,"attempt":`, int64(e.Attempt))
 	if len(e.Meta) > 0 {
-		b = appendAnyMap(append(b, `,"meta":`...), e.Meta)
+		b = model.AppendJSONObject(append(b, `,"meta":`...), e.Meta)
 	}
 	if e.Context != nil {
 		b = appendContext(append(b, `,"context":`...), e.Context)
@@ -212,7 +178,7 @@ func appendResultFields(b []byte, e *model.Event) []byte {
 			open := len(b)
 			b = append(b, '{')
 			b = appendStr(b, `,"id":`, im.ID)
-			b = appendQuote(append(b, `,"mime_type":`...), im.MimeType)
+			b = model.AppendJSONString(append(b, `,"mime_type":`...), im.MimeType)
 			b = strconv.AppendInt(append(b, `,"size":`...), int64(im.Size), 10)
 			b = appendStr(b, `,"problem":`, im.Problem)
 			b = closeObject(b, open)
@@ -230,15 +196,15 @@ func appendResultFields(b []byte, e *model.Event) []byte {
 
 func appendContext(b []byte, c *model.Context) []byte {
 	b = strconv.AppendBool(append(b, `{"present":`...), c.Present)
-	b = appendQuote(append(b, `,"verdict":`...), c.Verdict)
+	b = model.AppendJSONString(append(b, `,"verdict":`...), c.Verdict)
 	b = appendInt(b, `,"http_status":`, int64(c.HTTPStatus))
 	b = appendInt(b, `,"rpc_code":`, int64(c.RPCCode))
 	b = appendStr(b, `,"reason":`, c.Reason)
 	if len(c.Header) > 0 {
-		b = appendAnyMap(append(b, `,"header":`...), c.Header)
+		b = model.AppendJSONObject(append(b, `,"header":`...), c.Header)
 	}
 	if len(c.Claims) > 0 {
-		b = appendAnyMap(append(b, `,"claims":`...), c.Claims)
+		b = model.AppendJSONObject(append(b, `,"claims":`...), c.Claims)
 	}
 	if len(c.Steps) > 0 {
 		b = append(b, `,"steps":[`...)
@@ -246,7 +212,7 @@ func appendContext(b []byte, c *model.Context) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendQuote(append(b, `{"name":`...), st.Name)
+			b = model.AppendJSONString(append(b, `{"name":`...), st.Name)
 			b = strconv.AppendBool(append(b, `,"passed":`...), st.Passed)
 			b = appendStr(b, `,"detail":`, st.Detail)
 			b = append(b, '}')
@@ -259,7 +225,7 @@ func appendContext(b []byte, c *model.Context) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendQuote(b, w)
+			b = model.AppendJSONString(b, w)
 		}
 		b = append(b, ']')
 	}
@@ -267,79 +233,16 @@ func appendContext(b []byte, c *model.Context) []byte {
 	return append(b, '}')
 }
 
-// appendStringMap and appendAnyMap write a map as an object, its keys
+// appendStringMap and model.AppendJSONObject write a map as an object, its keys
 // sorted as encoding/json does.
 func appendStringMap(b []byte, m map[string]string) []byte {
 	var stack [16]string // the small maps of every event sort here
 	b = append(b, '{')
-	for i, k := range sortedKeys(stack[:0], m) {
+	for i, k := range model.AppendSortedKeys(stack[:0], m) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendQuote(append(appendQuote(b, k), ':'), m[k])
+		b = model.AppendJSONString(append(model.AppendJSONString(b, k), ':'), m[k])
 	}
 	return append(b, '}')
-}
-
-func appendAnyMap(b []byte, m map[string]any) []byte {
-	var stack [16]string
-	b = append(b, '{')
-	for i, k := range sortedKeys(stack[:0], m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendAny(append(appendQuote(b, k), ':'), m[k])
-	}
-	return append(b, '}')
-}
-
-// appendAny writes what JSON decoding makes (and numbers of any Go type);
-// other values go through encoding/json.
-func appendAny(b []byte, v any) []byte {
-	switch t := v.(type) {
-	case nil:
-		return append(b, "null"...)
-	case string:
-		return appendQuote(b, t)
-	case bool:
-		return strconv.AppendBool(b, t)
-	case float64:
-		return appendFloat(b, t)
-	case int:
-		return strconv.AppendInt(b, int64(t), 10)
-	case int64:
-		return strconv.AppendInt(b, t, 10)
-	case map[string]any:
-		return appendAnyMap(b, t)
-	case []any:
-		b = append(b, '[')
-		for i, e := range t {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendAny(b, e)
-		}
-		return append(b, ']')
-	case json.Number:
-		return appendRawValue(b, []byte(t))
-	case json.RawMessage:
-		if len(t) == 0 {
-			return append(b, "null"...)
-		}
-		return appendRawValue(b, t)
-	}
-	raw, err := json.Marshal(v)
-	if err != nil || len(raw) == 0 {
-		return append(b, "null"...)
-	}
-	return appendRawValue(b, raw)
-}
-
-// sortedKeys appends m's keys to keys, sorted.
-func sortedKeys[V any](keys []string, m map[string]V) []string {
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
