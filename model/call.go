@@ -46,16 +46,16 @@ type Call struct {
 	Status     Status
 
 	Arguments   json.RawMessage
-	Meta        map[string]any
-	Context     *Context // of the latest attempt that carried one
+	meta        objectText // see Meta
+	Context     *Context   // of the latest attempt that carried one
 	SoatContext map[string]string
 	Headers     map[string]string
 
 	Attempts []Attempt
 	Progress Progress
-	Warnings []Event // warning events about this call (bounded)
-	Timeline []Event // every non-progress event (bounded)
-	Events   int     // events applied to this call, all kinds
+	Warnings []Event         // warning events about this call (bounded)
+	timeline []timelineEvent // every non-progress event (bounded): see Timeline
+	Events   int             // events applied to this call, all kinds
 
 	// The small fields share one word (a tap call makes a Call each, and
 	// the store retains thousands: 576 bytes, not 640).
@@ -218,7 +218,7 @@ func (c *Call) Elapsed(now time.Time) time.Duration {
 }
 
 // clone copies what the store changes in place; append-only slices
-// (Timeline, Warnings, Sources) may share their arrays because a
+// (timeline, Warnings, Sources) may share their arrays because a
 // snapshot never looks past its own length.
 func (c *Call) clone() *Call {
 	n := *c

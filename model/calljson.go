@@ -103,8 +103,8 @@ func NewCallJSON(c *Call, now time.Time) CallJSON {
 		ID: c.ID, TaskID: c.TaskID, ToolCallID: c.ToolCallID, Tool: c.Tool, AgentName: c.AgentName,
 		IdempotencyKey: c.IdempotencyKey, RequestID: c.RequestID, Sources: c.Sources, Status: c.Status,
 		Started: timePtr(c.Started), Ended: timePtr(c.Ended), ElapsedMS: c.Elapsed(now).Milliseconds(),
-		TimeoutMS: c.TimeoutMS, Flags: c.FlagNames(), Arguments: validJSON(c.Arguments), Meta: c.Meta,
-		Context: c.Context, SoatContext: c.SoatContext, MetaVsClaims: c.MetaAgainstClaims(), Rounds: c.Rounds(),
+		TimeoutMS: c.TimeoutMS, Flags: c.FlagNames(), Arguments: validJSON(c.Arguments), Meta: c.Meta(),
+		Context: c.Context.Expanded(), SoatContext: c.SoatContext, MetaVsClaims: c.MetaAgainstClaims(), Rounds: c.Rounds(),
 	}
 	out.Headers = c.Headers
 	p := &c.Progress
@@ -116,7 +116,7 @@ func NewCallJSON(c *Call, now time.Time) CallJSON {
 	}
 	for _, a := range c.Attempts {
 		aj := AttemptJSON{N: a.N, SourceName: a.SourceName, Exchange: a.Exchange, RequestID: a.RequestID,
-			Started: timePtr(a.Started), Ended: timePtr(a.Ended), Context: a.Context, Cancelled: a.Cancelled}
+			Started: timePtr(a.Started), Ended: timePtr(a.Ended), Context: a.Context.Expanded(), Cancelled: a.Cancelled}
 		if a.HasResult {
 			r := a.Result
 			r.StructuredContent = validJSON(r.StructuredContent)
@@ -125,7 +125,7 @@ func NewCallJSON(c *Call, now time.Time) CallJSON {
 		out.Attempts = append(out.Attempts, aj)
 	}
 	out.Warnings = c.Warnings
-	for _, e := range c.Timeline {
+	for _, e := range c.Timeline() {
 		e.Arguments = validJSON(e.Arguments)
 		e.StructuredContent = validJSON(e.StructuredContent)
 		e.Data = validJSON(e.Data)

@@ -91,7 +91,7 @@ func (x *Explanation) token(c *Call) {
 		}
 		x.add(Finding{Level: LevelWarning, What: what, Rule: ruleVerification,
 			Must: "give toolscope the instance's context_secret to judge the token as the server must"})
-	case ctx.Verdict == VerdictAbsent && len(c.Meta) == 0:
+	case ctx.Verdict == VerdictAbsent && !c.HasMeta():
 		x.add(Finding{Level: LevelInfo, What: "a plain MCP call: no AgentArea context token and no agentarea/* _meta keys, " +
 			"so no token check and no relay rule apply"})
 	case ctx.Verdict == VerdictAbsent:
@@ -238,7 +238,7 @@ func (x *Explanation) result(c *Call) {
 // progress: what the relay rule does to the call's notifications.
 func (x *Explanation) progress(c *Call) {
 	sent, relayed := c.SentCount(), c.RelayedCount()
-	if sent == 0 || sent <= relayed || c.Context == nil || c.Context.Verdict == VerdictAbsent && len(c.Meta) == 0 {
+	if sent == 0 || sent <= relayed || c.Context == nil || c.Context.Verdict == VerdictAbsent && !c.HasMeta() {
 		return // plain MCP has no relay rule
 	}
 	x.add(Finding{Level: LevelInfo, What: fmt.Sprintf("%d progress notifications sent, %d relayed to the task feed under %s", sent, relayed, SaysRelayRule),

@@ -266,7 +266,8 @@ func (s *Store) applyLocked(ev *Event) bool {
 			k := CallKey{keyIDs, ev.TaskID, ev.ToolCallID}
 			if e := s.calls.get(k, s.calls.hash(k)); e != nil {
 				c := s.mutable(e)
-				c.appendTimeline(ev)
+				k := keep(ev)
+				c.appendTimeline(&k)
 				c.Events++
 			}
 		}

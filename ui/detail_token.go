@@ -49,10 +49,10 @@ func (m *detailModel) detailToken(d *detailText, c *model.Call) {
 		}
 		d.kv("header", strings.Join(parts, "  "))
 	}
-	if len(ctx.Claims) > 0 {
+	if claims := ctx.ClaimMap(); len(claims) > 0 {
 		d.line("   " + st.label.on("claims"))
-		for _, k := range orderedClaims(ctx.Claims) {
-			d.line("     " + st.muted.on(fit(model.Sanitize(k), 16)) + " " + m.claimValue(k, ctx.Claims[k]))
+		for _, k := range orderedClaims(claims) {
+			d.line("     " + st.muted.on(fit(model.Sanitize(k), 16)) + " " + m.claimValue(k, claims[k]))
 		}
 	}
 	if len(ctx.Steps) > 0 {
@@ -133,7 +133,7 @@ func (m *detailModel) detailMeta(d *detailText, c *model.Call) {
 	}
 	st := d.st
 	note := ""
-	if c.Context == nil || len(c.Context.Claims) == 0 {
+	if len(c.Context.ClaimMap()) == 0 {
 		note = st.muted.on("no claims to compare with")
 	}
 	d.section("_META vs CLAIMS", note)

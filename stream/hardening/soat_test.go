@@ -108,7 +108,7 @@ func TestSoatHeaderInjection(t *testing.T) {
 		if p := inertProblem(v); p != "" {
 			t.Errorf("%s: detail: %s", c.Name, p)
 		}
-		for _, e := range call.Timeline {
+		for _, e := range call.Timeline() {
 			if p := inertProblem(model.TextLine(e)); p != "" {
 				t.Errorf("%s: text line: %s", c.Name, p)
 			}

@@ -1,0 +1,152 @@
+package model
+
+import (
+	"encoding/json"
+	"sync"
+)
+
+// The store keeps thousands of finished calls (10,000 by default), so a
+// call keeps the objects its events bring, the agentarea/* keys of _meta
+// and the token's claims, as their JSON text: a third of a map's size, one
+// allocation, no boxed values. They are read back into maps when the
+// detail, a copy or the MCP server asks (Call.Meta, Context.ClaimMap,
+// Call.Timeline). Text read back gives the map encoding/json would: the
+// maps came from JSON, and their values are JSON's (float64, string,
+// bool, nil, []any, map[string]any).
+
+// objectText is a JSON object kept as its text; nil is no object.
+type objectText []byte
+
+// textOf is m as text, written as the JSON lines write it (a value JSON
+// cannot hold, a NaN, is null there and here).
+func textOf(m map[string]any) objectText {
+	if m == nil {
+		return nil
+	}
+	buf := textBufs.Get().(*[]byte)
+	*buf = AppendJSONObject((*buf)[:0], m)
+	t := append(objectText(nil), *buf...) // one allocation, of the text's size
+	if cap(*buf) <= 64<<10 {
+		textBufs.Put(buf)
+	}
+	return t
+}
+
+var textBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// object reads the text back (nil for none).
+func (t objectText) object() map[string]any {
+	if t == nil {
+		return nil
+	}
+	m := map[string]any{}
+	if json.Unmarshal(t, &m) != nil {
+		return nil // not reached: the text is json.Marshal's
+	}
+	return m
+}
+
+// Meta is the agentarea/* keys of the call's latest params._meta, nil
+// when it had none. The map is the caller's.
+func (c *Call) Meta() map[string]any { return c.meta.object() }
+
+// HasMeta says whether the call's request carried agentarea/* keys.
+func (c *Call) HasMeta() bool { return c.meta != nil }
+
+// ClaimMap is the token's claims: Claims, or in a context the store
+// keeps, the claims read back from their text. Nil when there are none.
+func (c *Context) ClaimMap() map[string]any {
+	if c == nil {
+		return nil
+	}
+	if c.Claims != nil || c.claims == nil {
+		return c.Claims
+	}
+	return c.claims.object()
+}
+
+// Expanded is the context with its claims as a map, for encoding: c itself
+// when they are already.
+func (c *Context) Expanded() *Context {
+	if c == nil || c.claims == nil {
+		return c
+	}
+	e := *c
+	e.Claims, e.claims = c.claims.object(), nil
+	return &e
+}
+
+// kept is the context as a retained call keeps it: a copy of its own (a
+// source's context may sit inside a larger value, a tap's judgment of the
+// whole request), its claims as text.
+func (c *Context) kept() *Context {
+	if c == nil {
+		return nil
+	}
+	k := *c
+	if c.Claims != nil {
+		k.Claims, k.claims = nil, textOf(c.Claims)
+	}
+	return &k
+}
+
+// timelineEvent is an event as a call's timeline keeps it: its _meta as
+// text, its context kept (Meta and Claims nil), read back by Timeline.
+type timelineEvent struct {
+	Event
+	meta objectText
+}
+
+// Timeline is every non-progress event of the call (bounded: the first
+// and the latest), as applied, in a slice of the caller's.
+func (c *Call) Timeline() []Event {
+	out := make([]Event, len(c.timeline))
+	for i := range c.timeline {
+		out[i] = c.timeline[i].event()
+	}
+	return out
+}
+
+// TimelineLen is the number of events Timeline returns.
+func (c *Call) TimelineLen() int { return len(c.timeline) }
+
+func (t *timelineEvent) event() Event {
+	e := t.Event
+	if t.meta != nil {
+		e.Meta = t.meta.object()
+	}
+	e.Context = e.Context.Expanded()
+	return e
+}
+
+// keptEvent is what the store keeps of a call event: its own copies of
+// the raw values, which may hold a whole body, _meta as text and the
+// context kept. The event's maps and context are not changed (the outputs
+// still write them).
+type keptEvent struct {
+	ev   Event // Meta nil when meta holds it
+	meta objectText
+}
+
+func keep(ev *Event) keptEvent {
+	k := keptEvent{ev: *ev}
+	e := &k.ev
+	e.Arguments = ownRaw(e.Arguments)
+	e.StructuredContent = ownRaw(e.StructuredContent)
+	if len(e.Meta) > 0 {
+		k.meta = textOf(e.Meta)
+	}
+	e.Meta = nil
+	e.Context = e.Context.kept()
+	return k
+}
+
+// ownRaw copies a raw value, which may be a slice of a larger buffer (a
+// request or answer body, its capacity cut to its length), so that
+// keeping it keeps no more.
+func ownRaw(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	return append(json.RawMessage(nil), raw...)
+}
