@@ -78,7 +78,7 @@ func (c *Context) Expanded() *Context {
 
 // kept is the context as a retained call keeps it: a copy of its own (a
 // source's context may sit inside a larger value, a tap's judgment of the
-// whole request), its claims as text.
+// whole request), its claims as text, the common JOSE header shared.
 func (c *Context) kept() *Context {
 	if c == nil {
 		return nil
@@ -87,7 +87,18 @@ func (c *Context) kept() *Context {
 	if c.Claims != nil {
 		k.Claims, k.claims = nil, textOf(c.Claims)
 	}
+	if isCommonHeader(c.Header) {
+		k.Header = commonHeader
+	}
 	return &k
+}
+
+// commonHeader is the JOSE header of nearly every token, shared by the
+// contexts stored calls keep (a Header is read only).
+var commonHeader = map[string]any{"alg": "HS256", "typ": "JWT"}
+
+func isCommonHeader(h map[string]any) bool {
+	return len(h) == 2 && h["alg"] == "HS256" && h["typ"] == "JWT"
 }
 
 // timelineEvent is an event as a call's timeline keeps it: its _meta as

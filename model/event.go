@@ -162,8 +162,8 @@ type Context struct {
 	HTTPStatus int    `json:"http_status,omitempty"`
 	RPCCode    int    `json:"rpc_code,omitempty"`
 	Reason     string `json:"reason,omitempty"`
-	// Header is the token's decoded JOSE header. Read only: contexts of
-	// tokens with the common HS256 header share one map.
+	// Header is the token's decoded JOSE header. Read only: the contexts
+	// stored calls keep share one map for the common HS256 header.
 	Header map[string]any `json:"header,omitempty"`
 	// Claims is nil in a context a call in the store keeps, which holds
 	// them as text: read them with ClaimMap.
