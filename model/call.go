@@ -49,7 +49,7 @@ type Call struct {
 	meta        objectText // see Meta
 	Context     *Context   // of the latest attempt that carried one
 	SoatContext map[string]string
-	Headers     map[string]string
+	headers     objectText // see Headers
 
 	Attempts []Attempt
 	Progress Progress

@@ -41,7 +41,7 @@ func (c *Call) absorbSeen(o *Call) {
 	if c.Arguments == nil {
 		c.Arguments = o.Arguments
 	}
-	if c.meta == nil {
+	if c.meta == "" {
 		c.meta = o.meta
 	}
 	if c.Context == nil {
@@ -50,8 +50,8 @@ func (c *Call) absorbSeen(o *Call) {
 	if c.SoatContext == nil {
 		c.SoatContext = o.SoatContext
 	}
-	if c.Headers == nil {
-		c.Headers = o.Headers
+	if c.headers == "" {
+		c.headers = o.headers
 	}
 }
 

@@ -114,14 +114,14 @@ func (c *Call) applyCallEvent(k *keptEvent) {
 	if len(ev.Arguments) > 0 {
 		c.Arguments = ev.Arguments
 	}
-	if k.meta != nil {
+	if k.meta != "" {
 		c.meta = k.meta
 	}
 	if len(ev.SoatContext) > 0 {
 		c.SoatContext = ev.SoatContext
 	}
-	if len(ev.Headers) > 0 {
-		c.Headers = ev.Headers
+	if k.headers != "" {
+		c.headers = k.headers
 	}
 	if ev.Context != nil {
 		a.Context = ev.Context
@@ -418,5 +418,5 @@ func (c *Call) appendTimeline(k *keptEvent) {
 		// allocation (two for a store that has seen taps alone).
 		c.timeline = make([]timelineEvent, 0, cmp.Or(int(c.firstTimeline), 4))
 	}
-	c.timeline = append(c.timeline, timelineEvent{k.ev, k.meta})
+	c.timeline = append(c.timeline, timelineEvent{k.ev, k.meta, k.headers})
 }

@@ -6,26 +6,40 @@ import (
 )
 
 // The store keeps thousands of finished calls (10,000 by default), so a
-// call keeps the objects its events bring, the agentarea/* keys of _meta
-// and the token's claims, as their JSON text: a third of a map's size, one
-// allocation, no boxed values. They are read back into maps when the
-// detail, a copy or the MCP server asks (Call.Meta, Context.ClaimMap,
-// Call.Timeline). Text read back gives the map encoding/json would: the
+// call keeps the objects its events bring, the agentarea/* keys of _meta,
+// the token's claims and the request headers, as their JSON text: a third
+// of a map's size, one allocation, no boxed values. They are read back
+// into maps when the detail, a copy or the MCP server asks (Call.Meta,
+// Call.Headers, Context.ClaimMap, Call.Timeline). Text read back gives the map encoding/json would: the
 // maps came from JSON, and their values are JSON's (float64, string,
 // bool, nil, []any, map[string]any).
 
-// objectText is a JSON object kept as its text; nil is no object.
-type objectText []byte
+// objectText is a JSON object kept as its text; "" is no object.
+type objectText string
 
 // textOf is m as text, written as the JSON lines write it (a value JSON
 // cannot hold, a NaN, is null there and here).
 func textOf(m map[string]any) objectText {
 	if m == nil {
-		return nil
+		return ""
 	}
+	return writeText(func(b []byte) []byte { return AppendJSONObject(b, m) })
+}
+
+// stringsText is textOf for a map of strings (headers).
+func stringsText(m map[string]string) objectText {
+	if m == nil {
+		return ""
+	}
+	return writeText(func(b []byte) []byte { return AppendJSONStrings(b, m) })
+}
+
+// writeText writes into a pooled buffer and keeps the text in one
+// allocation of its size.
+func writeText(write func([]byte) []byte) objectText {
 	buf := textBufs.Get().(*[]byte)
-	*buf = AppendJSONObject((*buf)[:0], m)
-	t := append(objectText(nil), *buf...) // one allocation, of the text's size
+	*buf = write((*buf)[:0])
+	t := objectText(*buf)
 	if cap(*buf) <= 64<<10 {
 		textBufs.Put(buf)
 	}
@@ -36,12 +50,24 @@ var textBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b
 
 // object reads the text back (nil for none).
 func (t objectText) object() map[string]any {
-	if t == nil {
+	if t == "" {
 		return nil
 	}
 	m := map[string]any{}
-	if json.Unmarshal(t, &m) != nil {
-		return nil // not reached: the text is json.Marshal's
+	if json.Unmarshal([]byte(t), &m) != nil {
+		return nil // not reached: the text is AppendJSONObject's
+	}
+	return m
+}
+
+// strings reads a stringsText back (nil for none).
+func (t objectText) strings() map[string]string {
+	if t == "" {
+		return nil
+	}
+	m := map[string]string{}
+	if json.Unmarshal([]byte(t), &m) != nil {
+		return nil // not reached: the text is AppendJSONStrings'
 	}
 	return m
 }
@@ -51,7 +77,11 @@ func (t objectText) object() map[string]any {
 func (c *Call) Meta() map[string]any { return c.meta.object() }
 
 // HasMeta says whether the call's request carried agentarea/* keys.
-func (c *Call) HasMeta() bool { return c.meta != nil }
+func (c *Call) HasMeta() bool { return c.meta != "" }
+
+// Headers is the request headers of the call's latest tool.call seen
+// over HTTP (redacted), nil when none. The map is the caller's.
+func (c *Call) Headers() map[string]string { return c.headers.strings() }
 
 // ClaimMap is the token's claims: Claims, or in a context the store
 // keeps, the claims read back from their text. Nil when there are none.
@@ -59,7 +89,7 @@ func (c *Context) ClaimMap() map[string]any {
 	if c == nil {
 		return nil
 	}
-	if c.Claims != nil || c.claims == nil {
+	if c.Claims != nil || c.claims == "" {
 		return c.Claims
 	}
 	return c.claims.object()
@@ -68,11 +98,11 @@ func (c *Context) ClaimMap() map[string]any {
 // Expanded is the context with its claims as a map, for encoding: c itself
 // when they are already.
 func (c *Context) Expanded() *Context {
-	if c == nil || c.claims == nil {
+	if c == nil || c.claims == "" {
 		return c
 	}
 	e := *c
-	e.Claims, e.claims = c.claims.object(), nil
+	e.Claims, e.claims = c.claims.object(), ""
 	return &e
 }
 
@@ -101,11 +131,12 @@ func isCommonHeader(h map[string]any) bool {
 	return len(h) == 2 && h["alg"] == "HS256" && h["typ"] == "JWT"
 }
 
-// timelineEvent is an event as a call's timeline keeps it: its _meta as
-// text, its context kept (Meta and Claims nil), read back by Timeline.
+// timelineEvent is an event as a call's timeline keeps it: its _meta and
+// headers as text, its context kept (Meta, Headers and Claims nil), read
+// back by Timeline.
 type timelineEvent struct {
 	Event
-	meta objectText
+	meta, headers objectText
 }
 
 // Timeline is every non-progress event of the call (bounded: the first
@@ -123,9 +154,7 @@ func (c *Call) TimelineLen() int { return len(c.timeline) }
 
 func (t *timelineEvent) event() Event {
 	e := t.Event
-	if t.meta != nil {
-		e.Meta = t.meta.object()
-	}
+	e.Meta, e.Headers = t.meta.object(), t.headers.strings()
 	e.Context = e.Context.Expanded()
 	return e
 }
@@ -135,8 +164,8 @@ func (t *timelineEvent) event() Event {
 // context kept. The event's maps and context are not changed (the outputs
 // still write them).
 type keptEvent struct {
-	ev   Event // Meta nil when meta holds it
-	meta objectText
+	ev            Event // Meta and Headers nil: meta and headers hold them
+	meta, headers objectText
 }
 
 func keep(ev *Event) keptEvent {
@@ -147,7 +176,10 @@ func keep(ev *Event) keptEvent {
 	if len(e.Meta) > 0 {
 		k.meta = textOf(e.Meta)
 	}
-	e.Meta = nil
+	if len(e.Headers) > 0 {
+		k.headers = stringsText(e.Headers)
+	}
+	e.Meta, e.Headers = nil, nil
 	e.Context = e.Context.kept()
 	return k
 }

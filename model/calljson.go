@@ -106,7 +106,7 @@ func NewCallJSON(c *Call, now time.Time) CallJSON {
 		TimeoutMS: c.TimeoutMS, Flags: c.FlagNames(), Arguments: validJSON(c.Arguments), Meta: c.Meta(),
 		Context: c.Context.Expanded(), SoatContext: c.SoatContext, MetaVsClaims: c.MetaAgainstClaims(), Rounds: c.Rounds(),
 	}
-	out.Headers = c.Headers
+	out.Headers = c.Headers()
 	p := &c.Progress
 	out.Progress = ProgressJSON{Progress: p.Progress, Message: p.Message, Sent: c.SentCount(),
 		Relayed: c.RelayedCount(), WouldRelay: p.WouldRelay, NotIncreasing: p.NotIncreasing}

@@ -43,6 +43,20 @@ func AppendJSONRaw(b, v []byte) []byte {
 	return b
 }
 
+// AppendJSONStrings writes a map of strings as an object, its keys sorted
+// as encoding/json does.
+func AppendJSONStrings(b []byte, m map[string]string) []byte {
+	var stack [16]string // the small maps of every event sort here
+	b = append(b, '{')
+	for i, k := range AppendSortedKeys(stack[:0], m) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendJSONString(append(AppendJSONString(b, k), ':'), m[k])
+	}
+	return append(b, '}')
+}
+
 // AppendJSONObject writes m with its keys sorted.
 func AppendJSONObject(b []byte, m map[string]any) []byte {
 	var stack [16]string

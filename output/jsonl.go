@@ -145,12 +145,12 @@ func appendCallFields(b []byte, e *model.Event) []byte {
 		b = appendContext(append(b, `,"context":`...), e.Context)
 	}
 	if len(e.SoatContext) > 0 {
-		b = appendStringMap(append(b, `,"soat_context":`...), e.SoatContext)
+		b = model.AppendJSONStrings(append(b, `,"soat_context":`...), e.SoatContext)
 	}
 	b = appendStr(b, `,"agent_name":`, e.AgentName)
 	b = appendInt(b, `,"timeout_ms":`, e.TimeoutMS)
 	if len(e.Headers) > 0 {
-		b = appendStringMap(append(b, `,"headers":`...), e.Headers)
+		b = model.AppendJSONStrings(append(b, `,"headers":`...), e.Headers)
 	}
 	b = appendStr(b, `,"traceparent":`, e.TraceParent)
 	b = appendStr(b, `,"tracestate":`, e.TraceState)
@@ -230,19 +230,5 @@ func appendContext(b []byte, c *model.Context) []byte {
 		b = append(b, ']')
 	}
 	b = appendFlag(b, `,"credential_present":`, c.CredentialPresent)
-	return append(b, '}')
-}
-
-// appendStringMap and model.AppendJSONObject write a map as an object, its keys
-// sorted as encoding/json does.
-func appendStringMap(b []byte, m map[string]string) []byte {
-	var stack [16]string // the small maps of every event sort here
-	b = append(b, '{')
-	for i, k := range model.AppendSortedKeys(stack[:0], m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = model.AppendJSONString(append(model.AppendJSONString(b, k), ':'), m[k])
-	}
 	return append(b, '}')
 }

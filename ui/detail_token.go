@@ -189,16 +189,17 @@ func (m *detailModel) detailSoat(d *detailText, c *model.Call) {
 }
 
 func (m *detailModel) detailHeaders(d *detailText, c *model.Call) {
-	if len(c.Headers) == 0 {
+	headers := c.Headers()
+	if len(headers) == 0 {
 		return
 	}
 	d.section("HEADERS", d.st.muted.on("credentials redacted"))
-	keys := sortedKeys(c.Headers)
+	keys := sortedKeys(headers)
 	kw := 0
 	for _, k := range keys {
 		kw = max(kw, min(len(k), 40))
 	}
 	for _, k := range keys {
-		d.line("   " + d.st.label.on(fit(model.Sanitize(k), kw)) + "  " + model.Sanitize(c.Headers[k]))
+		d.line("   " + d.st.label.on(fit(model.Sanitize(k), kw)) + "  " + model.Sanitize(headers[k]))
 	}
 }

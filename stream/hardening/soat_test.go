@@ -93,7 +93,7 @@ func TestSoatHeaderInjection(t *testing.T) {
 		// Upstream SOAT headers = the bag the tap shows; no unrecorded header.
 		up := seen[0]
 		for name, vals := range up {
-			if _, ok := call.Headers[name]; !ok {
+			if _, ok := call.Headers()[name]; !ok {
 				t.Errorf("%s: the upstream got header %q the tap did not record", c.Name, name)
 			}
 			if len(name) > len("X-Soat-Context-") && strings.EqualFold(name[:len("X-Soat-Context-")], "X-Soat-Context-") {
