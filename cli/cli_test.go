@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"toolscope/model/modeltest"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -20,8 +22,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"replay", "--no-such-flag"}, 2},
 		{[]string{"replay"}, 2},
 		{[]string{"replay", "testdata/missing.jsonl", "--output", "json"}, 1},
-		{[]string{"replay", "testdata/session.jsonl", "--output", "yaml"}, 2},
-		{[]string{"replay", "testdata/session.jsonl", "--speed", "0", "--output", "json"}, 0},
+		{[]string{"replay", modeltest.SessionFile(), "--output", "yaml"}, 2},
+		{[]string{"replay", modeltest.SessionFile(), "--speed", "0", "--output", "json"}, 0},
 	}
 	for _, tc := range cases {
 		if got := run(tc.args); got != tc.want {

@@ -17,14 +17,6 @@ func callBody(t *testing.T, claims jwt.MapClaims, name string) []byte {
 	return modeltest.CallBody(t, 3, name, map[string]any{"orderId": "A-17"}, modeltest.MetaFor(claims))
 }
 
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
 func TestRunDecode(t *testing.T) {
 	claims := modeltest.BaseClaims()
 	good := modeltest.Sign(t, jwt.SigningMethodHS256, claims, []byte(modeltest.Secret))
@@ -46,7 +38,7 @@ func TestRunDecode(t *testing.T) {
 			1, []string{"answer   HTTP 401, JSON-RPC -32001: bad signature"}},
 		{"a call in a batch is 400/-32600", DecodeArgs{Token: good, Call: []byte("[" + string(callBody(t, claims, "get_order")) + "]"), InstanceID: modeltest.Instance, Secrets: secrets},
 			1, []string{"✗ batch", "HTTP 400, JSON-RPC -32600"}},
-		{"a bare params object is accepted as the call", DecodeArgs{Token: good, Call: mustJSON(map[string]any{"name": "get_order", "_meta": modeltest.MetaFor(claims)}), InstanceID: modeltest.Instance, Secrets: secrets},
+		{"a bare params object is accepted as the call", DecodeArgs{Token: good, Call: modeltest.MustJSON(map[string]any{"name": "get_order", "_meta": modeltest.MetaFor(claims)}), InstanceID: modeltest.Instance, Secrets: secrets},
 			0, []string{"verdict  valid"}},
 		{"several secrets are announced", DecodeArgs{Token: good, InstanceID: modeltest.Instance, Secrets: [][]byte{[]byte(modeltest.OtherSecret), []byte(modeltest.Secret)}},
 			0, []string{"secrets  2 (any one may verify)", "secret 2 of 2"}},

@@ -7,19 +7,21 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"toolscope/model/modeltest"
 )
 
 // TestExportHAR: a session recorded through the tap exports as HAR 1.2 that
 // the HAR schema accepts (har-validator), one entry per exchange, with the
 // call's request body and its event stream.
 func TestExportHAR(t *testing.T) {
-	needNode(t)
+	node := modeltest.NeedNode(t)
 	rec, _ := recordSession(t, sdkSaw)
 	out := filepath.Join(t.TempDir(), "session.har")
 	if code := run([]string{"export", "--har", out, rec}); code != 0 {
 		t.Fatalf("export: exit %d", code)
 	}
-	res, err := exec.Command("node", filepath.Join(nodeDir, "validate-har.mjs"), out).CombinedOutput()
+	res, err := exec.Command(node, modeltest.Testdata("node", "validate-har.mjs"), out).CombinedOutput()
 	if err != nil {
 		t.Fatalf("har-validator: %v\n%s", err, res)
 	}
@@ -62,7 +64,7 @@ func TestExportHAR(t *testing.T) {
 		t.Errorf("%d tools/call entries of %d, want 4", calls, len(har.Log.Entries))
 	}
 	// A recording without exchanges says so.
-	if code := run([]string{"export", "--har", filepath.Join(t.TempDir(), "x.har"), "testdata/session.jsonl"}); code != 1 {
+	if code := run([]string{"export", "--har", filepath.Join(t.TempDir(), "x.har"), modeltest.SessionFile()}); code != 1 {
 		t.Errorf("an old recording without wire lines: exit %d, want 1", code)
 	}
 }

@@ -23,7 +23,7 @@ import (
 var mcpURLLine = regexp.MustCompile(`serving MCP at (http://\S+/mcp)`)
 
 // mcpURL waits for the child to say where it serves MCP.
-func mcpURL(t *testing.T, stderr *lockedBuffer) string {
+func mcpURL(t *testing.T, stderr *modeltest.LockedBuffer) string {
 	t.Helper()
 	var url string
 	modeltest.WaitFor(t, 20*time.Second, "the MCP URL on stderr", func() bool {
@@ -67,8 +67,8 @@ func listCalls(t *testing.T, url, filter string) []string {
 // keeps serving what it played until SIGINT, then exits 0.
 func TestReplayServesMCPUntilInterrupted(t *testing.T) {
 	toolscope, _ := stdioBins(t)
-	cmd := exec.Command(toolscope, "replay", "testdata/session.jsonl", "--speed", "0", "--output", "json", "--mcp-listen", "127.0.0.1:0")
-	stderr := &lockedBuffer{}
+	cmd := exec.Command(toolscope, "replay", modeltest.SessionFile(), "--speed", "0", "--output", "json", "--mcp-listen", "127.0.0.1:0")
+	stderr := &modeltest.LockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestStdioTapServesMCP(t *testing.T) {
 	toolscope, server := stdioBins(t)
 	rec := filepath.Join(t.TempDir(), "s.jsonl")
 	cmd := exec.Command(toolscope, "tap", "--record", rec, "--mcp-listen", "127.0.0.1:0", "--", server)
-	stderr := &lockedBuffer{}
+	stderr := &modeltest.LockedBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -132,9 +132,9 @@ func TestMCPFlagsChecked(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"replay", "testdata/session.jsonl", "--output", "json", "--mcp-listen", "0.0.0.0:7072"}, "not loopback"},
-		{[]string{"replay", "testdata/session.jsonl", "--output", "json", "--mcp-listen", "0.0.0.0:7072", "--mcp-allow-remote"}, "TOOLSCOPE_MCP_TOKEN"},
-		{[]string{"replay", "testdata/session.jsonl", "--output", "json", "--mcp-allow-remote"}, "needs --mcp-listen"},
+		{[]string{"replay", modeltest.SessionFile(), "--output", "json", "--mcp-listen", "0.0.0.0:7072"}, "not loopback"},
+		{[]string{"replay", modeltest.SessionFile(), "--output", "json", "--mcp-listen", "0.0.0.0:7072", "--mcp-allow-remote"}, "TOOLSCOPE_MCP_TOKEN"},
+		{[]string{"replay", modeltest.SessionFile(), "--output", "json", "--mcp-allow-remote"}, "needs --mcp-listen"},
 		{[]string{"tap", "--mcp-listen", "10.1.2.3:7072", "--", "true"}, "not loopback"},
 	} {
 		cmd := exec.Command(toolscope, c.args...)

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/output"
 )
 
@@ -142,10 +143,10 @@ func TestMockStdio(t *testing.T) {
 // initialize, a session) sees from the mock what it saw from the go-sdk
 // server through the tap.
 func TestMockTypeScriptClient(t *testing.T) {
-	needNode(t)
+	node := modeltest.NeedNode(t)
 	tsSaw := func(t *testing.T, endpoint string) string {
 		t.Helper()
-		out, err := exec.Command("node", filepath.Join(nodeDir, "client.mjs"), endpoint).CombinedOutput()
+		out, err := exec.Command(node, modeltest.Testdata("node", "mock-client.mjs"), endpoint).CombinedOutput()
 		if err != nil {
 			t.Fatalf("the TypeScript client against %s: %v\n%s", endpoint, err, out)
 		}

@@ -10,6 +10,8 @@ import (
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"toolscope/model/modeltest"
 )
 
 // TestReplayExportsSpans: `replay --otlp URL` sends the recording's calls as
@@ -67,7 +69,7 @@ func TestReplayExportsSpans(t *testing.T) {
 	srv := newSpanNames(t)
 	code := -1
 	captureStdout(t, func() {
-		code = run([]string{"replay", "testdata/session.jsonl", "--output", "json", "--speed", "0", "--otlp", srv.URL})
+		code = run([]string{"replay", modeltest.SessionFile(), "--output", "json", "--speed", "0", "--otlp", srv.URL})
 	})
 	if code != 0 {
 		t.Fatalf("replay --otlp: exit %d", code)
@@ -85,7 +87,7 @@ func TestReplayExportsSpans(t *testing.T) {
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close() // nothing listens there now
 	out := captureStdout(t, func() {
-		code = run([]string{"replay", "testdata/session.jsonl", "--output", "json", "--speed", "0", "--otlp", down.URL})
+		code = run([]string{"replay", modeltest.SessionFile(), "--output", "json", "--speed", "0", "--otlp", down.URL})
 	})
 	if code != 0 {
 		t.Fatalf("replay with the collector down: exit %d, want 0 (export never changes the exit)", code)

@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/xml"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 
 	"toolscope/demo"
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/stream/probe"
 	"toolscope/ui"
 )
@@ -83,31 +82,13 @@ func TestProbeScreenShowsRedactedRequests(t *testing.T) {
 	}
 }
 
-// lockedBuffer is the screen's output, read while the program writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // probeWithScreen runs probeOnScreen with a played terminal: it presses q
 // once the screen shows "exit ", and returns the exit code, the frames and
 // what was printed after the screen closed.
 func probeWithScreen(t *testing.T, cfg probe.Config, junit io.Writer) (int, string, string) {
 	t.Helper()
 	in, keys := io.Pipe()
-	frames := &lockedBuffer{}
+	frames := &modeltest.LockedBuffer{}
 	probeScreenInput, probeScreenOutput = in, frames
 	t.Cleanup(func() { probeScreenInput, probeScreenOutput = nil, nil; keys.Close() })
 	go func() {

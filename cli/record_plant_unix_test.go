@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/output"
 	"toolscope/output/recordfile"
 )
@@ -123,7 +124,7 @@ func TestRecordRefusesAnotherUsersLink(t *testing.T) {
 		}
 	}
 	args := func(rec string) []string {
-		return []string{"replay", "testdata/session.jsonl", "--speed", "0", "--output", "json", "--record", rec}
+		return []string{"replay", modeltest.SessionFile(), "--speed", "0", "--output", "json", "--record", rec}
 	}
 	captureStdout(t, func() {
 		if code := run(args(mine)); code != 0 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/output"
 	"toolscope/output/recordfile"
 )
@@ -103,7 +104,7 @@ func TestRecordFlagsChecked(t *testing.T) {
 		{"--record-max-size", "-1"},
 		{"--record-keep", "0"},
 	} {
-		code := run(append([]string{"replay", "testdata/session.jsonl", "--speed", "0", "--output", "json", "--record", filepath.Join(t.TempDir(), "r.jsonl")}, args...))
+		code := run(append([]string{"replay", modeltest.SessionFile(), "--speed", "0", "--output", "json", "--record", filepath.Join(t.TempDir(), "r.jsonl")}, args...))
 		if code == 0 {
 			t.Errorf("%v accepted", args)
 		}

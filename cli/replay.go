@@ -19,7 +19,7 @@ the rest still plays.
 
 {{flags}}
 Examples:
-  toolscope replay testdata/session.jsonl --output text --speed 0
+  toolscope replay model/modeltest/testdata/session.jsonl --output text --speed 0
   toolscope replay session.jsonl --call call_sheets
   toolscope replay --follow /tmp/s.jsonl   (a recording still being written: see 'toolscope help tap --')
 `

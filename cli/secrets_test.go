@@ -89,7 +89,7 @@ func runStdioTapWithArgv(t *testing.T, argv []string, sink model.Sink) {
 // detail, the event log, and the `y` copy of the call.
 func checkScreen(t *testing.T, tb *modeltest.SecretTable, store *model.Store) {
 	t.Helper()
-	clip := &lockedBuffer{}
+	clip := &modeltest.LockedBuffer{}
 	tm := teatest.NewTestModel(t, ui.New(store, ui.Options{Clipboard: clip, Now: func() time.Time {
 		return time.Date(2026, 11, 30, 12, 0, 1, 0, time.UTC)
 	}}), teatest.WithInitialTermSize(240, 300))

@@ -19,47 +19,24 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/output"
-)
-
-var (
-	stdioBinsOnce             sync.Once
-	toolscopeBin, stdioSrvBin string
-	stdioBinsErr              error
 )
 
 // TestMain removes the binaries built for the run.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if toolscopeBin != "" {
-		os.RemoveAll(filepath.Dir(toolscopeBin))
-	}
+	modeltest.RemoveBinaries()
 	os.Exit(code)
 }
 
-// stdioBins builds the toolscope binary and the go-sdk stdio server of
-// stream/tap/testdata once per package run.
+// stdioBins are the toolscope binary and the go-sdk stdio server of
+// stream/tap/testdata.
 func stdioBins(t *testing.T) (toolscope, server string) {
-	t.Helper()
-	stdioBinsOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "stdio-cmd-test-")
-		if err != nil {
-			stdioBinsErr = err
-			return
-		}
-		toolscopeBin, stdioSrvBin = filepath.Join(dir, "toolscope"), filepath.Join(dir, "stdioserver")
-		for _, b := range [][2]string{{toolscopeBin, ".."}, {stdioSrvBin, "../stream/tap/testdata/stdioserver"}} {
-			if out, err := exec.Command("go", "build", "-o", b[0], b[1]).CombinedOutput(); err != nil {
-				stdioBinsErr = fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
-				return
-			}
-		}
-	})
-	if stdioBinsErr != nil {
-		t.Fatal(stdioBinsErr)
-	}
-	return toolscopeBin, stdioSrvBin
+	return modeltest.Binary(t, "toolscope"), modeltest.Binary(t, stdioServerPkg)
 }
+
+const stdioServerPkg = "toolscope/stream/tap/testdata/stdioserver"
 
 // sdkSession runs a go-sdk client over a CommandTransport: it lists the
 // tools, calls count (with progress) and echo, and returns what it got.

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
-	"unicode/utf8"
 
 	"toolscope/model"
 )
@@ -58,7 +57,7 @@ func isNameChar(r rune) bool {
 // becomes one "_", trimmed at both ends. Nothing readable left (CJK only,
 // say) gives "server".
 func serverLabel(name string) string {
-	if isASCII(name) {
+	if model.IsASCII(name) {
 		if name == "" {
 			return "server"
 		}
@@ -92,15 +91,6 @@ func serverLabel(name string) string {
 		return "server"
 	}
 	return b.String()
-}
-
-func isASCII[T string | []byte](s T) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // readable returns the ASCII spelling of a letter: Cyrillic transliterated

@@ -30,7 +30,9 @@ type ResultSummary struct {
 	// reads: text blocks and embedded text resources, or the
 	// structuredContent JSON when content is empty.
 	TextChars int
-	// TextPreview is the start of that text (model.PreviewChars characters).
+	// Text is that text, whole; TextPreview is its start
+	// (model.PreviewChars characters), what an event keeps.
+	Text        string
 	TextPreview string
 	// Offloaded: TextChars is over model.MaxTextChars.
 	Offloaded bool
@@ -137,6 +139,7 @@ func (s *ResultSummary) summarizeText(r *jsonrpc.Result, warn warnFunc) {
 		modelText = string(compactJSON(s.StructuredContent))
 		warn(model.WarnContentEmpty, "content is empty; the model reads structuredContent as text")
 	}
+	s.Text = modelText
 	s.TextChars = utf8.RuneCountInString(modelText)
 	s.TextPreview = model.Prefix(modelText, model.PreviewChars)
 	if s.TextChars > model.MaxTextChars {

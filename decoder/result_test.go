@@ -8,6 +8,7 @@ import (
 
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
+	"toolscope/model/modeltest"
 )
 
 var (
@@ -37,7 +38,7 @@ func resultJSON(content []map[string]any, extra map[string]any) json.RawMessage 
 	for k, v := range extra {
 		r[k] = v
 	}
-	return mustJSON(r)
+	return modeltest.MustJSON(r)
 }
 
 func codesOf(ws []model.Warning) string {

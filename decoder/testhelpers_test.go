@@ -1,22 +1,9 @@
 package decoder
 
 import (
-	"encoding/base64"
-	"encoding/json"
-
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
-
-func b64url(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
-
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
 
 // summarize reads raw as the result of a response, as the tap reads it,
 // and judges it.

@@ -233,7 +233,7 @@ func TestRunShowsEveryScenario(t *testing.T) {
 	t.Run("structured content dropped, text offloaded", func(t *testing.T) {
 		tr := one(t, "tap build_report result", pick(events, model.SourceTap, model.KindToolResult, toolBuildReport))
 		fr := one(t, "feed build_report result", pick(events, model.SourceFeed, model.KindToolResult, toolBuildReport))
-		if !tr.StructuredContentDropped || tr.StructuredContentBytes <= structuredContentChars || !tr.Offloaded || tr.TextChars <= textOffloadChars {
+		if !tr.StructuredContentDropped || tr.StructuredContentBytes <= model.MaxStructuredChars || !tr.Offloaded || tr.TextChars <= model.MaxTextChars {
 			t.Errorf("tap: dropped %v (%d bytes), offloaded %v (%d chars)", tr.StructuredContentDropped, tr.StructuredContentBytes, tr.Offloaded, tr.TextChars)
 		}
 		if !fr.StructuredContentDropped || len(fr.StructuredContent) != 0 {

@@ -51,6 +51,7 @@ type rpcRequest struct {
 type rpcOutcome struct {
 	HTTPStatus int
 	Result     json.RawMessage
+	Summary    *jsonrpc.Result // Result read as a CallToolResult (nil: not an object)
 	Err        *jsonrpc.RPCError
 }
 
@@ -137,8 +138,8 @@ func pickResponse(payload []byte, id string, out *rpcOutcome, onProgress func(js
 			if m.ProgressErr == nil && onProgress != nil {
 				onProgress(m.Progress)
 			}
-		case m.Kind == jsonrpc.KindResponse && string(bytes.TrimSpace(m.ID)) == id:
-			out.Result, out.Err = m.Result, m.Error
+		case m.Kind == jsonrpc.KindResponse && m.Key == jsonrpc.IDKey([]byte(id)):
+			out.Result, out.Summary, out.Err = m.Result, m.Summary, m.Error
 			return true
 		}
 	}

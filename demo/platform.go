@@ -134,7 +134,7 @@ func (p *platform) describeOutcome(res attemptResult, data map[string]any) {
 	case res.out.Err != nil:
 		fail(fmt.Sprintf("MCP tool call failed: %s (%d)", res.out.Err.Message, res.out.Err.Code))
 	default:
-		applyResultRules(res.out.Result, data)
+		applyResultRules(res.out.Summary, data)
 	}
 }
 

@@ -8,6 +8,9 @@ import (
 	"image/png"
 	"strings"
 	"testing"
+
+	"toolscope/decoder/jsonrpc"
+	"toolscope/model"
 )
 
 func ruleData(t *testing.T, result any) map[string]any {
@@ -16,8 +19,9 @@ func ruleData(t *testing.T, result any) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
+	body := jsonrpc.Read([]byte(`{"jsonrpc":"2.0","id":1,"result":` + string(raw) + `}`))
 	data := map[string]any{}
-	applyResultRules(raw, data)
+	applyResultRules(body.Messages[0].Summary, data)
 	return data
 }
 
@@ -52,8 +56,8 @@ func TestResultRulesKeepSmallResults(t *testing.T) {
 		t.Errorf("structured_content %s", sc)
 	}
 	// Exactly at the limits nothing is offloaded or dropped.
-	data = ruleData(t, map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Repeat("é", textOffloadChars)}}})
-	if data["result"] != strings.Repeat("é", textOffloadChars) {
+	data = ruleData(t, map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Repeat("é", model.MaxTextChars)}}})
+	if data["result"] != strings.Repeat("é", model.MaxTextChars) {
 		t.Error("8000 characters (not bytes) stay with the model")
 	}
 }

@@ -144,11 +144,7 @@ func TestServerIdempotencyAndDroppedStream(t *testing.T) {
 	if err != nil || out.Err != nil {
 		t.Fatalf("retry: %v %+v", err, out.Err)
 	}
-	var res wireResult
-	if err := json.Unmarshal(out.Result, &res); err != nil {
-		t.Fatal(err)
-	}
-	if res.Meta[jsonrpc.MetaReplayed] != true || !strings.Contains(res.Content[0].Text, "LE-5521") {
+	if res := out.Summary; res == nil || !res.Replayed || !strings.Contains(res.Text, "LE-5521") {
 		t.Errorf("retry result %s, want the stored one marked replayed", out.Result)
 	}
 	// Another call (another key) runs the tool afresh: no replay.

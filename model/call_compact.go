@@ -23,7 +23,7 @@ func textOf(m map[string]any) objectText {
 	if m == nil {
 		return ""
 	}
-	return writeText(func(b []byte) []byte { return AppendJSONObject(b, m) })
+	return writeText(func(b []byte) []byte { return AppendJSONMap(b, m, AppendJSONValue) })
 }
 
 // stringsText is textOf for a map of strings (headers).
@@ -31,7 +31,7 @@ func stringsText(m map[string]string) objectText {
 	if m == nil {
 		return ""
 	}
-	return writeText(func(b []byte) []byte { return AppendJSONStrings(b, m) })
+	return writeText(func(b []byte) []byte { return AppendJSONMap(b, m, AppendJSONString) })
 }
 
 // writeText writes into a pooled buffer and keeps the text in one
@@ -55,7 +55,7 @@ func (t objectText) object() map[string]any {
 	}
 	m := map[string]any{}
 	if json.Unmarshal([]byte(t), &m) != nil {
-		return nil // not reached: the text is AppendJSONObject's
+		return nil // not reached: the text is AppendJSONMap's
 	}
 	return m
 }
@@ -67,7 +67,7 @@ func (t objectText) strings() map[string]string {
 	}
 	m := map[string]string{}
 	if json.Unmarshal([]byte(t), &m) != nil {
-		return nil // not reached: the text is AppendJSONStrings'
+		return nil // not reached: the text is AppendJSONMap's
 	}
 	return m
 }

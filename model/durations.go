@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// How the screen and the MCP server write durations (moved from ui/text.go,
-// so a call's cause reads the same in both).
+// How the screen and the MCP server write durations: one way, so a call's
+// cause reads the same in both.
 
 // FormatDuration is compact and stable in width: 850ms, 3.2s, 42s, 4m05s, 1h02m.
 func FormatDuration(d time.Duration) string {

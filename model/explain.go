@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -145,12 +146,12 @@ func (x *Explanation) outcome(c *Call, now time.Time) {
 			reason = a.Cancelled
 		}
 		if isTimeout(c) {
-			x.add(Finding{Level: LevelError, What: "the call timed out: " + orNone(reason, "no result within the timeout"), Rule: ruleTimeout,
+			x.add(Finding{Level: LevelError, What: "the call timed out: " + cmp.Or(reason, "no result within the timeout"), Rule: ruleTimeout,
 				Must: "the server must send its result within the instance's timeout (" + timeoutText(c) + "); progress does " +
 					"not extend it: make the tool answer sooner, or raise the instance's tool_timeout_seconds (at most 1800 s)"})
 			return
 		}
-		x.add(Finding{Level: LevelWarning, What: "the call was cancelled: " + orNone(reason, "no reason given"),
+		x.add(Finding{Level: LevelWarning, What: "the call was cancelled: " + cmp.Or(reason, "no reason given"),
 			Must: "a client that disconnects or sends notifications/cancelled ends the call; the server should stop its work"})
 	case StatusLate:
 		x.add(Finding{Level: LevelError, What: "the result came after the call's timeout (" + timeoutText(c) + "): the platform had " +
@@ -168,18 +169,18 @@ func (x *Explanation) outcome(c *Call, now time.Time) {
 		case c.Context != nil && c.Context.Verdict == VerdictRejected && r.HTTPStatus == c.Context.HTTPStatus:
 			// said by token()
 		case r.IsError:
-			x.add(Finding{Level: LevelError, What: "the tool answered isError: true; the model reads: " + orNone(Truncate(firstNonEmpty(r.Error, r.TextPreview), 300), "(no text)"),
+			x.add(Finding{Level: LevelError, What: "the tool answered isError: true; the model reads: " + cmp.Or(Truncate(cmp.Or(r.Error, r.TextPreview), 300), "(no text)"),
 				Rule: ruleIsError, Must: "nothing, if the tool meant to fail; otherwise fix what its text says"})
 		case r.RPCCode != 0:
-			x.add(Finding{Level: LevelError, What: "the server answered a JSON-RPC error " + strconv.Itoa(r.RPCCode) + ": " + orNone(Truncate(r.Error, 300), "(no message)"),
+			x.add(Finding{Level: LevelError, What: "the server answered a JSON-RPC error " + strconv.Itoa(r.RPCCode) + ": " + cmp.Or(Truncate(r.Error, 300), "(no message)"),
 				Rule: ruleJSONRPC, HTTPStatus: r.HTTPStatus, RPCCode: r.RPCCode,
 				Must: "a tool that fails should answer a result with isError: true, which the model reads; a JSON-RPC error fails the call"})
 		case r.HTTPStatus >= 400:
-			x.add(Finding{Level: LevelError, What: "the server answered HTTP " + strconv.Itoa(r.HTTPStatus) + ": " + orNone(Truncate(r.Error, 300), "(no message)"),
+			x.add(Finding{Level: LevelError, What: "the server answered HTTP " + strconv.Itoa(r.HTTPStatus) + ": " + cmp.Or(Truncate(r.Error, 300), "(no message)"),
 				Rule: ruleJSONRPC, HTTPStatus: r.HTTPStatus,
 				Must: "answer a tools/call with a JSON-RPC response carrying its id; an HTTP error fails the call"})
 		default:
-			x.add(Finding{Level: LevelError, What: "the call failed: " + orNone(Truncate(r.Error, 300), "(no message)")})
+			x.add(Finding{Level: LevelError, What: "the call failed: " + cmp.Or(Truncate(r.Error, 300), "(no message)")})
 		}
 	}
 }
@@ -229,7 +230,7 @@ func (x *Explanation) result(c *Call) {
 			problem = fmt.Sprintf("%d bytes, over 5 MB", im.Size)
 		}
 		if problem != "" {
-			x.add(Finding{Level: LevelWarning, What: "image " + orNone(im.ID, im.MimeType) + " is refused: " + problem,
+			x.add(Finding{Level: LevelWarning, What: "image " + cmp.Or(im.ID, im.MimeType) + " is refused: " + problem,
 				Rule: ruleResultsImg, Must: "send PNG, JPEG, GIF or WebP of at most 5 MB"})
 		}
 	}
@@ -291,22 +292,6 @@ func (x *Explanation) summary(c *Call, now time.Time) string {
 		}
 	}
 	return s + "."
-}
-
-func orNone(s, none string) string {
-	if s == "" {
-		return none
-	}
-	return s
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 func upperFirst(s string) string {

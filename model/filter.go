@@ -192,9 +192,9 @@ func (f *Filter) Match(c *Call) bool {
 func (t *filterTerm) matches(c *Call) bool {
 	switch t.field {
 	case "tool":
-		return containsFold(c.Tool, t.value) || containsFold(c.AgentName, t.value)
+		return ContainsFoldASCII(c.Tool, t.value) || ContainsFoldASCII(c.AgentName, t.value)
 	case "task":
-		return containsFold(c.TaskID, t.value)
+		return ContainsFoldASCII(c.TaskID, t.value)
 	case "status":
 		for _, v := range strings.Split(t.value, ",") {
 			if v != "" && strings.HasPrefix(string(c.Status), v) {
@@ -204,7 +204,7 @@ func (t *filterTerm) matches(c *Call) bool {
 		return false
 	case "source":
 		for _, s := range c.Sources {
-			if containsFold(s, t.value) {
+			if ContainsFoldASCII(s, t.value) {
 				return true
 			}
 		}
@@ -222,10 +222,10 @@ func (t *filterTerm) matches(c *Call) bool {
 		}
 		return false
 	}
-	return containsFold(c.ID, t.value) || containsFold(c.Tool, t.value) ||
-		containsFold(c.AgentName, t.value) || containsFold(c.Progress.Message, t.value) ||
-		strings.HasPrefix(string(c.Status), t.value) || containsFold(c.IdempotencyKey, t.value) ||
-		containsFold(c.TaskID, t.value) || matchesShownText(c, t.value)
+	return ContainsFoldASCII(c.ID, t.value) || ContainsFoldASCII(c.Tool, t.value) ||
+		ContainsFoldASCII(c.AgentName, t.value) || ContainsFoldASCII(c.Progress.Message, t.value) ||
+		strings.HasPrefix(string(c.Status), t.value) || ContainsFoldASCII(c.IdempotencyKey, t.value) ||
+		ContainsFoldASCII(c.TaskID, t.value) || matchesShownText(c, t.value)
 }
 
 // maxSearchedArgs bounds the argument bytes plain text searches (a filter
@@ -239,17 +239,17 @@ func matchesShownText(c *Call, v string) bool {
 	if len(args) > maxSearchedArgs {
 		args = args[:maxSearchedArgs]
 	}
-	if containsFold(string(args), v) {
+	if ContainsFoldASCII(string(args), v) {
 		return true
 	}
 	for i := range c.Attempts {
 		a := &c.Attempts[i]
-		if containsFold(a.Result.Error, v) || containsFold(a.Result.TextPreview, v) || containsFold(a.Cancelled, v) {
+		if ContainsFoldASCII(a.Result.Error, v) || ContainsFoldASCII(a.Result.TextPreview, v) || ContainsFoldASCII(a.Cancelled, v) {
 			return true
 		}
 	}
 	for i := range c.Warnings {
-		if containsFold(c.Warnings[i].Message, v) {
+		if ContainsFoldASCII(c.Warnings[i].Message, v) {
 			return true
 		}
 	}
@@ -278,30 +278,4 @@ func (c *Call) SourceKinds() []string {
 		}
 	}
 	return kinds
-}
-
-// containsFold is a case-insensitive substring test; sub is already lower-case.
-func containsFold(s, sub string) bool {
-	if len(sub) > len(s) {
-		return false
-	}
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if equalFoldASCII(s[i:i+len(sub)], sub) {
-			return true
-		}
-	}
-	return false
-}
-
-func equalFoldASCII(s, lower string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -43,29 +44,18 @@ func AppendJSONRaw(b, v []byte) []byte {
 	return b
 }
 
-// AppendJSONStrings writes a map of strings as an object, its keys sorted
-// as encoding/json does.
-func AppendJSONStrings(b []byte, m map[string]string) []byte {
+// AppendJSONMap writes a map as an object, its keys sorted as
+// encoding/json does, each value by appendValue.
+func AppendJSONMap[V any](b []byte, m map[string]V, appendValue func([]byte, V) []byte) []byte {
 	var stack [16]string // the small maps of every event sort here
+	keys := slices.AppendSeq(stack[:0], maps.Keys(m))
+	slices.Sort(keys)
 	b = append(b, '{')
-	for i, k := range AppendSortedKeys(stack[:0], m) {
+	for i, k := range keys {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = AppendJSONString(append(AppendJSONString(b, k), ':'), m[k])
-	}
-	return append(b, '}')
-}
-
-// AppendJSONObject writes m with its keys sorted.
-func AppendJSONObject(b []byte, m map[string]any) []byte {
-	var stack [16]string
-	b = append(b, '{')
-	for i, k := range AppendSortedKeys(stack[:0], m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = AppendJSONValue(append(AppendJSONString(b, k), ':'), m[k])
+		b = appendValue(append(AppendJSONString(b, k), ':'), m[k])
 	}
 	return append(b, '}')
 }
@@ -88,7 +78,7 @@ func AppendJSONValue(b []byte, v any) []byte {
 	case int64:
 		return strconv.AppendInt(b, t, 10)
 	case map[string]any:
-		return AppendJSONObject(b, t)
+		return AppendJSONMap(b, t, AppendJSONValue)
 	case []any:
 		b = append(b, '[')
 		for i, e := range t {
@@ -111,13 +101,4 @@ func AppendJSONValue(b []byte, v any) []byte {
 		return append(b, "null"...)
 	}
 	return AppendJSONRaw(b, raw)
-}
-
-// AppendSortedKeys appends m's keys to keys, sorted.
-func AppendSortedKeys[V any](keys []string, m map[string]V) []string {
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

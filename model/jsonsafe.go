@@ -15,39 +15,38 @@ import (
 // rewrite lands inside a string and the value read back is unchanged.
 // Bytes that are already safe are returned as they are, not copied.
 func TerminalSafeJSON(b []byte) []byte {
-	i := terminalUnsafeAt(b)
-	if i == len(b) {
-		return b
-	}
-	out := make([]byte, 0, len(b)+16)
-	out = append(out, b[:i]...)
-	return appendTerminalSafe(out, b[i:])
-}
-
-// terminalUnsafeAt is the index of the first byte TerminalSafeJSON
-// rewrites, len(b) when there is none.
-func terminalUnsafeAt(b []byte) int {
-	i := 0
-	for i < len(b) {
+	var out []byte // nil until the first rewrite
+	kept := 0      // b[:kept] is in out
+	for i := 0; i < len(b); {
 		if i+8 <= len(b) && plainASCII8(binary.LittleEndian.Uint64(b[i:])) {
 			i += 8
 			continue
 		}
-		c := b[i]
-		if c < utf8.RuneSelf {
-			if c == 0x7f {
-				return i
-			}
-			i++
+		r, size := rune(b[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(b[i:])
+		}
+		invalid := r == utf8.RuneError && size == 1
+		if r != 0x7f && !invalid && !unsafeForTerminal(r) {
+			i += size
 			continue
 		}
-		r, size := utf8.DecodeRune(b[i:])
-		if (r == utf8.RuneError && size == 1) || unsafeForTerminal(r) {
-			return i
+		if out == nil {
+			out = make([]byte, 0, len(b)+16)
+		}
+		out = append(out, b[kept:i]...)
+		if invalid {
+			out = append(out, `\ufffd`...)
+		} else {
+			out = append(out, '\\', 'u', hexDigits[r>>12&0xF], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
 		}
 		i += size
+		kept = i
 	}
-	return i
+	if out == nil {
+		return b
+	}
+	return append(out, b[kept:]...)
 }
 
 // plainASCII8 says whether eight bytes are all ASCII and none is DEL.
@@ -58,33 +57,6 @@ func plainASCII8(w uint64) bool {
 	}
 	del := w ^ (0x7f * ones) // a DEL byte becomes zero
 	return (del-ones)&^del&highs == 0
-}
-
-// appendTerminalSafe appends src to dst with TerminalSafeJSON's rewrites.
-func appendTerminalSafe(dst, src []byte) []byte {
-	for i := 0; i < len(src); {
-		c := src[i]
-		if c < utf8.RuneSelf {
-			if c == 0x7f {
-				dst = append(dst, `\u007f`...)
-			} else {
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(src[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, `\ufffd`...)
-		case unsafeForTerminal(r):
-			dst = append(dst, '\\', 'u', hexDigits[r>>12&0xF], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
-		default:
-			dst = append(dst, src[i:i+size]...)
-		}
-		i += size
-	}
-	return dst
 }
 
 const hexDigits = "0123456789abcdef"

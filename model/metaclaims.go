@@ -1,8 +1,9 @@
 package model
 
 import (
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -45,11 +46,7 @@ func (c *Call) MetaAgainstClaims() []MetaClaim {
 	if len(meta) == 0 && !hasContextClaim {
 		return nil
 	}
-	keys := make([]string, 0, len(meta))
-	for k := range meta {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(meta))
 	out := make([]MetaClaim, 0, len(keys))
 	for _, k := range keys {
 		mc := MetaClaim{Key: k, Meta: meta[k], Verdict: MetaNotSigned}

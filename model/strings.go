@@ -3,6 +3,8 @@ package model
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Truncate keeps at most n bytes of s, never splitting a character, and
@@ -35,18 +37,19 @@ func Prefix(s string, n int) string {
 	return s
 }
 
-// ShortID keeps the first 8 bytes of a long id (never splitting a
-// character), as the screen and text lines show it.
+// ShortID is a long id as the screen and the text lines show it:
+// sanitised and cut to its first 8 cells, between characters (a byte cut
+// could split one and send broken UTF-8 to the terminal).
 func ShortID(id string) string {
-	if len(id) <= 8 {
-		return id
+	if id = Sanitize(id); !IsASCII(id) {
+		return ansi.Truncate(id, 8, "")
 	}
-	n := 8
-	for n > 0 && !utf8.RuneStart(id[n]) {
-		n--
-	}
-	return id[:n]
+	return id[:min(len(id), 8)] // sanitised ASCII: one byte, one cell
 }
+
+// Clip is untrusted text as a message or an attribute carries it:
+// sanitised and cut to at most n bytes (Truncate).
+func Clip(s string, n int) string { return Truncate(Sanitize(s), n) }
 
 // EqualFoldASCII reports whether a and b are equal without ASCII case:
 // for header names, where a Unicode fold would let other letters (the
@@ -64,6 +67,27 @@ func EqualFoldASCII[A, B ~string | ~[]byte](a A, b B) bool {
 			y += 'a' - 'A'
 		}
 		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// ContainsFoldASCII reports whether s holds lower (lower case) in any ASCII
+// case.
+func ContainsFoldASCII[S ~string | ~[]byte](s S, lower string) bool {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		if EqualFoldASCII(s[i:i+len(lower)], lower) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsASCII reports whether s holds only ASCII bytes.
+func IsASCII[S ~string | ~[]byte](s S) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
 			return false
 		}
 	}

@@ -45,9 +45,9 @@ func TextLine(e Event) string {
 	case KindToolProgress:
 		total := "?"
 		if e.Total != nil {
-			total = formatNumber(*e.Total)
+			total = FormatNumber(*e.Total)
 		}
-		add("progress", formatNumber(e.Progress)+"/"+total)
+		add("progress", FormatNumber(e.Progress)+"/"+total)
 		add("relayed", strconv.FormatBool(e.Relayed))
 		if e.AfterCancel {
 			add("after_cancel", "true")
@@ -120,9 +120,10 @@ func addResultFields(add func(k, v string), e *Event) {
 	add("error", Truncate(e.Error, 120))
 }
 
-// formatNumber is a progress figure as the line shows it.
-func formatNumber(f float64) string {
-	return strconv.FormatFloat(f, 'g', -1, 64)
+// FormatNumber is a progress figure as the lines and the screen show it,
+// without noise: 5, 2.5, 0.125.
+func FormatNumber(f float64) string {
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 func callLabel(e *Event) string {

@@ -139,18 +139,18 @@ func appendCallFields(b []byte, e *model.Event) []byte {
 	b = appendRaw(b, `,"arguments":`, e.Arguments)
 	b = appendInt(b, `,"attempt":`, int64(e.Attempt))
 	if len(e.Meta) > 0 {
-		b = model.AppendJSONObject(append(b, `,"meta":`...), e.Meta)
+		b = model.AppendJSONMap(append(b, `,"meta":`...), e.Meta, model.AppendJSONValue)
 	}
 	if e.Context != nil {
 		b = appendContext(append(b, `,"context":`...), e.Context)
 	}
 	if len(e.SoatContext) > 0 {
-		b = model.AppendJSONStrings(append(b, `,"soat_context":`...), e.SoatContext)
+		b = model.AppendJSONMap(append(b, `,"soat_context":`...), e.SoatContext, model.AppendJSONString)
 	}
 	b = appendStr(b, `,"agent_name":`, e.AgentName)
 	b = appendInt(b, `,"timeout_ms":`, e.TimeoutMS)
 	if len(e.Headers) > 0 {
-		b = model.AppendJSONStrings(append(b, `,"headers":`...), e.Headers)
+		b = model.AppendJSONMap(append(b, `,"headers":`...), e.Headers, model.AppendJSONString)
 	}
 	b = appendStr(b, `,"traceparent":`, e.TraceParent)
 	b = appendStr(b, `,"tracestate":`, e.TraceState)
@@ -201,10 +201,10 @@ func appendContext(b []byte, c *model.Context) []byte {
 	b = appendInt(b, `,"rpc_code":`, int64(c.RPCCode))
 	b = appendStr(b, `,"reason":`, c.Reason)
 	if len(c.Header) > 0 {
-		b = model.AppendJSONObject(append(b, `,"header":`...), c.Header)
+		b = model.AppendJSONMap(append(b, `,"header":`...), c.Header, model.AppendJSONValue)
 	}
 	if len(c.Claims) > 0 {
-		b = model.AppendJSONObject(append(b, `,"claims":`...), c.Claims)
+		b = model.AppendJSONMap(append(b, `,"claims":`...), c.Claims, model.AppendJSONValue)
 	}
 	if len(c.Steps) > 0 {
 		b = append(b, `,"steps":[`...)

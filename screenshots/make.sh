@@ -5,7 +5,7 @@
 # MCP server) with the screen in a detached tmux pane of that size, captures
 # the pane with its colours and renders each capture with freeze.
 #
-#   screenshots/make.sh                  # testdata/session.jsonl
+#   screenshots/make.sh                  # model/modeltest/testdata/session.jsonl
 #   SESSION=x.jsonl CALL=call_x screenshots/make.sh
 #
 # Without CALL the detail shows the call with the most progress notifications.
@@ -16,7 +16,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-SESSION=${SESSION:-testdata/session.jsonl}
+SESSION=${SESSION:-model/modeltest/testdata/session.jsonl}
 CALL=${CALL:-$(grep '"kind":"tool.progress"' "$SESSION" | grep -o '"tool_call_id":"[^"]*"' |
 	sort | uniq -c | sort -rn | head -n 1 | sed 's/.*"tool_call_id":"\([^"]*\)"/\1/')}
 [ -n "$CALL" ] || { echo "make.sh: no call with progress in $SESSION; set CALL" >&2; exit 1; }

@@ -27,9 +27,9 @@ func (m *detailModel) detailProgress(d *detailText, c *model.Call) {
 	if p.Relayed > 0 {
 		d.kv("feed relayed", strconv.Itoa(p.Relayed))
 	}
-	last := formatNumber(p.Progress)
+	last := model.FormatNumber(p.Progress)
 	if p.HasTotal {
-		last += "/" + formatNumber(p.Total)
+		last += "/" + model.FormatNumber(p.Total)
 	}
 	if p.Message != "" {
 		last += "  " + st.muted.on(strconv.Quote(wire(p.Message)))
@@ -106,9 +106,9 @@ func (m *detailModel) detailNotifications(d *detailText, c *model.Call) {
 
 // pointValue is a notification's "progress/total" (or progress alone).
 func pointValue(p *model.Point) string {
-	s := formatNumber(p.Progress)
+	s := model.FormatNumber(p.Progress)
 	if p.HasTotal {
-		s += "/" + formatNumber(p.Total)
+		s += "/" + model.FormatNumber(p.Total)
 	}
 	return s
 }

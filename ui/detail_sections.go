@@ -152,9 +152,9 @@ const timelineText = 3 + 12 + 1 + 7 + 2 + 16 + 1 + 14 + 1
 
 func (m *detailModel) pointSummary(p *model.Point) string {
 	st := &m.st
-	s := formatNumber(p.Progress)
+	s := model.FormatNumber(p.Progress)
 	if p.HasTotal {
-		s += "/" + formatNumber(p.Total)
+		s += "/" + model.FormatNumber(p.Total)
 	}
 	switch {
 	case !p.FromTap:

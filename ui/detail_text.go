@@ -171,8 +171,9 @@ func runeStart(b []byte, i int) int {
 	return i
 }
 
-// compactJSON renders a decoded value on one line, sanitized.
-func compactJSON(v any) string {
+// valueLine shows a decoded value on one line, sanitized: a string as
+// itself, anything else as its JSON.
+func valueLine(v any) string {
 	switch x := v.(type) {
 	case string:
 		return model.Sanitize(x)

@@ -1,8 +1,9 @@
 package ui
 
 import (
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,10 +43,10 @@ func (m *detailModel) detailToken(d *detailText, c *model.Call) {
 	}
 	d.kv("static credential", cred)
 	if len(ctx.Header) > 0 {
-		keys := sortedKeys(ctx.Header)
+		keys := slices.Sorted(maps.Keys(ctx.Header))
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = model.Sanitize(k) + "=" + compactJSON(ctx.Header[k])
+			parts[i] = model.Sanitize(k) + "=" + valueLine(ctx.Header[k])
 		}
 		d.kv("header", strings.Join(parts, "  "))
 	}
@@ -93,9 +94,9 @@ func (m *detailModel) claimValue(k string, v any) string {
 	if f, ok := v.(float64); ok && (k == "iat" || k == "exp" || k == "nbf") && f > 0 && f < math.MaxInt32*4 {
 		sec, frac := math.Modf(f)
 		t := time.Unix(int64(sec), int64(frac*1e9)).UTC()
-		return t.Format("2006-01-02 15:04:05") + " UTC " + m.st.muted.on("("+relative(t, m.now)+", "+formatNumber(f)+")")
+		return t.Format("2006-01-02 15:04:05") + " UTC " + m.st.muted.on("("+relative(t, m.now)+", "+model.FormatNumber(f)+")")
 	}
-	return compactJSON(v)
+	return valueLine(v)
 }
 
 func orderedClaims(claims map[string]any) []string {
@@ -107,21 +108,12 @@ func orderedClaims(claims map[string]any) []string {
 			out = append(out, k)
 		}
 	}
-	for _, k := range sortedKeys(claims) {
+	for _, k := range slices.Sorted(maps.Keys(claims)) {
 		if !seen[k] {
 			out = append(out, k)
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // detailMeta shows every _meta key against its claim, and context claims
@@ -145,13 +137,13 @@ func (m *detailModel) detailMeta(d *detailText, c *model.Call) {
 		case model.MetaEqual:
 			verdict = st.ok.on("= claim")
 		case model.MetaDiffers:
-			verdict = st.err.on("✗ claim is " + cut(compactJSON(r.Signed), 40))
+			verdict = st.err.on("✗ claim is " + cut(valueLine(r.Signed), 40))
 		case model.MetaNoKey:
 			d.line("   " + st.label.on(fit(r.Key, 28)) + " " + fit(st.muted.on("(absent)"), 36) + " " +
 				st.err.on("✗ claim "+r.Claim+" has no _meta key"))
 			continue
 		}
-		d.line("   " + st.label.on(fit(model.Sanitize(r.Key), 28)) + " " + fit(cut(compactJSON(r.Meta), 36), 36) + " " + verdict)
+		d.line("   " + st.label.on(fit(model.Sanitize(r.Key), 28)) + " " + fit(cut(valueLine(r.Meta), 36), 36) + " " + verdict)
 	}
 }
 
@@ -170,7 +162,7 @@ func (m *detailModel) detailSoat(d *detailText, c *model.Call) {
 	}
 	st := d.st
 	d.section("SOAT CONTEXT", st.muted.on(strconv.Itoa(len(c.SoatContext))+" keys"))
-	keys := sortedKeys(c.SoatContext)
+	keys := slices.Sorted(maps.Keys(c.SoatContext))
 	kw, vw := 0, 0
 	for _, k := range keys {
 		kw = max(kw, min(len(k), 32))
@@ -194,7 +186,7 @@ func (m *detailModel) detailHeaders(d *detailText, c *model.Call) {
 		return
 	}
 	d.section("HEADERS", d.st.muted.on("credentials redacted"))
-	keys := sortedKeys(headers)
+	keys := slices.Sorted(maps.Keys(headers))
 	kw := 0
 	for _, k := range keys {
 		kw = max(kw, min(len(k), 40))

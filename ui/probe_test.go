@@ -6,7 +6,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 )
 
 // TestProbeGolden: a finished run, its detail and its help, through the real
@@ -230,24 +230,12 @@ func TestProbeKeys(t *testing.T) {
 }
 
 // syncBuffer is a terminal's output read while the program writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
+type syncBuffer struct{ modeltest.LockedBuffer }
 
 func (s *syncBuffer) waitFor(t *testing.T, text string) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		s.mu.Lock()
-		ok := strings.Contains(s.b.String(), text)
-		s.mu.Unlock()
-		if ok {
+		if strings.Contains(s.String(), text) {
 			return
 		}
 	}

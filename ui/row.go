@@ -61,7 +61,7 @@ func (m *tableModel) cell(c *model.Call, col column, lay tableLayout) string {
 		if c.TaskID == "" {
 			return st.muted.on(fit("—", w))
 		}
-		return fit(shortID(model.Sanitize(c.TaskID)), w)
+		return fit(model.ShortID(c.TaskID), w)
 	case colTool:
 		tool, server := displayTool(c)
 		if tool == "" {
@@ -159,13 +159,13 @@ func (m *tableModel) progressCell(c *model.Call, w int, glyph bool) string {
 		b.WriteString(st.run.on(frame))
 		used = ansi.StringWidth(frame)
 		if hasPoints {
-			n := formatNumber(p.Progress)
+			n := model.FormatNumber(p.Progress)
 			b.WriteByte(' ')
 			b.WriteString(n)
 			used += 1 + len(n)
 		}
 	case hasPoints:
-		n := formatNumber(p.Progress)
+		n := model.FormatNumber(p.Progress)
 		b.WriteString(st.muted.on("· " + n))
 		used = 2 + len(n)
 	default:
@@ -186,9 +186,9 @@ func (m *tableModel) progressCell(c *model.Call, w int, glyph bool) string {
 
 // progressCounts is "5/23" (or "5" without a total).
 func progressCounts(p *model.Progress) string {
-	s := formatNumber(p.Progress)
+	s := model.FormatNumber(p.Progress)
 	if p.HasTotal {
-		s += "/" + formatNumber(p.Total)
+		s += "/" + model.FormatNumber(p.Total)
 	}
 	return s
 }

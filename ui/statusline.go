@@ -67,7 +67,7 @@ func (m *tableModel) callSummary(c *model.Call) string {
 		parts = append(parts, st.muted.on(strconv.Itoa(sent)+" sent → "+strconv.Itoa(rel)+" relayed"))
 	}
 	if c.TaskID != "" {
-		parts = append(parts, st.muted.on("task "+shortID(model.Sanitize(c.TaskID))))
+		parts = append(parts, st.muted.on("task "+model.ShortID(c.TaskID)))
 	}
 	return strings.Join(parts, sep)
 }

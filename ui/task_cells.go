@@ -98,7 +98,7 @@ func (m *taskModel) renderTask(b *strings.Builder, r *taskRow, c taskColumns, se
 	if r.id == "" {
 		line.WriteString(st.muted.on(fit("—", 8)))
 	} else {
-		line.WriteString(fit(shortID(model.Sanitize(r.id)), 8))
+		line.WriteString(fit(model.ShortID(r.id), 8))
 	}
 	if c.source > 0 {
 		line.WriteString(" " + st.muted.on(fit(model.Sanitize(r.source), c.source)))

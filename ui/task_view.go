@@ -193,7 +193,7 @@ func (m *taskModel) statusLines() []string {
 // namedAfterTask says whether a task's source names it already (a feed
 // named by its task id): its FROM would say the TASK again.
 func namedAfterTask(r *taskRow) bool {
-	return r.source == "" || r.id != "" && strings.Contains(r.source, shortID(r.id))
+	return r.source == "" || r.id != "" && strings.Contains(r.source, model.ShortID(r.id))
 }
 
 // stateCounts are the tasks by state, for the footer.

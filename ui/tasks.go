@@ -60,7 +60,7 @@ func taskScopeLabel(key string) string {
 	if src, ok := strings.CutPrefix(key, noTaskPrefix); ok {
 		return "no task · " + model.Sanitize(src)
 	}
-	return "task " + shortID(model.Sanitize(key))
+	return "task " + model.ShortID(key)
 }
 
 // taskStatus is the latest task.* event of a task.

@@ -50,26 +50,6 @@ func cut(s string, w int) string {
 	return ansi.Truncate(s, w, "…")
 }
 
-// shortID keeps the first 8 cells of a long id, cut between characters: a
-// byte cut could split one (a non-ASCII id, the ␛ shown for an ESC) and send
-// broken UTF-8 to the terminal.
-func shortID(id string) string {
-	for i := 0; i < len(id); i++ {
-		if id[i] >= utf8.RuneSelf {
-			return ansi.Truncate(id, 8, "")
-		}
-	}
-	if len(id) > 8 {
-		return id[:8] // ASCII: one byte, one cell
-	}
-	return id
-}
-
-// formatNumber prints a progress value without noise: 5, 2.5, 0.125.
-func formatNumber(f float64) string {
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
 // formatCount groups thousands: 12,345.
 func formatCount(n int64) string {
 	s := strconv.FormatInt(n, 10)

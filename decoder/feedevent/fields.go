@@ -159,10 +159,3 @@ func feedTimestamp(ts string) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
-
-func firstFeedString(a, b feedString) string {
-	if a != "" {
-		return string(a)
-	}
-	return string(b)
-}

@@ -1,6 +1,7 @@
 package feedevent
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -116,6 +117,6 @@ func fillPassThroughEvent(ev *model.Event, eventType string, body json.RawMessag
 	ev.Kind = model.KindEvent
 	ev.EventType = eventType
 	ev.Data = append(json.RawMessage(nil), body...)
-	ev.ToolCallID = firstFeedString(d.ToolCallID, d.CallID)
+	ev.ToolCallID = string(cmp.Or(d.ToolCallID, d.CallID))
 	ev.Tool = d.ToolName
 }

@@ -1,15 +1,17 @@
 package feedevent
 
 import (
-	jsonv1 "github.com/go-json-experiment/json/v1"
+	"cmp"
 	"unicode/utf8"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"toolscope/model"
 )
 
 // fillToolEvent sets the tool.call, tool.progress or tool.result fields.
 func fillToolEvent(ev *model.Event, d *feedData, failed bool) {
-	ev.ToolCallID = firstFeedString(d.ToolCallID, d.CallID)
+	ev.ToolCallID = string(cmp.Or(d.ToolCallID, d.CallID))
 	ev.Tool = d.ToolName // agent-facing on a feed (mcp__server__tool)
 	if ev.Tool == "" {
 		ev.Tool = d.Name

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"toolscope/model"
 )
 
 // Body is what one read of a body found: its messages (a batch holds
@@ -360,14 +362,8 @@ func foldsTo(key []byte, name string) bool {
 // another length can fold equal only through a non-ASCII letter (the
 // Kelvin sign is a k).
 func foldEqual(key []byte, name string) bool {
-	if len(key) != len(name) {
-		ascii := true
-		for _, c := range key {
-			ascii = ascii && c < utf8.RuneSelf
-		}
-		if ascii {
-			return false
-		}
+	if len(key) != len(name) && model.IsASCII(key) {
+		return false
 	}
 	return bytes.EqualFold(key, []byte(name))
 }

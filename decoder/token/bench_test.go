@@ -10,6 +10,7 @@ import (
 
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
+	"toolscope/model/modeltest"
 )
 
 func benchInput(b *testing.B, secrets [][]byte) Input {
@@ -75,10 +76,10 @@ func verifyContext(in Input) model.Context {
 // shared with other work, wall-clock ns/op counts the time others had the
 // core; CPU time does not (garbage collection included).
 func reportCPUPerOp(b *testing.B) func() {
-	start := cpuTime()
+	start := modeltest.CPUTime()
 	return func() {
 		if b.N > 0 {
-			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(modeltest.CPUTime()-start)/float64(b.N), "cpu-ns/op")
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 )
 
 const fuzzSecret = "fuzz-secret-0123456789abcdefghijklmnop"
@@ -20,7 +21,7 @@ var verdicts = map[string]bool{model.VerdictValid: true, model.VerdictRejected: 
 
 func FuzzVerifyContext(f *testing.F) {
 	good, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, baseClaims()).SignedString([]byte(fuzzSecret))
-	f.Add(good, string(mustJSON(metaFor(baseClaims()))), "get_order")
+	f.Add(good, string(modeltest.MustJSON(metaFor(baseClaims()))), "get_order")
 	f.Add("e30.e30.", "{}", "")
 	f.Fuzz(func(t *testing.T, token, metaJSON, tool string) {
 		var meta map[string]any
@@ -76,7 +77,7 @@ func FuzzVerifyContext(f *testing.F) {
 // than 10 minutes.
 func FuzzVerifyClaims(f *testing.F) {
 	claims := baseClaims()
-	f.Add(`{"alg":"HS256","typ":"JWT"}`, string(mustJSON(claims)), string(mustJSON(metaFor(claims))), "get_order")
+	f.Add(`{"alg":"HS256","typ":"JWT"}`, string(modeltest.MustJSON(claims)), string(modeltest.MustJSON(metaFor(claims))), "get_order")
 	f.Add(`{"alg":"HS256"}`, `{"iss":"agentarea","aud":["x","`+testInstance+`"],"iat":1796039988.5,"exp":1796040288,"protocol":"1.0"}`, `{}`, "")
 	f.Add(`{"alg":"HS512","typ":"JWT"}`, `{"iss":"agentarea","nbf":1796040100,"iat":1796039988,"exp":1796040288}`, `{"agentarea/protocol":"1"}`, "t")
 	f.Fuzz(func(t *testing.T, headerJSON, claimsJSON, metaJSON, tool string) {

@@ -75,7 +75,7 @@ func TestVerifyContextRules(t *testing.T) {
 		{rule: "alg confusion: RS256 header over an HMAC signature is rejected", token: func(t *testing.T, c jwt.MapClaims) string {
 			good := sign(t, jwt.SigningMethodHS256, c, []byte(testSecret))
 			parts := strings.Split(good, ".")
-			parts[0] = b64url(`{"alg":"RS256","typ":"JWT"}`)
+			parts[0] = modeltest.B64URL(`{"alg":"RS256","typ":"JWT"}`)
 			return strings.Join(parts, ".")
 		}, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
 		{rule: "crit naming an unknown extension is rejected (RFC 7515 4.1.11)", token: func(t *testing.T, c jwt.MapClaims) string {
@@ -109,7 +109,7 @@ func TestVerifyContextRules(t *testing.T) {
 		{rule: "a header that is not base64url is rejected", token: func(*testing.T, jwt.MapClaims) string { return "@@.e30.AAAA" },
 			verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
 		{rule: "claims that are not a JSON object are rejected", token: func(*testing.T, jwt.MapClaims) string {
-			return b64url(`{"alg":"HS256"}`) + "." + b64url(`[1]`) + ".AAAA"
+			return modeltest.B64URL(`{"alg":"HS256"}`) + "." + modeltest.B64URL(`[1]`) + ".AAAA"
 		}, verdict: model.VerdictRejected, status: 401, code: -32001, failed: StepSignature},
 		{rule: "a signature that is not base64url is rejected", token: func(t *testing.T, c jwt.MapClaims) string {
 			good := sign(t, jwt.SigningMethodHS256, c, []byte(testSecret))

@@ -112,7 +112,7 @@ func (tb *SecretTable) Events() []model.Event {
 	c.Headers = map[string]string{"Authorization": "Bearer " + tb.Bearer, "X-Api-Key": tb.APIKey,
 		"X-Agentarea-Context": tb.Token, "X-Soat-Context-Ocatoken": tb.Bearer, "Content-Type": "application/json"}
 	c.SoatContext = map[string]string{"ocaToken": tb.Bearer, "userRef": tb.Bearer, "tenantId": "acme"}
-	c.Arguments = mustJSON(map[string]any{"ledger": "q3",
+	c.Arguments = MustJSON(map[string]any{"ledger": "q3",
 		"target":  "postgresql://dbuser:" + tb.URLPassword + "@db.internal:5432/ledger",
 		"source":  "https://files.example/q3.csv?token=" + tb.QueryToken,
 		"auth":    map[string]any{"profile": map[string]any{"password": "ARGpassSECRET_6f7a"}},
@@ -131,10 +131,10 @@ func (tb *SecretTable) Events() []model.Event {
 	r := call(model.KindToolResult, 4)
 	r.DurationMS, r.HTTPStatus, r.TextChars = 4, 200, 120
 	r.TextPreview = "exported with " + tb.Token + " after checking " + tb.ContextSecret
-	r.StructuredContent = mustJSON(map[string]any{"rows": []any{map[string]any{"pwd": "SCpwdSECRET_4b5c", "note": "auth was Bearer " + tb.Bearer}}})
+	r.StructuredContent = MustJSON(map[string]any{"rows": []any{map[string]any{"pwd": "SCpwdSECRET_4b5c", "note": "auth was Bearer " + tb.Bearer}}})
 	feed := model.Event{Time: at.Add(5 * time.Millisecond), Source: model.SourceFeed, SourceName: "feed:task-secrets",
 		Kind: model.KindEvent, TaskID: "task-secrets", EventType: "llm.call.started",
-		Data: mustJSON(map[string]any{"provider": map[string]any{"api_key": "DATAkeySECRET_6d7e"}})}
+		Data: MustJSON(map[string]any{"provider": map[string]any{"api_key": "DATAkeySECRET_6d7e"}})}
 	return []model.Event{start, c, p, w, r, feed}
 }
 
@@ -152,7 +152,9 @@ func (tb *SecretTable) Check(t testing.TB, output, text string) {
 	}
 }
 
-func mustJSON(v any) json.RawMessage {
+// MustJSON is v marshalled; it panics on what does not marshal (a test
+// fixture bug).
+func MustJSON(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err)

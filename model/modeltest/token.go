@@ -1,6 +1,7 @@
 package modeltest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -138,3 +139,6 @@ func CallBody(t testing.TB, id any, tool string, args any, meta map[string]any) 
 	}
 	return b
 }
+
+// B64URL is s in unpadded base64url, a JWT segment's encoding.
+func B64URL(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }

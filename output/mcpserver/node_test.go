@@ -4,84 +4,34 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
+	"fmt"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"toolscope/model/modeltest"
 )
 
-// The TypeScript SDK client and the MCP conformance suite are npm packages,
-// pinned in testdata/node (package.json, package-lock.json). .ci/run
-// installs them with npm ci; here, a missing node_modules is installed the
-// same way. Without node and npm the tests skip, saying how to run them,
-// except in CI, which runs everything.
-
-const nodeDir = "testdata/node"
-
-var (
-	npmOnce sync.Once
-	npmErr  error
-)
-
-// needNode returns the node binary once the packages are installed.
-func needNode(t *testing.T) string {
-	t.Helper()
-	node, errNode := exec.LookPath("node")
-	_, errNPM := exec.LookPath("npm")
-	if errNode != nil || errNPM != nil {
-		msg := "node and npm are not installed: install Node.js 20 or newer, then `go test ./output/mcpserver` installs the pinned packages (npm ci in " + nodeDir + ") and runs the TypeScript SDK client and the conformance suite"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	npmOnce.Do(func() {
-		if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", "@modelcontextprotocol", "sdk")); err == nil {
-			return
-		}
-		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = nodeDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			npmErr = &npmError{err: err, out: string(out)}
-		}
-	})
-	if npmErr != nil {
-		t.Fatal(npmErr)
-	}
-	return node
-}
-
-type npmError struct {
-	err error
-	out string
-}
-
-func (e *npmError) Error() string {
-	return "npm ci in " + nodeDir + ": " + e.err.Error() + "\n" + e.out
-}
-
-// runNode runs a node command in testdata/node and returns its stdout.
+// runNode runs node with args in modeltest.NodeDir (the TypeScript SDK
+// client, the MCP conformance suite) and returns its stdout.
 func runNode(t *testing.T, timeout time.Duration, args ...string) (string, error) {
 	t.Helper()
-	node := needNode(t)
+	node := modeltest.NeedNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, args...)
-	cmd.Dir = nodeDir
+	cmd.Dir = modeltest.NodeDir()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if err != nil {
-		return stdout.String(), &npmError{err: err, out: stdout.String() + stderr.String()}
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("node %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
 	}
 	return stdout.String(), nil
 }
 
-// tsResult is one tool call as client.mjs prints it.
+// tsResult is one tool call as mcpserver-client.mjs prints it.
 type tsResult struct {
 	IsError    bool            `json:"isError"`
 	Text       string          `json:"text"`
@@ -94,7 +44,7 @@ type tsResult struct {
 func TestTypeScriptClient(t *testing.T) {
 	f := newFixture(t, Config{})
 	f.traffic()
-	stdout, err := runNode(t, 60*time.Second, "client.mjs", f.mcp.URL())
+	stdout, err := runNode(t, 60*time.Second, "mcpserver-client.mjs", f.mcp.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +60,7 @@ func TestTypeScriptClient(t *testing.T) {
 		Resource                                                          map[string]any `json:"resource"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
-		t.Fatalf("client.mjs printed %q: %v", stdout, err)
+		t.Fatalf("mcpserver-client.mjs printed %q: %v", stdout, err)
 	}
 	if out.ProtocolVersion != "2025-11-25" {
 		t.Errorf("negotiated %q", out.ProtocolVersion)

@@ -99,7 +99,7 @@ func CheckListen(addr string, allowRemote bool, token string) error {
 	if err != nil {
 		return fmt.Errorf("--mcp-listen %q: want HOST:PORT, e.g. 127.0.0.1:7072", addr)
 	}
-	if isLoopback(host) {
+	if model.IsLoopback(host) {
 		return nil
 	}
 	if !allowRemote {
@@ -109,14 +109,6 @@ func CheckListen(addr string, allowRemote bool, token string) error {
 		return fmt.Errorf("--mcp-allow-remote needs a bearer token in %s (clients send Authorization: Bearer <token>)", TokenEnv)
 	}
 	return nil
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // New makes the server over store; Start listens.

@@ -128,15 +128,7 @@ func ListenAddr(listen string) (addr string, loopback bool) {
 	if port == "" {
 		port = DefaultPort
 	}
-	return net.JoinHostPort(host, port), isLoopback(host)
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return net.JoinHostPort(host, port), model.IsLoopback(host)
 }
 
 // Addr is where /metrics is served ("127.0.0.1:9464").

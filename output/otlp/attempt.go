@@ -48,9 +48,9 @@ type attemptState struct {
 // Bounds of what an attempt keeps from the wire.
 const (
 	maxSources      = 4
-	maxIDChars      = 256
-	maxMessageChars = 200
-	maxTraceChars   = 512
+	maxIDBytes      = 256
+	maxMessageBytes = 200
+	maxTraceBytes   = 512
 	// maxArgumentsKept: arguments up to this size are held for their
 	// preview (the store holds them anyway); bigger ones only as a size.
 	maxArgumentsKept = 16 << 10
@@ -77,14 +77,14 @@ func (a *attemptState) apply(ev *model.Event) {
 			reason = "cancelled"
 		}
 		if a.cancelled == "" {
-			a.cancelled = clip(reason, maxMessageChars)
+			a.cancelled = model.Clip(reason, maxMessageBytes)
 		}
 		a.end(ev.Time)
 		a.events.add(spanEvent{kind: eventCancelled, at: ev.Time, message: a.cancelled})
 	case model.KindWarning:
 		a.warnings++
-		a.events.add(spanEvent{kind: eventWarning, at: ev.Time, code: clip(ev.Code, maxIDChars),
-			message: clip(ev.Message, maxMessageChars)})
+		a.events.add(spanEvent{kind: eventWarning, at: ev.Time, code: model.Clip(ev.Code, maxIDBytes),
+			message: model.Clip(ev.Message, maxMessageBytes)})
 	}
 }
 
@@ -99,7 +99,7 @@ func (a *attemptState) fillIdentity(ev *model.Event) {
 			setOnce(&a.agentName, ev.Tool)
 			setOnce(&a.tool, ev.Tool)
 		} else if a.tool == "" || (ev.Source == model.SourceTap && a.tool == a.agentName) {
-			a.tool = clip(ev.Tool, maxIDChars)
+			a.tool = model.Clip(ev.Tool, maxIDBytes)
 		}
 	}
 	setOnce(&a.agentName, ev.AgentName)
@@ -109,7 +109,7 @@ func (a *attemptState) fillIdentity(ev *model.Event) {
 				return
 			}
 		}
-		a.sources = append(a.sources, clip(ev.SourceName, maxIDChars))
+		a.sources = append(a.sources, model.Clip(ev.SourceName, maxIDBytes))
 	}
 }
 
@@ -132,7 +132,7 @@ func (a *attemptState) applyCall(ev *model.Event) {
 		a.context = ev.Context
 	}
 	if ev.TraceParent != "" {
-		a.traceParent, a.traceState = clip(ev.TraceParent, maxTraceChars), clip(ev.TraceState, maxTraceChars)
+		a.traceParent, a.traceState = model.Clip(ev.TraceParent, maxTraceBytes), model.Clip(ev.TraceState, maxTraceBytes)
 	}
 	setOnce(&a.sessionID, ev.Headers["Mcp-Session-Id"])
 	setOnce(&a.protocolVersion, ev.Headers["Mcp-Protocol-Version"])
@@ -152,7 +152,7 @@ func (a *attemptState) applyProgress(ev *model.Event) {
 		a.relayed++
 	}
 	a.events.add(spanEvent{kind: eventProgress, at: ev.Time, fromTap: fromTap, progress: ev.Progress,
-		total: ev.Total, message: clip(ev.Message, maxMessageChars), relayed: ev.Relayed || !fromTap,
+		total: ev.Total, message: model.Clip(ev.Message, maxMessageBytes), relayed: ev.Relayed || !fromTap,
 		afterCancel: ev.AfterCancel})
 }
 
@@ -185,7 +185,7 @@ func (a *attemptState) applyResult(ev *model.Event) {
 	if ev.TimedOut {
 		a.timedOut = true
 		if a.cancelled == "" {
-			a.cancelled = clip(ev.Error, maxMessageChars) // the platform gave up
+			a.cancelled = model.Clip(ev.Error, maxMessageBytes) // the platform gave up
 		}
 	}
 }
@@ -222,7 +222,7 @@ func (a *attemptState) endTime() time.Time {
 
 func setOnce(dst *string, v string) {
 	if *dst == "" && v != "" {
-		*dst = clip(v, maxIDChars)
+		*dst = model.Clip(v, maxIDBytes)
 	}
 }
 

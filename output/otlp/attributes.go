@@ -5,6 +5,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+
+	"toolscope/model"
 )
 
 // Attribute keys the semconv module does not carry (MCP's moved to the
@@ -60,7 +62,7 @@ func (a *attemptState) attributes() []attribute.KeyValue {
 		str("agentarea.context.verdict", c.Verdict)
 		num("agentarea.context.http_status", c.HTTPStatus)
 		num("agentarea.context.rpc_code", c.RPCCode)
-		str("agentarea.context.reason", clip(c.Reason, maxMessageChars))
+		str("agentarea.context.reason", model.Clip(c.Reason, maxMessageBytes))
 		kv = append(kv, attribute.Bool("agentarea.credential.present", c.CredentialPresent))
 	}
 	str("agentarea.denied", a.result.Denied)
@@ -80,7 +82,7 @@ func (a *attemptState) attributes() []attribute.KeyValue {
 		}
 		num("agentarea.result.images.bytes", bytes)
 		num("agentarea.result.images.problems", problems)
-		str("toolscope.result.preview", truncateRunes(a.result.TextPreview, previewChars))
+		str("toolscope.result.preview", model.Truncate(a.result.TextPreview, previewBytes))
 		flag("toolscope.result.late", a.result.Late)
 		num("toolscope.http.status_code", a.result.HTTPStatus)
 	}

@@ -6,26 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 
 	"toolscope/model"
 )
 
-// previewChars is the length of the argument and result previews.
-const previewChars = 120
-
-// clip sanitises a wire string and cuts it to n runes.
-func clip(s string, n int) string {
-	return truncateRunes(model.Sanitize(s), n)
-}
-
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
+// previewBytes bounds the argument and result previews.
+const previewBytes = 120
 
 // argumentsPreview is a short, sanitised view of a call's arguments, as
 // the hub left them (redacted).
@@ -37,7 +23,7 @@ func argumentsPreview(raw json.RawMessage) string {
 	if err := json.Compact(&b, raw); err != nil {
 		return "(not JSON)"
 	}
-	return clip(b.String(), previewChars)
+	return model.Clip(b.String(), previewBytes)
 }
 
 // sessionDigest stands for an MCP session id: the id lets whoever holds it
@@ -59,8 +45,8 @@ func requestIDText(raw string) string {
 	if strings.HasPrefix(raw, `"`) {
 		var s string
 		if json.Unmarshal([]byte(raw), &s) == nil {
-			return clip(s, maxIDChars)
+			return model.Clip(s, maxIDBytes)
 		}
 	}
-	return clip(raw, maxIDChars)
+	return model.Clip(raw, maxIDBytes)
 }

@@ -8,6 +8,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/output"
 )
 
@@ -15,7 +16,7 @@ import (
 // feeds it) gives one span per attempt the store counts, with the store's
 // verdict on each call.
 func TestRecordingReplayedMakesSpans(t *testing.T) {
-	f, err := os.Open("../../testdata/session.jsonl")
+	f, err := os.Open(modeltest.SessionFile())
 	if err != nil {
 		t.Fatal(err)
 	}

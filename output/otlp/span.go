@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 
@@ -82,24 +83,17 @@ func (a *attemptState) failure() (msg, errType string) {
 		}
 		return "cancelled: " + a.cancelled, "cancelled"
 	case a.hasResult && r.RPCCode != 0:
-		return orDefault(r.Error, "JSON-RPC error "+strconv.Itoa(r.RPCCode)), strconv.Itoa(r.RPCCode)
+		return cmp.Or(r.Error, "JSON-RPC error "+strconv.Itoa(r.RPCCode)), strconv.Itoa(r.RPCCode)
 	case a.hasResult && r.HTTPStatus >= 400:
-		return orDefault(r.Error, "HTTP "+strconv.Itoa(r.HTTPStatus)), strconv.Itoa(r.HTTPStatus)
+		return cmp.Or(r.Error, "HTTP "+strconv.Itoa(r.HTTPStatus)), strconv.Itoa(r.HTTPStatus)
 	case a.hasResult && r.Denied != "":
-		return orDefault(r.Error, "denied by "+r.Denied), "denied"
+		return cmp.Or(r.Error, "denied by "+r.Denied), "denied"
 	case failed:
-		return orDefault(r.Error, "isError: "+truncateRunes(r.TextPreview, previewChars)), errorTypeToolError
+		return cmp.Or(r.Error, "isError: "+model.Truncate(r.TextPreview, previewBytes)), errorTypeToolError
 	case a.context != nil && a.context.Verdict == model.VerdictRejected:
-		return "context token rejected: " + clip(a.context.Reason, maxMessageChars), "context_rejected"
+		return "context token rejected: " + model.Clip(a.context.Reason, maxMessageBytes), "context_rejected"
 	}
 	return "", ""
-}
-
-func orDefault(s, def string) string {
-	if s != "" {
-		return s
-	}
-	return def
 }
 
 func (ev *spanEvent) name() string {

@@ -97,5 +97,5 @@ func (w *watchedExporter) counts() (failures, exported int) {
 // short. (The URL it may name reaches the screen and the lines through
 // the hub, which redacts its credentials.)
 func (w *watchedExporter) cleanError(err error) string {
-	return truncateRunes(model.Sanitize(err.Error()), 300)
+	return model.Clip(err.Error(), 300)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/output"
 )
 
@@ -55,11 +56,11 @@ func benchIngest(b *testing.B, lead string) {
 	b.SetBytes(int64(len(stream) / max(b.N, 1)))
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := modeltest.CPUTime()
 	start := time.Now()
 	err := Run(context.Background(), Config{URL: FeedURL(srv.URL, "ws", "a", "task-bench")}, hub)
 	elapsed := time.Since(start)
-	cpu := cpuTime() - cpu0
+	cpu := modeltest.CPUTime() - cpu0
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)

@@ -3,58 +3,19 @@ package hardening_test
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/output"
 )
 
 func openFull() (*os.File, error) { return os.OpenFile("/dev/full", os.O_WRONLY, 0) }
-
-// repoRoot is the module root, two levels up from this package.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-	binDir  string
-)
-
-// buildBinary builds toolscope once per test run into a temporary directory.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		binDir, binErr = os.MkdirTemp("", "toolscope-hardening-")
-		if binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "toolscope")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
-		cmd.Dir = repoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
 
 // TestBinaryRecordDiskFull runs the real binary: a replay recorded onto a
 // full disk exits 0, prints every event on stdout, and says on stderr what
@@ -68,8 +29,8 @@ func TestBinaryRecordDiskFull(t *testing.T) {
 	} else {
 		f.Close()
 	}
-	bin := buildBinary(t)
-	session := filepath.Join(repoRoot(t), "testdata", "session.jsonl")
+	bin := modeltest.Binary(t, "toolscope")
+	session := modeltest.SessionFile()
 	cmd := exec.Command(bin, "replay", session, "--speed", "0", "--output", "json", "--record", "/dev/full")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -118,7 +79,7 @@ func TestBinaryReplayHostileText(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildBinary(t)
+	bin := modeltest.Binary(t, "toolscope")
 	cases := append(loadCorpus(t, "terminal_escapes.txt"), loadCorpus(t, "invalid_utf8.txt")...)
 	var rec bytes.Buffer
 	at := time.Date(2026, 7, 29, 10, 0, 0, 0, time.UTC)

@@ -4,15 +4,16 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"toolscope/model/modeltest"
 )
 
-// corpusCase is one line of a testdata/hostile file: its fields, the last
-// one Go-unquoted.
+// corpusCase is one line of a file of the hostile corpus
+// (modeltest.Testdata("hostile")): its fields, the last one Go-unquoted.
 type corpusCase struct {
 	Name   string
 	Fields []string // between the name and the text
@@ -21,7 +22,7 @@ type corpusCase struct {
 
 func loadCorpus(t *testing.T, file string) []corpusCase {
 	t.Helper()
-	path := filepath.Join(repoRoot(t), "testdata", "hostile", file)
+	path := modeltest.Testdata("hostile", file)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

@@ -100,7 +100,7 @@ func TestUpstreamKilledMidStream(t *testing.T) {
 	var herrs []error
 	done := make(chan struct{})
 	go func() { herrs, _ = runCalls(t, client, tapURL, up, healthy); close(done) }()
-	waitFor(t, 10*time.Second, "ten calls in flight", func() bool { return up.inFlight.Load() >= 10 })
+	modeltest.WaitFor(t, 10*time.Second, "ten calls in flight", func() bool { return up.inFlight.Load() >= 10 })
 	derrs, _ := runCalls(t, client, tapURL, nil, []callSpec{{Task: testTask, ToolCallID: "doomed-0", Tool: "doomed", ID: 100, Token: true}})
 	if derrs[0] == nil {
 		t.Error("the client of the cut stream saw a clean end")
@@ -111,7 +111,7 @@ func TestUpstreamKilledMidStream(t *testing.T) {
 			t.Errorf("healthy call %d: %v", i, err)
 		}
 	}
-	waitFor(t, 10*time.Second, "every call to end", func() bool {
+	modeltest.WaitFor(t, 10*time.Second, "every call to end", func() bool {
 		s := store.Snapshot()
 		for _, sp := range append(healthy, callSpec{ToolCallID: "doomed-0"}) {
 			if c := findCall(s, sp.ToolCallID); c == nil || !c.Finished() {
@@ -137,7 +137,7 @@ func TestUpstreamKilledMidStream(t *testing.T) {
 	var yerrs []error
 	done = make(chan struct{})
 	go func() { yerrs, _ = runCalls(t, client, tapURL, nil, dying); close(done) }()
-	waitFor(t, 10*time.Second, "five calls in flight", func() bool { return up.inFlight.Load() >= 5 })
+	modeltest.WaitFor(t, 10*time.Second, "five calls in flight", func() bool { return up.inFlight.Load() >= 5 })
 	time.Sleep(60 * time.Millisecond) // a few notifications each
 	upSrv.CloseClientConnections()
 	<-done
@@ -147,7 +147,7 @@ func TestUpstreamKilledMidStream(t *testing.T) {
 		}
 	}
 	upSrv.Close()
-	waitFor(t, 10*time.Second, "the dying calls to end", func() bool {
+	modeltest.WaitFor(t, 10*time.Second, "the dying calls to end", func() bool {
 		s := store.Snapshot()
 		for _, sp := range dying {
 			if c := findCall(s, sp.ToolCallID); c == nil || !c.Finished() {
@@ -179,7 +179,7 @@ func TestUpstreamKilledMidStream(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("the tap took %v to answer for a dead upstream", d)
 	}
-	waitFor(t, 5*time.Second, "the unreachable call", func() bool {
+	modeltest.WaitFor(t, 5*time.Second, "the unreachable call", func() bool {
 		c := findCall(store.Snapshot(), "after-0")
 		return c != nil && c.Status == model.StatusError && strings.Contains(c.LastAttempt().Result.Error, "upstream unreachable")
 	})
@@ -229,7 +229,7 @@ func TestFeedKilledAndRestarted(t *testing.T) {
 			return k != nil && k.Progress.Relayed == n
 		}
 	}
-	waitFor(t, 10*time.Second, "5 relayed notifications", relayedN(5))
+	modeltest.WaitFor(t, 10*time.Second, "5 relayed notifications", relayedN(5))
 	ids := log.ids()
 	lastBeforeFirst := ids[len(ids)-1]
 
@@ -238,7 +238,7 @@ func TestFeedKilledAndRestarted(t *testing.T) {
 		log.progress(c, p, 15) // published while the server is down
 	}
 	srv = serveOn(listenSame(t, addr), log)
-	waitFor(t, 10*time.Second, "10 relayed notifications after the restart", relayedN(10))
+	modeltest.WaitFor(t, 10*time.Second, "10 relayed notifications after the restart", relayedN(10))
 	ids = log.ids()
 	lastBeforeSecond := ids[len(ids)-1]
 
@@ -358,7 +358,7 @@ func TestSlowReaderDoesNotStall(t *testing.T) {
 	}()
 	// Wait until the slow stream has backed up: the upstream can write no more.
 	var last int64
-	waitFor(t, 15*time.Second, "the slow stream to back up", func() bool {
+	modeltest.WaitFor(t, 15*time.Second, "the slow stream to back up", func() bool {
 		time.Sleep(150 * time.Millisecond)
 		n := slowWritten.Load()
 		stalled := n > 1<<20 && n == last
@@ -380,7 +380,7 @@ func TestSlowReaderDoesNotStall(t *testing.T) {
 	if slowest > 5*time.Second {
 		t.Errorf("the slowest call beside the slow reader took %v", slowest)
 	}
-	waitFor(t, 5*time.Second, "the other calls in the store", func() bool {
+	modeltest.WaitFor(t, 5*time.Second, "the other calls in the store", func() bool {
 		s := store.Snapshot()
 		for _, sp := range others {
 			if c := findCall(s, sp.ToolCallID); c == nil || c.Status != model.StatusOK || c.Progress.Sent != 10 {
@@ -414,7 +414,7 @@ func TestSlowReaderDoesNotStall(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Error("the upstream still writes the slow stream after its client left")
 	}
-	waitFor(t, 10*time.Second, "the slow call to show cancelled", func() bool {
+	modeltest.WaitFor(t, 10*time.Second, "the slow call to show cancelled", func() bool {
 		c := findCall(store.Snapshot(), "slow-0")
 		return c != nil && c.Status == model.StatusCancelled
 	})
@@ -468,7 +468,7 @@ func TestPausedScreenDuringBurst(t *testing.T) {
 			t.Errorf("burst call %d: %v", i, err)
 		}
 	}
-	waitFor(t, 10*time.Second, "the burst in the store", func() bool {
+	modeltest.WaitFor(t, 10*time.Second, "the burst in the store", func() bool {
 		s := store.Snapshot()
 		n := 0
 		for _, c := range s.Calls {

@@ -56,7 +56,7 @@ const bareFeedsEnv = "TOOLSCOPE_BENCH_BARE_FEEDS"
 
 func benchWatchFeeds(b *testing.B, feeds int) {
 	dir := b.TempDir()
-	bin := toolscopeBinary(b, dir)
+	bin := toolscopeBinary(b)
 	srv := httptest.NewServer(http.HandlerFunc(serveBenchFeed))
 	defer srv.Close()
 	urls := make([]string, feeds)

@@ -36,9 +36,7 @@ func TestMain(m *testing.M) {
 	// Frames are compared as text: no colour sequences of our own.
 	lipgloss.SetColorProfile(termenv.Ascii)
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir) // the binary buildBinary made
-	}
+	modeltest.RemoveBinaries()
 	os.Exit(code)
 }
 
@@ -607,12 +605,6 @@ func checkGoroutines(t *testing.T, before int) {
 		return
 	}
 	t.Logf("goroutines: %d before, %d after shutdown", before, n)
-}
-
-// waitFor polls cond until it holds or the timeout passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	modeltest.WaitFor(t, timeout, what, cond)
 }
 
 // findCall returns the call with this tool_call_id.

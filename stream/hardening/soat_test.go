@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/output"
 	"toolscope/ui"
 )
@@ -86,7 +87,7 @@ func TestSoatHeaderInjection(t *testing.T) {
 			t.Fatalf("%s: unknown expectation %q", c.Name, expect)
 		}
 		var call *model.Call
-		waitFor(t, 5*time.Second, c.Name+" in the store", func() bool {
+		modeltest.WaitFor(t, 5*time.Second, c.Name+" in the store", func() bool {
 			call = findCall(store.Snapshot(), spec.ToolCallID)
 			return call != nil && call.Finished()
 		})

@@ -52,7 +52,7 @@ func BenchmarkTapOutOfProcess(b *testing.B) {
 
 func benchTapOutOfProcess(b *testing.B, tui bool) {
 	dir := b.TempDir()
-	bin := toolscopeBinary(b, dir)
+	bin := toolscopeBinary(b)
 	upstream := httptest.NewServer(http.HandlerFunc(benchMCPUpstream))
 	defer upstream.Close()
 	upstreamURL := upstream.URL + "/mcp"

@@ -24,7 +24,7 @@ import (
 // bytes per call. Run it with -benchtime 1x.
 func BenchmarkRecordingCost(b *testing.B) {
 	dir := b.TempDir()
-	bin := toolscopeBinary(b, dir)
+	bin := toolscopeBinary(b)
 	upstream := httptest.NewServer(http.HandlerFunc(benchMCPUpstream))
 	defer upstream.Close()
 	upstreamURL := upstream.URL + "/mcp"

@@ -29,8 +29,7 @@ func BenchmarkTapMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	dir := b.TempDir()
-	bin := toolscopeBinary(b, dir)
+	bin := toolscopeBinary(b)
 	upstream := httptest.NewServer(http.HandlerFunc(benchMCPUpstream))
 	defer upstream.Close()
 	const instanceID, secret = "3f6e2b7a-9c41-4d8e-a5f0-1b2c3d4e5f60", "bench-context-secret-0123456789abcdef"

@@ -12,12 +12,13 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"toolscope/model/modeltest"
 )
 
 // The processes BenchmarkTapOutOfProcess runs: the real toolscope binary's
@@ -210,19 +211,13 @@ func (p *benchProc) stop(b testing.TB, interrupt bool) time.Duration {
 
 // toolscopeBinary is TOOLSCOPE_BENCH_BIN when set (to measure another build,
 // e.g. an earlier commit's, in the same session), else the binary built from
-// this tree into dir.
-func toolscopeBinary(b testing.TB, dir string) string {
+// this tree.
+func toolscopeBinary(b testing.TB) string {
 	b.Helper()
 	if bin := os.Getenv("TOOLSCOPE_BENCH_BIN"); bin != "" {
 		return bin
 	}
-	bin := filepath.Join(dir, "toolscope")
-	cmd := exec.Command("go", "build", "-o", bin, "toolscope")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return modeltest.Binary(b, "toolscope")
 }
 
 // tapOutputCounts reads the tap's JSON lines: how many tool.call and

@@ -74,8 +74,7 @@ func TestTapStalledOutput(t *testing.T) {
 }
 
 func runStalledTap(tb testing.TB) stalledRun {
-	dir := tb.TempDir()
-	bin := toolscopeBinary(tb, dir)
+	bin := toolscopeBinary(tb)
 	upstream := httptest.NewServer(http.HandlerFunc(benchMCPUpstream))
 	defer upstream.Close()
 	const instanceID, secret = "3f6e2b7a-9c41-4d8e-a5f0-1b2c3d4e5f60", "bench-context-secret-0123456789abcdef"

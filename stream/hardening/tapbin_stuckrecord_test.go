@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"toolscope/model/modeltest"
 )
 
 // TestStdioTapExitsBesideAStuckRecording (issue 24 item 3, on the real
@@ -20,7 +22,7 @@ func TestStdioTapExitsBesideAStuckRecording(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildBinary(t)
+	bin := modeltest.Binary(t, "toolscope")
 	for _, signal := range []bool{false, true} {
 		fifo := filepath.Join(t.TempDir(), "rec.fifo")
 		if err := syscall.Mkfifo(fifo, 0o600); err != nil {

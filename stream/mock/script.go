@@ -148,12 +148,12 @@ func (s *Script) findCall(params json.RawMessage) (*entry, string, error) {
 		}
 		what := e.text
 		if e.state != "" {
-			what += " (a later round, requestState " + clip(e.state, 60) + ")"
+			what += " (a later round, requestState " + model.Clip(e.state, 60) + ")"
 		}
-		recorded = append(recorded, clip(what, 200))
+		recorded = append(recorded, model.Clip(what, 200))
 	}
 	return nil, p.Name, &unrecordedCall{msg: fmt.Sprintf("toolscope mock: no recorded answer to tool %q with arguments %s; recorded for %q: %s",
-		p.Name, clip(canonical(args), 200), p.Name, list(recorded)),
+		p.Name, model.Clip(canonical(args), 200), p.Name, list(recorded)),
 		data: map[string]any{"tool": p.Name, "arguments": args, "recorded_arguments": recordedArgs}}
 }
 
@@ -211,13 +211,6 @@ func list(items []string) string {
 		out += it
 	}
 	return out
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // Load learns a script from a recording's wire events, HTTP or stdio.

@@ -44,7 +44,7 @@ func judgeAccepted(v verdict, m *jsonrpc.Message, r reply) verdict {
 	case m == nil:
 		v.message = fmt.Sprintf("HTTP %d with no JSON-RPC response%s: the tool must run", r.status, readProblem(r))
 	case !v.ran:
-		v.message = fmt.Sprintf("refused with HTTP %d, JSON-RPC %d: %s; the tool must run", r.status, m.Error.Code, clip(m.Error.Message))
+		v.message = fmt.Sprintf("refused with HTTP %d, JSON-RPC %d: %s; the tool must run", r.status, m.Error.Code, model.Clip(m.Error.Message, maxShownBytes))
 	case !v.echoed:
 		v.message = "a result that does not carry the request id"
 	case r.status != 200:
@@ -52,7 +52,7 @@ func judgeAccepted(v verdict, m *jsonrpc.Message, r reply) verdict {
 	default:
 		v.pass = true
 		v.message = "the tool ran"
-		if isError(m.Result) {
+		if m.Summary != nil && m.Summary.IsError {
 			v.message = "the tool ran and reported isError (check --args)"
 		}
 	}
@@ -71,14 +71,14 @@ func judgeRejected(cs Case, v verdict, m *jsonrpc.Message, r reply) verdict {
 	case m == nil:
 		v.message = fmt.Sprintf("HTTP %d with no JSON-RPC error%s; the contract says %s", r.status, readProblem(r), want)
 	case !matches:
-		v.message = fmt.Sprintf("answered HTTP %d, JSON-RPC %d (%s); the contract says %s", r.status, m.Error.Code, clip(m.Error.Message), want)
+		v.message = fmt.Sprintf("answered HTTP %d, JSON-RPC %d (%s); the contract says %s", r.status, m.Error.Code, model.Clip(m.Error.Message, maxShownBytes), want)
 	case !v.echoed:
 		v.message = fmt.Sprintf("answered %s but without the request id %d (the error carries %s)", v.actual, r.requestID, idText(m.ID))
 	default:
 		v.pass = true
-		v.message = fmt.Sprintf("refused with %s: %s", v.actual, clip(m.Error.Message))
+		v.message = fmt.Sprintf("refused with %s: %s", v.actual, model.Clip(m.Error.Message, maxShownBytes))
 		if cs.Also != nil {
-			v.message = fmt.Sprintf("refused with %s (the contract's table allows %s): %s", v.actual, want, clip(m.Error.Message))
+			v.message = fmt.Sprintf("refused with %s (the contract's table allows %s): %s", v.actual, want, model.Clip(m.Error.Message, maxShownBytes))
 		}
 	}
 	return v
@@ -95,16 +95,8 @@ func idText(id json.RawMessage) string {
 	if len(bytes.TrimSpace(id)) == 0 {
 		return "no id"
 	}
-	return "id " + clip(string(id))
+	return "id " + model.Clip(string(id), maxShownBytes)
 }
 
-// isError says whether a CallToolResult has isError: true.
-func isError(result json.RawMessage) bool {
-	var r struct {
-		IsError bool `json:"isError"`
-	}
-	return json.Unmarshal(result, &r) == nil && r.IsError
-}
-
-// clip sanitises server text for a one-line message.
-func clip(s string) string { return model.Truncate(model.Sanitize(s), 200) }
+// maxShownBytes bounds the server text a one-line message quotes.
+const maxShownBytes = 200

@@ -37,7 +37,7 @@ func measureLimits(p *prober, r reply) (bool, string) {
 		pass = false
 		parts = append(parts, w.String())
 	}
-	return pass, clip(strings.Join(parts, "; "))
+	return pass, model.Clip(strings.Join(parts, "; "), maxShownBytes)
 }
 
 // measureProgress replays the valid call's progress notifications through
@@ -61,7 +61,7 @@ func measureProgress(_ *prober, r reply) (bool, string) {
 	}
 	msg := fmt.Sprintf("%d progress notifications, %d relayed under the 0.5 s rule", len(r.progress), relayed)
 	if len(problems) > 0 {
-		return false, clip(msg + "; " + strings.Join(problems, "; "))
+		return false, model.Clip(msg+"; "+strings.Join(problems, "; "), maxShownBytes)
 	}
 	return true, msg
 }

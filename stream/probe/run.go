@@ -289,18 +289,17 @@ func (p *prober) firstTool(ctx context.Context) (string, *Stop) {
 	if r.err != nil || m == nil || m.Result == nil {
 		rpcErr := ""
 		if m != nil && m.Error != nil {
-			rpcErr = fmt.Sprintf("JSON-RPC %d: %s", m.Error.Code, clip(m.Error.Message))
+			rpcErr = fmt.Sprintf("JSON-RPC %d: %s", m.Error.Code, model.Clip(m.Error.Message, maxShownBytes))
 		}
 		return "", listFailed(p.cfg.URL, r, rpcErr, p.cfg.Timeout)
 	}
-	var list struct {
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
+	var names []string // as the reader read tools/list's result
+	if m.Summary != nil {
+		names, _ = m.Summary.Plain["names"].([]string)
 	}
-	if err := json.Unmarshal(m.Result, &list); err != nil || len(list.Tools) == 0 || list.Tools[0].Name == "" {
+	if len(names) == 0 || names[0] == "" {
 		return "", &Stop{Case: CaseListTools, What: "listing the tools at " + ShownURL(p.cfg.URL),
 			Cause: "tools/list named no tool", Check: "name the tool to call with --tool"}
 	}
-	return model.Sanitize(list.Tools[0].Name), nil
+	return model.Sanitize(names[0]), nil
 }

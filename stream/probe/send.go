@@ -49,13 +49,13 @@ type reply struct {
 // response is the JSON-RPC response to the request, else any response
 // (echoed is false then: its id is not the request's).
 func (r reply) response() (m *jsonrpc.Message, echoed bool) {
-	want := strconv.FormatInt(r.requestID, 10)
+	want := jsonrpc.IDKey([]byte(strconv.FormatInt(r.requestID, 10)))
 	var other *jsonrpc.Message
 	for i := range r.msgs {
 		if r.msgs[i].Kind != jsonrpc.KindResponse {
 			continue
 		}
-		if jsonrpc.IDKey(r.msgs[i].ID) == jsonrpc.IDKey([]byte(want)) {
+		if r.msgs[i].Key == want {
 			return &r.msgs[i], true
 		}
 		if other == nil {

@@ -126,11 +126,3 @@ func (cfg Config) withLimits() (Config, error) {
 	}
 	return cfg, nil
 }
-
-// credentialHeader is the header whose presence counts as the static credential.
-func (cfg *Config) credentialHeader() string {
-	if cfg.CredentialHeader == "" {
-		return "Authorization"
-	}
-	return cfg.CredentialHeader
-}

@@ -19,7 +19,7 @@ func (t *Tap) refuseRebinding(w http.ResponseWriter, r *http.Request) bool {
 		return false // the upstream sees the client's Host and judges it itself
 	}
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || local == nil || !isLoopback(local.String()) || isLoopback(r.Host) {
+	if !ok || local == nil || !model.IsLoopback(local.String()) || model.IsLoopback(r.Host) {
 		return false
 	}
 	msg := fmt.Sprintf("Host %.100q is not a loopback name on a loopback listener (DNS rebinding): refused by the tap", r.Host)

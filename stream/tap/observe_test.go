@@ -162,7 +162,7 @@ func TestNewValidates(t *testing.T) {
 
 func TestListenNotLoopbackWarns(t *testing.T) {
 	for addr, want := range map[string]bool{"127.0.0.1:0": false, "localhost:7070": false, "[::1]:1": false, "0.0.0.0:0": true, ":7070": true, "192.168.1.4:80": true} {
-		if got := !isLoopback(addr); got != want {
+		if got := !model.IsLoopback(addr); got != want {
 			t.Errorf("%s: warns %v, want %v", addr, got, want)
 		}
 	}

@@ -92,7 +92,7 @@ func (c *headConn) readFields(lines []byte) (headFields, bool) {
 				fr.length = n
 			}
 		case model.EqualFoldASCII(name, "Transfer-Encoding"):
-			fr.chunked = fr.chunked || containsFoldASCII(value, "chunked")
+			fr.chunked = fr.chunked || model.ContainsFoldASCII(value, "chunked")
 			continue // nor this one
 		case model.EqualFoldASCII(name, "Upgrade"):
 			fr.upgrade = true

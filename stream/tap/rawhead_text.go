@@ -1,22 +1,9 @@
 package tap
 
-import (
-	"math"
-	"toolscope/model"
-)
+import "math"
 
 // The head is read as bytes, without copying it: these are the few text
 // helpers it needs, for the ASCII of HTTP field names and values.
-
-// containsFoldASCII reports whether b holds lower (lower case) in any case.
-func containsFoldASCII(b []byte, lower string) bool {
-	for i := 0; i+len(lower) <= len(b); i++ {
-		if model.EqualFoldASCII(b[i:i+len(lower)], lower) {
-			return true
-		}
-	}
-	return false
-}
 
 // parseContentLength reads a decimal as strconv.ParseInt(s, 10, 64) does.
 func parseContentLength(b []byte) (int64, bool) {

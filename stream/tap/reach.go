@@ -33,7 +33,7 @@ func (t *Tap) watchUpstream(listening string) {
 			conn.Close()
 			if failing {
 				t.emitUnlessClosed(model.Event{Kind: model.KindSourceStatus, State: model.StateConnected,
-					Detail: fmt.Sprintf("upstream %s answers again; listening on %s", redactURL(t.upstream), listening)})
+					Detail: fmt.Sprintf("upstream %s answers again; listening on %s", model.RedactURL(t.upstream), listening)})
 			}
 			return
 		}
@@ -41,7 +41,7 @@ func (t *Tap) watchUpstream(listening string) {
 			failing = true
 			t.emitUnlessClosed(model.Event{Kind: model.KindSourceStatus, State: model.StateFailing,
 				Detail: fmt.Sprintf("upstream %s does not answer (the tap listens on %s and forwards once it does; checked again every few seconds): %v",
-					redactURL(t.upstream), listening, err)})
+					model.RedactURL(t.upstream), listening, err)})
 		}
 		for slept := time.Duration(0); slept < wait && !t.closing.Load(); slept += reachStep {
 			time.Sleep(reachStep)

@@ -4,6 +4,8 @@ import (
 	"net"
 	"strconv"
 	"strings"
+
+	"toolscope/model"
 )
 
 // forwardsToItself says whether the upstream is the tap's own listener
@@ -31,8 +33,8 @@ func (t *Tap) forwardsToItself(ln net.Listener) bool {
 	switch {
 	case tcp.IP.IsUnspecified():
 		// Listening on every address: any local one reaches it.
-		return isLoopback(host) || ip != nil && isLocalIP(ip)
-	case isLoopback(host) && tcp.IP.IsLoopback():
+		return model.IsLoopback(host) || ip != nil && isLocalIP(ip)
+	case model.IsLoopback(host) && tcp.IP.IsLoopback():
 		return strings.EqualFold(host, "localhost") || ip.Equal(tcp.IP)
 	default:
 		return ip != nil && ip.Equal(tcp.IP)

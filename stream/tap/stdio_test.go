@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,13 +17,8 @@ import (
 
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
+	"toolscope/model/modeltest"
 	"toolscope/output"
-)
-
-var (
-	stdioServerOnce sync.Once
-	stdioServerPath string
-	stdioServerErr  error
 )
 
 // TestMain removes the stdio server built for the run. The test binary
@@ -34,50 +28,13 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	code := m.Run()
-	if stdioServerPath != "" {
-		os.RemoveAll(filepath.Dir(stdioServerPath))
-	}
+	modeltest.RemoveBinaries()
 	os.Exit(code)
 }
 
-// stdioServer builds testdata/stdioserver (a go-sdk stdio server) once per
-// package run.
+// stdioServer is testdata/stdioserver (a go-sdk stdio server), built.
 func stdioServer(t *testing.T) string {
-	t.Helper()
-	stdioServerOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "stdio-tap-test-")
-		if err != nil {
-			stdioServerErr = err
-			return
-		}
-		stdioServerPath = filepath.Join(dir, "stdioserver")
-		out, err := exec.Command("go", "build", "-o", stdioServerPath, "./testdata/stdioserver").CombinedOutput()
-		if err != nil {
-			stdioServerErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if stdioServerErr != nil {
-		t.Fatal(stdioServerErr)
-	}
-	return stdioServerPath
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	return modeltest.Binary(t, "toolscope/stream/tap/testdata/stdioserver")
 }
 
 // eventLog collects every event and applies it to a store.
@@ -121,7 +78,7 @@ func (l *eventLog) count(kind model.Kind, code string) int {
 type stdioRun struct {
 	stdin  *io.PipeWriter
 	stdout *io.PipeReader
-	stderr *lockedBuffer
+	stderr *modeltest.LockedBuffer
 	log    *eventLog
 	done   chan struct{}
 	code   int
@@ -132,7 +89,7 @@ func startStdio(t *testing.T, ctx context.Context, cfg Config, command ...string
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	r := &stdioRun{stdin: inW, stdout: outR, stderr: &lockedBuffer{}, log: newEventLog(), done: make(chan struct{})}
+	r := &stdioRun{stdin: inW, stdout: outR, stderr: &modeltest.LockedBuffer{}, log: newEventLog(), done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		r.code, r.err = RunStdio(ctx, cfg, command, inR, outW, r.stderr, r.log)

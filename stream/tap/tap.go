@@ -200,7 +200,7 @@ func (t *Tap) Start() error {
 	}
 	if t.forwardsToItself(ln) {
 		ln.Close()
-		return fmt.Errorf("tap %s: --upstream %s is the tap's own address %s: it would forward every request to itself", t.cfg.Name, redactURL(t.upstream), t.cfg.Listen)
+		return fmt.Errorf("tap %s: --upstream %s is the tap's own address %s: it would forward every request to itself", t.cfg.Name, model.RedactURL(t.upstream), t.cfg.Listen)
 	}
 	ln = headListener{ln} // header names as they arrived, for SOAT keys
 	srv := &http.Server{Handler: t, ReadHeaderTimeout: 30 * time.Second, ConnState: t.fresh.track, ConnContext: withHeadConn,
@@ -208,16 +208,16 @@ func (t *Tap) Start() error {
 	t.mu.Lock()
 	t.srv, t.ln = srv, ln
 	t.mu.Unlock()
-	if !isLoopback(t.cfg.Listen) {
+	if !model.IsLoopback(t.cfg.Listen) {
 		t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnListenNotLoopback),
 			Message: fmt.Sprintf("tap %s listens on %s, reachable from other machines: credentials and context tokens pass through it", t.cfg.Name, ln.Addr())})
 	}
-	if !t.cfg.RewriteHost && !isLoopback(t.upstream.Host) && net.ParseIP(strings.Trim(t.upstream.Hostname(), "[]")) == nil {
+	if !t.cfg.RewriteHost && !model.IsLoopback(t.upstream.Host) && net.ParseIP(strings.Trim(t.upstream.Hostname(), "[]")) == nil {
 		t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnUpstreamHostKept),
 			Message: fmt.Sprintf("tap %s sends the client's Host to %s; if that server is reached by name (virtual hosting, a CDN), add --rewrite-host", t.cfg.Name, t.upstream.Hostname())})
 	}
 	t.emit(model.Event{Kind: model.KindSourceStatus, State: model.StateConnected,
-		Detail: fmt.Sprintf("listening on %s, forwarding to %s", ln.Addr(), redactURL(t.upstream))})
+		Detail: fmt.Sprintf("listening on %s, forwarding to %s", ln.Addr(), model.RedactURL(t.upstream))})
 	go t.watchUpstream(ln.Addr().String()) // reach.go: a dead upstream is said now, not at the first call
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -278,21 +278,6 @@ func (t *Tap) emit(ev model.Event) {
 	ev.SourceName = t.cfg.Name
 	t.sink.Emit(ev)
 }
-
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = addr
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
-}
-
-// redactURL hides user:password and query credentials in the upstream URL.
-func redactURL(u *url.URL) string { return model.RedactURL(u) }
 
 // redactErr is err's text with any URL in it (a transport error names the
 // upstream URL) redacted.

@@ -1,6 +1,6 @@
 // The TypeScript SDK's MCP client against toolscope's MCP server: lists the
 // tools and calls each, then prints what it got as one JSON object for the
-// Go test (node_test.go) to judge. Usage: node client.mjs URL
+// Go test (output/mcpserver/node_test.go) to judge. Usage: node mcpserver-client.mjs URL
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
