@@ -17,36 +17,32 @@ import (
 // objectText is a JSON object kept as its text; "" is no object.
 type objectText string
 
-// textOf is m as text, written as the JSON lines write it (a value JSON
-// cannot hold, a NaN, is null there and here).
-func textOf(m map[string]any) objectText {
-	if m == nil {
-		return ""
-	}
-	return writeText(func(b []byte) []byte { return AppendJSONMap(b, m, AppendJSONValue) })
-}
-
-// stringsText is textOf for a map of strings (headers).
-func stringsText(m map[string]string) objectText {
-	if m == nil {
-		return ""
-	}
-	return writeText(func(b []byte) []byte { return AppendJSONMap(b, m, AppendJSONString) })
-}
-
-// writeText writes into a pooled buffer and keeps the text in one
-// allocation of its size.
-func writeText(write func([]byte) []byte) objectText {
+// texts writes the maps a call event brings as JSON text, as the JSON
+// lines write them (a value JSON cannot hold, a NaN, is null there and
+// here), into one allocation of their size: a tap's tool.call brings three.
+// A nil map is "".
+func texts(meta map[string]any, headers map[string]string, claims map[string]any) (m, h, c objectText) {
 	buf := textBufs.Get().(*[]byte)
-	*buf = write((*buf)[:0])
-	t := objectText(*buf)
-	if cap(*buf) <= 64<<10 {
+	b := (*buf)[:0]
+	if meta != nil {
+		b = AppendJSONMap(b, meta, AppendJSONValue)
+	}
+	endMeta := len(b)
+	if headers != nil {
+		b = AppendJSONMap(b, headers, AppendJSONString)
+	}
+	endHeaders := len(b)
+	if claims != nil {
+		b = AppendJSONMap(b, claims, AppendJSONValue)
+	}
+	all := objectText(b)
+	if *buf = b; cap(b) <= 64<<10 {
 		textBufs.Put(buf)
 	}
-	return t
+	return all[:endMeta], all[endMeta:endHeaders], all[endHeaders:]
 }
 
-var textBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+var textBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
 // object reads the text back (nil for none).
 func (t objectText) object() map[string]any {
@@ -108,14 +104,15 @@ func (c *Context) Expanded() *Context {
 
 // kept is the context as a retained call keeps it: a copy of its own (a
 // source's context may sit inside a larger value, a tap's judgment of the
-// whole request), its claims as text, the common JOSE header shared.
-func (c *Context) kept() *Context {
+// whole request), its claims as text (claims, written by texts), the
+// common JOSE header shared.
+func (c *Context) kept(claims objectText) *Context {
 	if c == nil {
 		return nil
 	}
 	k := *c
 	if c.Claims != nil {
-		k.Claims, k.claims = nil, textOf(c.Claims)
+		k.Claims, k.claims = nil, claims
 	}
 	if isCommonHeader(c.Header) {
 		k.Header = commonHeader
@@ -173,14 +170,21 @@ func keep(ev *Event) keptEvent {
 	e := &k.ev
 	e.Arguments = ownRaw(e.Arguments)
 	e.StructuredContent = ownRaw(e.StructuredContent)
+	var meta, claims map[string]any
+	var headers map[string]string
 	if len(e.Meta) > 0 {
-		k.meta = textOf(e.Meta)
+		meta = e.Meta
 	}
 	if len(e.Headers) > 0 {
-		k.headers = stringsText(e.Headers)
+		headers = e.Headers
 	}
+	if e.Context != nil {
+		claims = e.Context.Claims
+	}
+	var claimsText objectText
+	k.meta, k.headers, claimsText = texts(meta, headers, claims)
 	e.Meta, e.Headers = nil, nil
-	e.Context = e.Context.kept()
+	e.Context = e.Context.kept(claimsText)
 	return k
 }
 
