@@ -24,7 +24,7 @@ const retainedTapCalls = 10000
 // maxRetainedTapCallBytes is the ceiling of heap a finished tap call
 // holds, the tap's own memory of it included (tokens seen, ids): 13,542
 // bytes when the store kept its evicted calls until it compacted its order
-// and a call its maps, both bodies and the tap's judgment; 3,495 since.
+// and a call its maps, both bodies and the tap's judgment; 3,256 since.
 const maxRetainedTapCallBytes = 4000
 
 // TestRetainedTapCallBytes holds the heap a finished tap call costs in the
