@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -55,6 +56,8 @@ type ResultSummary struct {
 	RPCCode    int
 	Replayed   bool
 	ResultType string
+	// InputRequests are what an input_required answer asks of the client.
+	InputRequests []model.InputRequest
 }
 
 // SummarizeResult judges a tools/call result, as jsonrpc.Read read it,
@@ -86,10 +89,35 @@ func SummarizeResult(r *jsonrpc.Result) (ResultSummary, []model.Warning) {
 	if r.ResultType != "" {
 		s.ResultType = r.ResultType
 	}
+	for _, ir := range r.InputRequests {
+		s.InputRequests = append(s.InputRequests, inputRequest(ir))
+	}
 	if r.ResultType != "" && r.ResultType != resultComplete && r.ResultType != resultInputRequired {
 		warn(model.WarnResultTypeUnknown, "resultType %q is neither complete nor input_required", r.ResultType)
 	}
 	return s, ws
+}
+
+// inputRequest is what one input request shows: an elicitation's message
+// and schema, a sampling request's summary, roots as themselves.
+func inputRequest(ir jsonrpc.InputRequest) model.InputRequest {
+	out := model.InputRequest{ID: ir.ID, Method: ir.Method, Message: model.Prefix(ir.Message, model.PreviewChars), URL: ir.URL}
+	if len(ir.RequestedSchema) <= model.MaxKeptStructuredBytes {
+		out.RequestedSchema = append(json.RawMessage(nil), ir.RequestedSchema...)
+	}
+	if ir.Method == model.InputSample {
+		out.Message = model.Plural(ir.Messages, "message")
+		if ir.MaxTokens > 0 {
+			out.Message += fmt.Sprintf(", up to %d tokens", ir.MaxTokens)
+		}
+		if ir.SystemPrompt != "" {
+			out.Message += ", system prompt " + strconv.Quote(model.Prefix(ir.SystemPrompt, 80))
+		}
+		if ir.LastText != "" {
+			out.Message += ": " + strconv.Quote(model.Prefix(ir.LastText, 200))
+		}
+	}
+	return out
 }
 
 // warnFunc records a warning about the result.
@@ -176,6 +204,7 @@ func (s ResultSummary) ApplyTo(ev *model.Event) {
 	ev.Error = s.Error
 	ev.Replayed = s.Replayed
 	ev.ResultType = s.ResultType
+	ev.InputRequests = s.InputRequests
 	if s.RPCCode != 0 {
 		ev.RPCCode = s.RPCCode
 	}

@@ -116,6 +116,15 @@ func runScenarios(ctx, feedCtx context.Context, p *platform, c *components, sink
 			}
 		}
 	}()
+	calls.Add(1)
+	go func() {
+		defer calls.Done()
+		if clk.until(ctx, start, confirmAt) == nil {
+			if err := confirmedCall(ctx, clk, c.soatURL); err != nil && ctx.Err() == nil {
+				fails.add(err)
+			}
+		}
+	}()
 	calls.Wait()
 	return &watchers
 }

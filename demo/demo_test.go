@@ -81,6 +81,7 @@ func TestRunShowsEveryScenario(t *testing.T) {
 		// The same every run, apart from ids and times: one line per call.
 		want := []string{
 			"build_report ok attempts=1 sent=3 token=valid structured dropped offloaded",
+			"cancel_order ok attempts=1 sent=0 token=absent rounds=2",
 			"export_ledger cancelled attempts=1 sent=x token=valid cancelled",
 			"get_order ok attempts=1 sent=0 token=absent pii",
 			"lookup_customer error attempts=1 sent=0 token=rejected rejected http=401",
@@ -99,6 +100,37 @@ func TestRunShowsEveryScenario(t *testing.T) {
 		sort.Strings(got)
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+
+	t.Run("a call that asks the user to confirm is one call of two rounds", func(t *testing.T) {
+		var got []string
+		calls := map[string]bool{}
+		for _, ev := range events {
+			if ev.Tool == toolCancelOrder && (ev.Kind == model.KindToolCall || ev.Kind == model.KindToolResult) {
+				got = append(got, fmt.Sprintf("%s %d %s", ev.Kind, ev.Round, ev.ResultType))
+				calls[ev.Call] = true
+			}
+		}
+		want := "tool.call 0 ,tool.result 1 input_required,tool.call 2 ,tool.result 2 complete"
+		if strings.Join(got, ",") != want || len(calls) != 1 || calls[""] {
+			t.Errorf("cancel_order lines %q of calls %v, want %q of one", got, calls, want)
+		}
+		var c *model.Call
+		for _, call := range snap.Calls {
+			if call.Tool == toolCancelOrder {
+				c = call
+			}
+		}
+		if c == nil {
+			t.Fatal("no cancel_order call")
+		}
+		if a := c.LastAttempt(); a == nil || len(a.Rounds) != 2 || len(a.Rounds[0].Asked) != 1 ||
+			!strings.HasPrefix(a.Rounds[0].Asked[0].Message, "Cancel order ord_42?") || !strings.Contains(string(a.Rounds[1].Answers), `"confirm":true`) {
+			t.Errorf("rounds %+v", a)
+		}
+		if _, waiting := c.RoundTimes(time.Now()); waiting < time.Duration(float64(userThinks)/10) {
+			t.Errorf("waited %v for the user, who took %v", waiting, userThinks/10)
 		}
 	})
 
@@ -405,6 +437,9 @@ func outline(c *model.Call) string {
 	}
 	if a := c.LastAttempt(); a != nil && a.Cancelled != "" {
 		s += " cancelled"
+	}
+	if n := c.Rounds(); n > 1 {
+		s += fmt.Sprintf(" rounds=%d", n)
 	}
 	return s
 }

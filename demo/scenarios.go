@@ -15,6 +15,7 @@ const (
 	// is sized by the timeout actually used, so this changes no outcome.
 	minInstanceTimeout = 5 * time.Second
 	soatAt             = 19 * time.Second
+	confirmAt          = 20 * time.Second
 )
 
 // plannedCall is one call of a task, started at At (speed 1) after the run
@@ -47,6 +48,7 @@ type taskPlan struct {
 //	15 s   lookup_customer    token minted for another tool: 403/-32003
 //	17 s   lookup_customer    a good token: the same call succeeds
 //	19 s   get_order          SOAT-style call, phone number in X-Soat-Context-actor_external_id
+//	20 s   cancel_order       asks the user to confirm (2026-07-28 input_required); the user does after 1.5 s: two rounds
 func plan() []taskPlan {
 	return []taskPlan{
 		{

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"image/color"
 	"strings"
@@ -24,6 +25,7 @@ const (
 	toolExportLedger    = "export_ledger"
 	toolLookupCustomer  = "lookup_customer"
 	toolGetOrder        = "get_order"
+	toolCancelOrder     = "cancel_order"
 )
 
 // Work the tools do, at speed 1.
@@ -76,6 +78,8 @@ func (s *demoServer) addSheetTools(srv *mcp.Server) {
 func (s *demoServer) addOrderTools(srv *mcp.Server) {
 	srv.AddTool(&mcp.Tool{Name: toolGetOrder, Description: "Get an order of the caller's tenant",
 		InputSchema: objectSchema(map[string]any{"order_id": str("order id")}, "order_id")}, s.getOrder)
+	srv.AddTool(&mcp.Tool{Name: toolCancelOrder, Description: "Cancel an order, once the user confirms",
+		InputSchema: objectSchema(map[string]any{"order_id": str("order id")}, "order_id")}, s.cancelOrder)
 }
 
 // notify sends one notifications/progress for the call; total 0 is unknown.
@@ -225,4 +229,34 @@ func (s *demoServer) getOrder(ctx context.Context, req *mcp.CallToolRequest) (*m
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{
 		text(fmt.Sprintf("Order ord_42 of tenant %s: 3 items, shipped 2026-07-28.", tenant))}}, nil
+}
+
+// cancelOrder asks the user to confirm before it cancels (MCP 2026-07-28: a
+// multi-round call): its first answer is input_required with an
+// elicitation; the same call sent again with the user's answer and the
+// state cancels the order, or not.
+func (s *demoServer) cancelOrder(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct {
+		OrderID string `json:"order_id"`
+	}
+	_ = json.Unmarshal(req.Params.Arguments, &in)
+	state := "cancel:" + in.OrderID
+	answer, answered := req.Params.InputResponses["confirm"].(*mcp.ElicitResult)
+	if !answered || req.Params.RequestState != state {
+		return &mcp.CallToolResult{
+			InputRequests: mcp.InputRequestMap{"confirm": &mcp.ElicitParams{
+				Message: "Cancel order " + in.OrderID + "? It has shipped: the customer gets a return label.",
+				RequestedSchema: map[string]any{"type": "object", "required": []string{"confirm"},
+					"properties": map[string]any{"confirm": map[string]any{"type": "boolean", "title": "Cancel the order"}}},
+			}},
+			RequestState: state,
+		}, nil
+	}
+	if err := s.clk.sleep(ctx, 200*time.Millisecond); err != nil {
+		return nil, err
+	}
+	if answer.Action != "accept" || answer.Content["confirm"] != true {
+		return &mcp.CallToolResult{Content: []mcp.Content{text("Order " + in.OrderID + " kept: the user did not confirm.")}}, nil
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{text("Order " + in.OrderID + " cancelled; return label RL-7731 sent.")}}, nil
 }

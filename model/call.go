@@ -15,6 +15,9 @@ const (
 	StatusError     Status = "error"
 	StatusCancelled Status = "cancelled"
 	StatusLate      Status = "late"
+	// StatusNeedsInput: the server answered asking the client for input
+	// (MCP 2026-07-28 input_required) and the call waits for its next round.
+	StatusNeedsInput Status = "needs input"
 )
 
 // Limits that keep one call's memory bounded.
@@ -59,9 +62,13 @@ type Call struct {
 
 	// The small fields share one word (a tap call makes a Call each, and
 	// the store retains thousands: 576 bytes, not 640).
-	Flags         CallFlag // summary bits for filters and the table
-	SeenByFeed    bool     // a task feed reported the call (its relayed count is then real)
-	firstTimeline uint8    // the timeline's first capacity (0: 4)
+	Flags      CallFlag // summary bits for filters and the table
+	SeenByFeed bool     // a task feed reported the call (its relayed count is then real)
+	// Relays: a platform relays the call's progress (a feed saw it, or a
+	// tap judged its progress under the relay rule). False on plain MCP,
+	// which has no relay rule and no relayed count.
+	Relays        bool
+	firstTimeline uint8 // the timeline's first capacity (0: 4)
 }
 
 // CallFlag bits summarise what the table's flags column shows.
@@ -94,6 +101,8 @@ type Attempt struct {
 	Cancelled  string
 	HasResult  bool
 	Result     Result
+	// Rounds are the rounds of a multi-round call (nil for a call of one).
+	Rounds []Round
 }
 
 // Result is what a call answered, merged from every source that saw it.
@@ -160,6 +169,14 @@ type Point struct {
 // Time of the point.
 func (p Point) Time() time.Time { return time.Unix(0, p.UnixNano) }
 
+// AgentArea says whether the call speaks AgentArea: a feed reported it, a
+// platform relays its progress, or it came with a context token or
+// agentarea/* _meta keys. A call without any of it is plain MCP: no token
+// to judge and no relay rule.
+func (c *Call) AgentArea() bool {
+	return c.SeenByFeed || c.Relays || c.HasMeta() || c.Context != nil && c.Context.Present
+}
+
 // SentCount is the number of notifications the server sent, as far as known:
 // what a tap saw, else what the feed relayed.
 func (c *Call) SentCount() int {
@@ -178,22 +195,6 @@ func (c *Call) RelayedCount() int {
 	return c.Progress.WouldRelay
 }
 
-// Rounds counts the rounds of a multi-round call (MCP 2026-07-28): one,
-// and one more for each answer that asked the client for input.
-func (c *Call) Rounds() int {
-	n := 1
-	for i := range c.Attempts {
-		if c.Attempts[i].HasResult && c.Attempts[i].Result.ResultType == ResultInputRequired {
-			n++
-		}
-	}
-	return n
-}
-
-// ResultInputRequired is the resultType of an answer that asks the client
-// for input before the call can go on (MCP 2026-07-28).
-const ResultInputRequired = "input_required"
-
 // LastAttempt is the latest attempt, or nil before any.
 func (c *Call) LastAttempt() *Attempt {
 	if len(c.Attempts) == 0 {
@@ -202,8 +203,9 @@ func (c *Call) LastAttempt() *Attempt {
 	return &c.Attempts[len(c.Attempts)-1]
 }
 
-// Finished says whether the call has ended (any status but running).
-func (c *Call) Finished() bool { return c.Status != StatusRunning }
+// Finished says whether the call has ended (any status but running or
+// needs input).
+func (c *Call) Finished() bool { return c.Status != StatusRunning && c.Status != StatusNeedsInput }
 
 // Elapsed is the call's duration so far (or in all, once ended).
 func (c *Call) Elapsed(now time.Time) time.Duration {
@@ -223,6 +225,11 @@ func (c *Call) Elapsed(now time.Time) time.Duration {
 func (c *Call) clone() *Call {
 	n := *c
 	n.Attempts = append([]Attempt(nil), c.Attempts...)
+	for i := range n.Attempts {
+		if r := n.Attempts[i].Rounds; r != nil {
+			n.Attempts[i].Rounds = append([]Round(nil), r...)
+		}
+	}
 	if h := c.Progress.points; h != nil {
 		kept := make([]Point, len(h.kept), cap(h.kept))
 		copy(kept, h.kept)

@@ -20,7 +20,7 @@ func (c *Call) apply(ev *Event) {
 	c.fillIdentity(ev)
 	c.addSource(ev.SourceName)
 	if ev.Source == SourceFeed {
-		c.SeenByFeed = true
+		c.SeenByFeed, c.Relays = true, true
 	}
 
 	if ev.Kind == KindToolProgress {
@@ -32,7 +32,11 @@ func (c *Call) apply(ev *Event) {
 	case KindToolCall:
 		c.applyCallEvent(&k)
 	case KindToolResult:
-		c.applyResult(&k.ev)
+		if ev.ResultType == ResultInputRequired && !ev.IsError {
+			c.applyInputRequired(&k.ev)
+		} else {
+			c.applyResult(&k.ev)
+		}
 	case KindToolCancelled:
 		a := c.attemptFor(ev)
 		a.Cancelled = ev.Reason
@@ -99,13 +103,15 @@ func (c *Call) addSource(name string) {
 func (c *Call) applyCallEvent(k *keptEvent) {
 	ev := &k.ev
 	a := c.attemptFor(ev)
-	if a.Started.IsZero() || ev.Time.Before(a.Started) {
+	if ev.Round > 1 {
+		c.applyRoundCall(a, ev)
+	} else if a.Started.IsZero() || ev.Time.Before(a.Started) {
 		a.Started = ev.Time
 	}
 	if ev.Source != SourceTap {
 		a.FeedCall = true
 	}
-	if ev.RequestID != "" {
+	if ev.RequestID != "" && ev.Round < 2 {
 		a.RequestID = ev.RequestID
 	}
 	if c.Started.IsZero() || ev.Time.Before(c.Started) {
@@ -151,7 +157,10 @@ func (c *Call) applyProgress(ev *Event) {
 	last := &p.lastFed
 	if fromTap {
 		p.Sent++
-		if ev.Relayed {
+		if ev.Relayed != nil {
+			c.Relays = true
+		}
+		if ev.IsRelayed() {
 			p.WouldRelay++
 		}
 		if ev.AfterCancel {
@@ -179,7 +188,7 @@ func (c *Call) applyProgress(ev *Event) {
 		}
 		p.LastAt = ev.Time
 	}
-	pt := Point{UnixNano: ev.Time.UnixNano(), Progress: ev.Progress, Relayed: ev.Relayed || !fromTap, FromTap: fromTap,
+	pt := Point{UnixNano: ev.Time.UnixNano(), Progress: ev.Progress, Relayed: ev.IsRelayed() || !fromTap, FromTap: fromTap,
 		AfterCancel: ev.AfterCancel, Message: ev.Message}
 	if ev.Total != nil {
 		pt.Total, pt.HasTotal = *ev.Total, true
@@ -200,6 +209,7 @@ func (c *Call) applyResult(ev *Event) {
 	if a.Ended.IsZero() || ev.Time.After(a.Ended) {
 		a.Ended = ev.Time
 	}
+	a.endRound(ev)
 	r.IsError = r.IsError || ev.IsError
 	setString(&r.Error, ev.Error)
 	r.Replayed = r.Replayed || ev.Replayed
@@ -387,10 +397,12 @@ func (c *Call) updateStatus() {
 		c.Status = StatusError
 	case a.HasResult:
 		c.Status = StatusOK
+	case a.waitsForInput():
+		c.Status = StatusNeedsInput
 	default:
 		c.Status = StatusRunning
 	}
-	if c.Status == StatusRunning {
+	if !c.Finished() {
 		c.Ended = time.Time{}
 	} else {
 		c.Ended = a.Ended

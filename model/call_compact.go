@@ -170,6 +170,16 @@ func keep(ev *Event) keptEvent {
 	e := &k.ev
 	e.Arguments = ownRaw(e.Arguments)
 	e.StructuredContent = ownRaw(e.StructuredContent)
+	e.InputResponses = ownRaw(e.InputResponses)
+	e.Data = ownRaw(e.Data)
+	if len(e.InputRequests) > 0 { // a round's: as rare as a round
+		asked := make([]InputRequest, len(e.InputRequests))
+		for i, ir := range e.InputRequests {
+			ir.RequestedSchema = ownRaw(ir.RequestedSchema)
+			asked[i] = ir
+		}
+		e.InputRequests = asked
+	}
 	var meta, claims map[string]any
 	var headers map[string]string
 	if len(e.Meta) > 0 {

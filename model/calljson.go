@@ -9,23 +9,27 @@ import (
 // copies, and what the MCP server's get_call and toolscope://calls/{id}
 // return. Its field names are stable.
 type CallJSON struct {
-	ID             string          `json:"id"`
-	TaskID         string          `json:"task_id,omitempty"`
-	ToolCallID     string          `json:"tool_call_id,omitempty"`
-	Tool           string          `json:"tool,omitempty"`
-	AgentName      string          `json:"agent_name,omitempty"`
-	IdempotencyKey string          `json:"idempotency_key,omitempty"`
-	RequestID      string          `json:"request_id,omitempty"`
-	Sources        []string        `json:"sources,omitempty"`
-	Status         Status          `json:"status"`
-	Started        *time.Time      `json:"started,omitempty"`
-	Ended          *time.Time      `json:"ended,omitempty"`
-	ElapsedMS      int64           `json:"elapsed_ms"`
-	TimeoutMS      int64           `json:"timeout_ms,omitempty"`
-	Flags          []string        `json:"flags,omitempty"`
-	Rounds         int             `json:"rounds"`
-	Arguments      json.RawMessage `json:"arguments,omitempty"`
-	Meta           map[string]any  `json:"meta,omitempty"`
+	ID             string     `json:"id"`
+	TaskID         string     `json:"task_id,omitempty"`
+	ToolCallID     string     `json:"tool_call_id,omitempty"`
+	Tool           string     `json:"tool,omitempty"`
+	AgentName      string     `json:"agent_name,omitempty"`
+	IdempotencyKey string     `json:"idempotency_key,omitempty"`
+	RequestID      string     `json:"request_id,omitempty"`
+	Sources        []string   `json:"sources,omitempty"`
+	Status         Status     `json:"status"`
+	Started        *time.Time `json:"started,omitempty"`
+	Ended          *time.Time `json:"ended,omitempty"`
+	ElapsedMS      int64      `json:"elapsed_ms"`
+	TimeoutMS      int64      `json:"timeout_ms,omitempty"`
+	Flags          []string   `json:"flags,omitempty"`
+	Rounds         int        `json:"rounds"`
+	// ServerMS and WaitingMS split a multi-round call's time: the server's
+	// rounds, and the waits for the client's input between them.
+	ServerMS  int64           `json:"server_ms,omitempty"`
+	WaitingMS int64           `json:"waiting_ms,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Meta      map[string]any  `json:"meta,omitempty"`
 	// MetaVsClaims is each _meta key against its claim (the detail's
 	// "_META vs CLAIMS").
 	MetaVsClaims []MetaClaim       `json:"meta_vs_claims,omitempty"`
@@ -47,7 +51,7 @@ type ProgressJSON struct {
 	Total         *float64 `json:"total"`
 	Message       string   `json:"message,omitempty"`
 	Sent          int      `json:"sent"`
-	Relayed       int      `json:"relayed"`
+	Relayed       *int     `json:"relayed,omitempty"` // absent on plain MCP, where nothing relays
 	WouldRelay    int      `json:"would_relay,omitempty"`
 	NotIncreasing int      `json:"not_increasing,omitempty"`
 }
@@ -63,6 +67,22 @@ type AttemptJSON struct {
 	Context    *Context   `json:"context,omitempty"`
 	Cancelled  string     `json:"cancelled,omitempty"`
 	Result     *Result    `json:"result,omitempty"`
+	// Rounds are a multi-round call's rounds (absent for a call of one).
+	Rounds []RoundJSON `json:"rounds,omitempty"`
+}
+
+// RoundJSON is one round of a multi-round call in CallJSON: what the
+// client answered with its request, what the server asked in its answer,
+// and how long the server took.
+type RoundJSON struct {
+	N          int             `json:"n"`
+	RequestID  string          `json:"request_id,omitempty"`
+	Started    *time.Time      `json:"started,omitempty"`
+	Ended      *time.Time      `json:"ended,omitempty"`
+	ServerMS   int64           `json:"server_ms"`
+	Answers    json.RawMessage `json:"input_responses,omitempty"`
+	Asked      []InputRequest  `json:"input_requests,omitempty"`
+	AskedInput bool            `json:"input_required,omitempty"`
 }
 
 // callFlagNames name a call's flag bits in CallJSON.
@@ -107,9 +127,17 @@ func NewCallJSON(c *Call, now time.Time) CallJSON {
 		Context: c.Context.Expanded(), SoatContext: c.SoatContext, MetaVsClaims: c.MetaAgainstClaims(), Rounds: c.Rounds(),
 	}
 	out.Headers = c.Headers()
+	if c.MultiRound() {
+		server, waiting := c.RoundTimes(now)
+		out.ServerMS, out.WaitingMS = server.Milliseconds(), waiting.Milliseconds()
+	}
 	p := &c.Progress
 	out.Progress = ProgressJSON{Progress: p.Progress, Message: p.Message, Sent: c.SentCount(),
-		Relayed: c.RelayedCount(), WouldRelay: p.WouldRelay, NotIncreasing: p.NotIncreasing}
+		WouldRelay: p.WouldRelay, NotIncreasing: p.NotIncreasing}
+	if c.Relays {
+		n := c.RelayedCount()
+		out.Progress.Relayed = &n
+	}
 	if p.HasTotal {
 		t := p.Total
 		out.Progress.Total = &t
@@ -122,11 +150,20 @@ func NewCallJSON(c *Call, now time.Time) CallJSON {
 			r.StructuredContent = validJSON(r.StructuredContent)
 			aj.Result = &r
 		}
+		for _, r := range a.Rounds {
+			end := r.Ended
+			if end.IsZero() {
+				end = now
+			}
+			aj.Rounds = append(aj.Rounds, RoundJSON{N: r.N, RequestID: r.RequestID, Started: timePtr(r.Started), Ended: timePtr(r.Ended),
+				ServerMS: max(end.Sub(r.Started), 0).Milliseconds(), Answers: validJSON(r.Answers), Asked: r.Asked, AskedInput: r.AskedInput})
+		}
 		out.Attempts = append(out.Attempts, aj)
 	}
 	out.Warnings = c.Warnings
 	for _, e := range c.Timeline() {
 		e.Arguments = validJSON(e.Arguments)
+		e.InputResponses = validJSON(e.InputResponses)
 		e.StructuredContent = validJSON(e.StructuredContent)
 		e.Data = validJSON(e.Data)
 		out.Timeline = append(out.Timeline, e)

@@ -35,6 +35,8 @@ func (c *Call) Cause(now time.Time) string {
 			return Sanitize(a.Cancelled)
 		}
 		return "cancelled"
+	case StatusNeedsInput:
+		return "asked " + AskedSummary(c)
 	case StatusLate:
 		s := "result after " + FormatDuration(c.Elapsed(now))
 		if c.TimeoutMS > 0 {

@@ -58,8 +58,8 @@ const (
 
 // Event is one normalized observation from any source. Field names follow the
 // JSON-lines interface (docs/json-lines.md); fields that do not apply to a kind stay zero and are
-// omitted on the wire. Progress events always carry progress, total (null when
-// unknown) and relayed.
+// omitted on the wire. Progress events always carry progress and total (null
+// when unknown), and relayed where a platform relays.
 type Event struct {
 	Time       time.Time `json:"time"`
 	Source     string    `json:"source"`
@@ -78,6 +78,10 @@ type Event struct {
 	// RequestID is the JSON-RPC id as it appeared on the wire (raw JSON text).
 	RequestID      string `json:"request_id,omitempty"`
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	// Call is the call's id as the screen shows it (the store fills it in
+	// as it applies a tool event), the same for every round of a
+	// multi-round call (see Round).
+	Call string `json:"call,omitempty"`
 
 	// tool.call
 	Arguments   json.RawMessage   `json:"arguments,omitempty"`
@@ -93,20 +97,32 @@ type Event struct {
 	// a child of that span.
 	TraceParent string `json:"traceparent,omitempty"`
 	TraceState  string `json:"tracestate,omitempty"`
+	// InputResponses are a later round's answers to what the server asked,
+	// as sent; redacted as arguments are.
+	InputResponses json.RawMessage `json:"input_responses,omitempty"`
 
-	// tool.progress: the JSON lines always write these three for that kind
-	// (total null when unknown).
+	// tool.progress: the JSON lines always write progress and total for
+	// that kind (total null when unknown).
 	Progress float64  `json:"progress,omitempty"`
 	Total    *float64 `json:"total,omitempty"`
-	Relayed  bool     `json:"relayed,omitempty"`
+	// Relayed is whether the platform relays the notification: always on a
+	// feed; on a tap call with AgentArea context, the 0.5 s rule's answer.
+	// Nil where nothing relays (plain MCP, the stdio tap). Set it with
+	// BoolRef; never write through it.
+	Relayed *bool `json:"relayed,omitempty"`
 	// AfterCancel marks progress the server sent after the call was
 	// cancelled (a tap's view): nobody relays it.
 	AfterCancel bool `json:"after_cancel,omitempty"`
 
 	// tool.result
-	IsError                  bool            `json:"is_error,omitempty"`
+	IsError  bool `json:"is_error,omitempty"`
+	Replayed bool `json:"replayed,omitempty"`
+	// Round numbers a call's rounds (from 1) once it is known to have more
+	// than one (MCP 2026-07-28 input_required); any kind of call event.
+	// Beside the flags, an int32 fills their word: an Event stays in the
+	// 704-byte size class.
+	Round                    int32           `json:"round,omitempty"`
 	Error                    string          `json:"error,omitempty"`
-	Replayed                 bool            `json:"replayed,omitempty"`
 	DurationMS               int64           `json:"duration_ms,omitempty"`
 	HTTPStatus               int             `json:"http_status,omitempty"`
 	RPCCode                  int             `json:"rpc_code,omitempty"`
@@ -119,7 +135,9 @@ type Event struct {
 	StructuredContentDropped bool            `json:"structured_content_dropped,omitempty"`
 	Late                     bool            `json:"late,omitempty"`
 	ResultType               string          `json:"result_type,omitempty"`
-	Denied                   string          `json:"denied,omitempty"`
+	// InputRequests are what an input_required answer asks of the client.
+	InputRequests []InputRequest `json:"input_requests,omitempty"`
+	Denied        string         `json:"denied,omitempty"`
 	// TimedOut: the platform ended the call at its timeout (a feed's
 	// "MCP tool call timed out" result): the call was cancelled.
 	TimedOut bool `json:"timed_out,omitempty"`
@@ -146,6 +164,21 @@ type Event struct {
 	Wire *Wire `json:"wire,omitempty"`
 }
 
+var boolRefs = [2]bool{false, true}
+
+// BoolRef is a shared pointer to b, for optional flags set per event without
+// an allocation: read only.
+func BoolRef(b bool) *bool {
+	if b {
+		return &boolRefs[1]
+	}
+	return &boolRefs[0]
+}
+
+// IsRelayed says whether a progress event was (or would be) relayed: false
+// also where nothing relays.
+func (e *Event) IsRelayed() bool { return e.Relayed != nil && *e.Relayed }
+
 // Image summarises one image a result carries (never the bytes).
 type Image struct {
 	ID       string `json:"id,omitempty"`
@@ -154,6 +187,25 @@ type Image struct {
 	// Problem is set when the platform would refuse the image (type or size).
 	Problem string `json:"problem,omitempty"`
 }
+
+// InputRequest is one thing an input_required answer asks of the client:
+// an elicitation (its message and requested schema, or a URL to open), a
+// sampling request (its summary) or the client's roots.
+type InputRequest struct {
+	ID     string `json:"id"`
+	Method string `json:"method"`
+	// Message is an elicitation's message, or a sampling request's summary.
+	Message         string          `json:"message,omitempty"`
+	RequestedSchema json.RawMessage `json:"requested_schema,omitempty"`
+	URL             string          `json:"url,omitempty"`
+}
+
+// The methods of input requests (MCP 2026-07-28).
+const (
+	InputElicit = "elicitation/create"
+	InputSample = "sampling/createMessage"
+	InputRoots  = "roots/list"
+)
 
 // Context is what toolscope knows of a call's X-AgentArea-Context token.
 type Context struct {
@@ -182,6 +234,12 @@ type Step struct {
 	Name   string `json:"name"`
 	Passed bool   `json:"passed"`
 	Detail string `json:"detail,omitempty"`
+}
+
+// HasAgentAreaContext says whether a tool.call came with AgentArea context:
+// a context token or agentarea/* _meta keys. A call without it is plain MCP.
+func (e *Event) HasAgentAreaContext() bool {
+	return e.Kind == KindToolCall && (e.Context != nil && e.Context.Present || len(e.Meta) > 0)
 }
 
 // IsCallEvent says whether the event belongs to a tool call.

@@ -160,6 +160,11 @@ func (x *Explanation) outcome(c *Call, now time.Time) {
 	case StatusRunning:
 		x.add(Finding{Level: LevelInfo, What: "still running after " + FormatDuration(c.Elapsed(now)) +
 			" of a " + timeoutText(c) + " timeout"})
+	case StatusNeedsInput:
+		server, waiting := c.RoundTimes(now)
+		x.add(Finding{Level: LevelInfo, What: "the server asked the client for input (" + AskedSummary(c) + ") and waits for round " +
+			strconv.Itoa(c.Rounds()+1) + ": " + FormatDuration(server) + " in the server, " + FormatDuration(waiting) + " waiting for the client",
+			Must: "the client must send the same call again with inputResponses and the requestState the server gave"})
 	case StatusError:
 		if a == nil || !a.HasResult {
 			return
@@ -239,7 +244,7 @@ func (x *Explanation) result(c *Call) {
 // progress: what the relay rule does to the call's notifications.
 func (x *Explanation) progress(c *Call) {
 	sent, relayed := c.SentCount(), c.RelayedCount()
-	if sent == 0 || sent <= relayed || c.Context == nil || c.Context.Verdict == VerdictAbsent && !c.HasMeta() {
+	if sent == 0 || sent <= relayed || !c.Relays {
 		return // plain MCP has no relay rule
 	}
 	x.add(Finding{Level: LevelInfo, What: fmt.Sprintf("%d progress notifications sent, %d relayed to the task feed under %s", sent, relayed, SaysRelayRule),
@@ -280,7 +285,7 @@ func WarningInfoOf(code string) (WarningInfo, bool) {
 
 func (x *Explanation) summary(c *Call, now time.Time) string {
 	s := string(c.Status)
-	if c.Status == StatusRunning {
+	if c.Status == StatusRunning || c.Status == StatusNeedsInput {
 		s += " for " + FormatDuration(c.Elapsed(now))
 	}
 	if x.Cause != "" {

@@ -43,7 +43,7 @@ func TestExplainTimeoutAndLimits(t *testing.T) {
 		Warnings: []Event{{Kind: KindWarning, Code: string(WarnCallTimeout), Message: "no result within 10s"}},
 		Attempts: []Attempt{{N: 1, Cancelled: "MCP tool call timed out: no result within 10 s", HasResult: true,
 			Result: Result{TextChars: 13628, Offloaded: true, StructuredContentBytes: 20136, StructuredContentDropped: true}}},
-		Progress: Progress{Sent: 23, WouldRelay: 12}}
+		Progress: Progress{Sent: 23, WouldRelay: 12}, Relays: true}
 	x := Explain(c, time.Now())
 	var text strings.Builder
 	for _, f := range x.Findings {

@@ -44,8 +44,15 @@ type filterTerm struct {
 // FilterFields are the fields a term may name.
 var FilterFields = []string{"tool", "task", "status", "source", "flag"}
 
-// FilterStatuses are the values of status: (a prefix works: status:err).
-var FilterStatuses = []string{string(StatusOK), string(StatusError), string(StatusRunning), string(StatusCancelled), string(StatusLate)}
+// FilterStatuses are the values of status: (a prefix works: status:err),
+// a space written '-' (status:needs-input).
+var FilterStatuses = []string{string(StatusOK), string(StatusError), string(StatusRunning), "needs-input", string(StatusCancelled), string(StatusLate)}
+
+// statusIs says whether a status starts with a status: value, whose '-'
+// stands for a space (a query splits on spaces).
+func statusIs(status, v string) bool {
+	return strings.HasPrefix(strings.ReplaceAll(status, " ", "-"), strings.ReplaceAll(v, " ", "-"))
+}
 
 // filterFlag is one name flag: knows, with the names it also answers to.
 type filterFlag struct {
@@ -161,7 +168,7 @@ func (t *filterTerm) unknownValues() []FilterProblem {
 		case "status":
 			known := false
 			for _, s := range FilterStatuses {
-				known = known || strings.HasPrefix(s, v)
+				known = known || statusIs(s, v)
 			}
 			if !known {
 				bad = append(bad, FilterProblem{Field: "status", Value: v, Valid: FilterStatuses})
@@ -197,7 +204,7 @@ func (t *filterTerm) matches(c *Call) bool {
 		return ContainsFoldASCII(c.TaskID, t.value)
 	case "status":
 		for _, v := range strings.Split(t.value, ",") {
-			if v != "" && strings.HasPrefix(string(c.Status), v) {
+			if v != "" && statusIs(string(c.Status), v) {
 				return true
 			}
 		}

@@ -62,7 +62,7 @@ func TestFilterMatches(t *testing.T) {
 func TestFilterProblemsSayWhatIsValid(t *testing.T) {
 	for q, want := range map[string]string{
 		"bogus:x":       "no field bogus: (fields: tool task status source flag)",
-		"status:nope":   "no status nope (status: ok error running cancelled late)",
+		"status:nope":   "no status nope (status: ok error running needs-input cancelled late)",
 		"flag:whatever": "no flag whatever (flag: attempt replayed valid rejected",
 	} {
 		f := ParseFilter(q)

@@ -22,12 +22,32 @@ func (r *Redactor) Event(e Event) Event {
 		e.Context = x.context(e.Context)
 	}
 	e.Arguments = x.raw(e.Arguments)
+	e.InputResponses = x.raw(e.InputResponses)
+	e.InputRequests = x.inputRequests(e.InputRequests)
 	e.StructuredContent = x.raw(e.StructuredContent)
 	e.Data = x.raw(e.Data)
 	for _, s := range []*string{&e.SourceName, &e.Message, &e.Detail, &e.Error, &e.Reason, &e.TextPreview, &e.Denied} {
 		*s = x.text(*s)
 	}
 	return e
+}
+
+// inputRequests are what a server asked, redacted as text and JSON are
+// (a copy when something changes).
+func (x redaction) inputRequests(in []InputRequest) []InputRequest {
+	out := in
+	for i, ir := range in {
+		red := ir
+		red.Message, red.URL = x.text(ir.Message), x.text(ir.URL)
+		red.RequestedSchema = x.raw(ir.RequestedSchema)
+		if red.Message != ir.Message || red.URL != ir.URL || string(red.RequestedSchema) != string(ir.RequestedSchema) {
+			if &out[0] == &in[0] {
+				out = slices.Clone(in)
+			}
+			out[i] = red
+		}
+	}
+	return out
 }
 
 func (x redaction) raw(m json.RawMessage) json.RawMessage {

@@ -88,11 +88,7 @@ func (s *Store) sweepStale() {
 }
 
 func (s *Store) staleReason(c *Call) string {
-	start := c.Started
-	if start.IsZero() {
-		start = c.FirstSeen
-	}
-	if t := time.Duration(c.TimeoutMS) * time.Millisecond; t > 0 && s.clock.Sub(start) > 2*t {
+	if t := time.Duration(c.TimeoutMS) * time.Millisecond; t > 0 && c.TimedElapsed(s.clock) > 2*t {
 		return fmt.Sprintf("no result within twice its %s timeout: ended by toolscope", t)
 	}
 	if idle := s.clock.Sub(c.LastUpdate); !c.LastUpdate.IsZero() && idle > s.opts.IdleRunningCalls {
@@ -117,7 +113,7 @@ func (s *Store) abandon(e *entry, reason string) {
 		at = c.LastUpdate
 	}
 	base := Event{Time: at, Source: source, SourceName: name, TaskID: c.TaskID, ToolCallID: c.ToolCallID,
-		Tool: c.Tool, IdempotencyKey: c.IdempotencyKey, RequestID: c.RequestID}
+		Tool: c.Tool, IdempotencyKey: c.IdempotencyKey, RequestID: c.RequestID, Call: c.ID}
 	cancel := base
 	cancel.Kind, cancel.Reason = KindToolCancelled, reason
 	warn := base

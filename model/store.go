@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -33,6 +34,11 @@ type SourceState struct {
 	Calls    int
 	Changed  time.Time
 	Attempts int // reconnect attempts reported so far
+	// AgentArea: the source speaks AgentArea (a feed; a tap once a call
+	// came with AgentArea context); Soat: a call came with SOAT's context
+	// headers. A tap with neither carries plain MCP.
+	AgentArea bool
+	Soat      bool
 }
 
 // Snapshot is an immutable, consistent view of the store. Its calls must not
@@ -46,6 +52,22 @@ type Snapshot struct {
 	Duplicates int64   // events ignored as already applied (same event_id)
 	Evicted    int64   // finished calls evicted to bound memory
 	Warnings   int64
+}
+
+// SpeaksAgentArea says whether AgentArea's contract applies to a call: it
+// carries AgentArea context, or a source that saw it carries it on other
+// calls (a call there without a token is missing one). A call of sources
+// that only ever carried plain MCP is judged by MCP alone: no token verdict.
+func (s *Snapshot) SpeaksAgentArea(c *Call) bool {
+	if c.AgentArea() {
+		return true
+	}
+	for i := range s.Sources {
+		if src := &s.Sources[i]; src.AgentArea && slices.Contains(c.Sources, src.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 // FindCall returns the call with this ID (or tool_call_id), or nil.
@@ -210,11 +232,12 @@ func (s *Store) Apply(ev Event) bool {
 }
 
 // ApplyTakingNotes is Apply, then TakeNotes when the event was applied,
-// under one hold of the lock (the hub does both for every event).
-func (s *Store) ApplyTakingNotes(ev Event) (applied bool, notes []Event) {
+// under one hold of the lock (the hub does both for every event). A tool
+// event gets its call's id (Event.Call), for the outputs to say.
+func (s *Store) ApplyTakingNotes(ev *Event) (applied bool, notes []Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.applyLocked(&ev) {
+	if !s.applyLocked(ev) {
 		return false, nil
 	}
 	notes, s.notes = s.notes, nil
@@ -241,6 +264,8 @@ func (s *Store) applyLocked(ev *Event) bool {
 
 	switch ev.Kind {
 	case KindToolCall, KindToolProgress, KindToolResult, KindToolCancelled:
+		src.AgentArea = src.AgentArea || ev.HasAgentAreaContext()
+		src.Soat = src.Soat || len(ev.SoatContext) > 0
 		s.applyCall(ev, src)
 	case KindWarning:
 		s.warnings++
@@ -283,7 +308,7 @@ func (s *Store) source(source, name string) *SourceState {
 	}
 	st := s.sources[k]
 	if st == nil {
-		st = &SourceState{Source: source, Name: name}
+		st = &SourceState{Source: source, Name: name, AgentArea: source == SourceFeed}
 		s.sources[k] = st
 		s.sourceOrder = append(s.sourceOrder, k)
 		s.feedSeen = s.feedSeen || source == SourceFeed
@@ -373,6 +398,7 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 		c.Sources = s.sourceNames(ev.SourceName)
 	}
 	wasFinished := found.finished
+	ev.Call = c.ID
 	c.apply(ev)
 	found.finished = c.Finished()
 	switch {

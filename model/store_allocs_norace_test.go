@@ -23,10 +23,10 @@ func TestApplyTapCallAllocations(t *testing.T) {
 		exchange := strconv.Itoa(i)
 		call := tapCall(0, exchange)
 		call.ToolCallID, call.IdempotencyKey = "call_"+exchange, ""
-		s.ApplyTakingNotes(call)
+		s.ApplyTakingNotes(&call)
 		r := tapResult(30, exchange)
 		r.ToolCallID, r.IdempotencyKey = call.ToolCallID, ""
-		s.ApplyTakingNotes(r)
+		s.ApplyTakingNotes(&r)
 	})
 	if n > 8 {
 		t.Errorf("%.1f allocations per tap call applied, want at most 8", n)

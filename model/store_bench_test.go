@@ -19,9 +19,9 @@ func BenchmarkApplyTapCall(b *testing.B) {
 		id := ids[i&(len(ids)-1)]
 		call := tapCall(0, strconv.Itoa(i))
 		call.ToolCallID, call.IdempotencyKey = id, ""
-		s.ApplyTakingNotes(call)
+		s.ApplyTakingNotes(&call)
 		r := tapResult(30, call.Exchange)
 		r.ToolCallID, r.IdempotencyKey = id, ""
-		s.ApplyTakingNotes(r)
+		s.ApplyTakingNotes(&r)
 	}
 }

@@ -27,12 +27,12 @@ func tapCall(ms int, exchange string) Event {
 func tapProgress(ms int, exchange string, p float64, relayed bool) Event {
 	return Event{Time: at(ms), Source: SourceTap, SourceName: "tap", Kind: KindToolProgress,
 		TaskID: "T1", ToolCallID: "call_a", IdempotencyKey: "T1:call_a", Exchange: exchange,
-		Progress: p, Total: f64(23), Relayed: relayed}
+		Progress: p, Total: f64(23), Relayed: BoolRef(relayed)}
 }
 
 func feedProgress(ms int, eventID string, p float64) Event {
 	return Event{Time: at(ms), Source: SourceFeed, SourceName: "task-1", Kind: KindToolProgress,
-		TaskID: "T1", ToolCallID: "call_a", EventID: eventID, Progress: p, Total: f64(23), Relayed: true}
+		TaskID: "T1", ToolCallID: "call_a", EventID: eventID, Progress: p, Total: f64(23), Relayed: BoolRef(true)}
 }
 
 func feedResult(ms int, eventID string, attempt int, replayed bool) Event {

@@ -21,6 +21,9 @@ func TextLine(e Event) string {
 	if e.Tool != "" {
 		b.WriteString(" " + Sanitize(e.Tool))
 	}
+	if e.Round > 0 {
+		b.WriteString(" round=" + strconv.Itoa(int(e.Round)))
+	}
 	add := func(k, v string) {
 		if v != "" {
 			b.WriteString(" " + k + "=" + Sanitize(v))
@@ -31,7 +34,7 @@ func TextLine(e Event) string {
 		if e.Attempt > 1 {
 			add("attempt", strconv.Itoa(e.Attempt))
 		}
-		if e.Context != nil {
+		if e.Context != nil && (e.Context.Verdict != VerdictAbsent || e.HasAgentAreaContext()) { // plain MCP: no token to speak of
 			v := e.Context.Verdict
 			if e.Context.HTTPStatus != 0 {
 				v += fmt.Sprintf("(%d/%d)", e.Context.HTTPStatus, e.Context.RPCCode)
@@ -42,13 +45,16 @@ func TextLine(e Event) string {
 			add("soat_keys", strconv.Itoa(len(e.SoatContext)))
 		}
 		add("args", Truncate(string(e.Arguments), 80))
+		add("answers", Truncate(string(e.InputResponses), 80))
 	case KindToolProgress:
 		total := "?"
 		if e.Total != nil {
 			total = FormatNumber(*e.Total)
 		}
 		add("progress", FormatNumber(e.Progress)+"/"+total)
-		add("relayed", strconv.FormatBool(e.Relayed))
+		if e.Relayed != nil {
+			add("relayed", strconv.FormatBool(*e.Relayed))
+		}
 		if e.AfterCancel {
 			add("after_cancel", "true")
 		}
@@ -77,8 +83,14 @@ func TextLine(e Event) string {
 // addResultFields adds a tool.result's fields to its text line.
 func addResultFields(add func(k, v string), e *Event) {
 	status := "ok"
-	if e.IsError || e.Error != "" {
+	switch {
+	case e.IsError || e.Error != "":
 		status = "error"
+	case e.ResultType == ResultInputRequired:
+		status = "input_required"
+		for _, ir := range e.InputRequests {
+			add("asks", strconv.Quote(Truncate(ir.Summary(), 80)))
+		}
 	}
 	add("status", status)
 	if e.Attempt > 1 {

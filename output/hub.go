@@ -83,7 +83,7 @@ func (h *Hub) Add(o Output) {
 // Emit redacts one event, applies it and hands it to the outputs.
 func (h *Hub) Emit(e model.Event) {
 	e = h.Redactor.Event(e)
-	applied, notes := h.Store.ApplyTakingNotes(e)
+	applied, notes := h.Store.ApplyTakingNotes(&e)
 	if !applied {
 		return
 	}

@@ -109,6 +109,7 @@ func appendEvent(b []byte, e *model.Event) []byte {
 	b = appendStr(b, `,"exchange":`, e.Exchange)
 	b = appendStr(b, `,"request_id":`, e.RequestID)
 	b = appendStr(b, `,"idempotency_key":`, e.IdempotencyKey)
+	b = appendStr(b, `,"call":`, e.Call)
 	b = appendCallFields(b, e)
 	b = appendResultFields(b, e)
 	b = appendStr(b, `,"reason":`, e.Reason)
@@ -129,7 +130,9 @@ func appendEvent(b []byte, e *model.Event) []byte {
 		} else {
 			b = model.AppendJSONNumber(b, *e.Total)
 		}
-		b = strconv.AppendBool(append(b, `,"relayed":`...), e.Relayed)
+		if e.Relayed != nil {
+			b = strconv.AppendBool(append(b, `,"relayed":`...), *e.Relayed)
+		}
 	}
 	return append(b, '}')
 }
@@ -154,14 +157,16 @@ func appendCallFields(b []byte, e *model.Event) []byte {
 	}
 	b = appendStr(b, `,"traceparent":`, e.TraceParent)
 	b = appendStr(b, `,"tracestate":`, e.TraceState)
+	b = appendRaw(b, `,"input_responses":`, e.InputResponses)
 	return appendFlag(b, `,"after_cancel":`, e.AfterCancel)
 }
 
 // appendResultFields writes the tool.result fields, is_error to timed_out.
 func appendResultFields(b []byte, e *model.Event) []byte {
 	b = appendFlag(b, `,"is_error":`, e.IsError)
-	b = appendStr(b, `,"error":`, e.Error)
 	b = appendFlag(b, `,"replayed":`, e.Replayed)
+	b = appendInt(b, `,"round":`, int64(e.Round))
+	b = appendStr(b, `,"error":`, e.Error)
 	b = appendInt(b, `,"duration_ms":`, e.DurationMS)
 	b = appendInt(b, `,"http_status":`, int64(e.HTTPStatus))
 	b = appendInt(b, `,"rpc_code":`, int64(e.RPCCode))
@@ -190,6 +195,9 @@ func appendResultFields(b []byte, e *model.Event) []byte {
 	b = appendFlag(b, `,"structured_content_dropped":`, e.StructuredContentDropped)
 	b = appendFlag(b, `,"late":`, e.Late)
 	b = appendStr(b, `,"result_type":`, e.ResultType)
+	if len(e.InputRequests) > 0 { // as rare as a round: written by encoding/json
+		b = model.AppendJSONValue(append(b, `,"input_requests":`...), e.InputRequests)
+	}
 	b = appendStr(b, `,"denied":`, e.Denied)
 	return appendFlag(b, `,"timed_out":`, e.TimedOut)
 }

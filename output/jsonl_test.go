@@ -39,7 +39,7 @@ func oneOfEachKind() []model.Event {
 			e.Progress = 5
 			e.Total = f64(23)
 			e.Message = "Reading sheet 5 of 23"
-			e.Relayed = true
+			e.Relayed = model.BoolRef(true)
 		}),
 		with(func(e *model.Event) { e.Kind = model.KindToolProgress; e.Progress = 0.25 }),
 		with(func(e *model.Event) {
@@ -103,13 +103,20 @@ func viaJSON(t *testing.T, e model.Event) map[string]any {
 	return m
 }
 
+// TestProgressFieldsAreAlwaysWritten: progress and total on every
+// tool.progress, relayed where something relays (false written as false),
+// and no relayed at all on plain MCP.
 func TestProgressFieldsAreAlwaysWritten(t *testing.T) {
-	ev := model.Event{Time: t0, Source: model.SourceFeed, SourceName: "f", Kind: model.KindToolProgress, Progress: 0}
+	ev := model.Event{Time: t0, Source: model.SourceTap, SourceName: "t", Kind: model.KindToolProgress, Progress: 0, Relayed: model.BoolRef(false)}
 	line := EncodeLine(&ev)
 	for _, want := range []string{`"progress":0`, `"total":null`, `"relayed":false`, `"time":"2026-07-29T10:00:00Z"`} {
 		if !strings.Contains(string(line), want) {
 			t.Errorf("%s lacks %s", line, want)
 		}
+	}
+	ev.Relayed = nil
+	if plain := EncodeLine(&ev); strings.Contains(string(plain), "relayed") || !strings.Contains(string(plain), `"total":null`) {
+		t.Errorf("plain MCP progress: %s", plain)
 	}
 	call := model.Event{Time: t0, Kind: model.KindToolCall}
 	if other := EncodeLine(&call); strings.Contains(string(other), "total") {
@@ -160,7 +167,7 @@ func TestNotJSONIsKeptAsText(t *testing.T) {
 // Image, set alone and all at once, is written under its tag's name, in the
 // struct's order, with the value encoding/json gives it: a field added to
 // the structs without the encoder fails here. (The progress fields are
-// always written, last, for a tool.progress.)
+// always written, last, for a tool.progress: relayed where it is set.)
 func TestLinesAreTheEventsFields(t *testing.T) {
 	all := model.Event{}
 	fill(reflect.ValueOf(&all).Elem())
@@ -198,12 +205,16 @@ func assertLineIsStruct(t *testing.T, what string, ev model.Event) {
 		}
 		wantKeys = slices.DeleteFunc(wantKeys, func(k string) bool { return slices.Contains(progressFields, k) })
 	} else {
-		wantMap["progress"], wantMap["relayed"] = ev.Progress, ev.Relayed
+		wantMap["progress"] = ev.Progress
 		wantMap["total"] = nil
 		if ev.Total != nil {
 			wantMap["total"] = *ev.Total
 		}
-		wantKeys = append(slices.DeleteFunc(wantKeys, func(k string) bool { return slices.Contains(progressFields, k) }), progressFields...)
+		written := progressFields
+		if ev.Relayed == nil { // plain MCP: nothing relays
+			written = progressFields[:2]
+		}
+		wantKeys = append(slices.DeleteFunc(wantKeys, func(k string) bool { return slices.Contains(progressFields, k) }), written...)
 	}
 	if !reflect.DeepEqual(got, wantMap) {
 		t.Errorf("%s:\n got %s\nwant %s", what, line, want)
@@ -249,7 +260,7 @@ func fill(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString("s<" + v.Type().Name())
-	case reflect.Int, reflect.Int64:
+	case reflect.Int, reflect.Int32, reflect.Int64:
 		v.SetInt(-7)
 	case reflect.Float64:
 		v.SetFloat(2.5)

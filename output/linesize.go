@@ -21,7 +21,10 @@ func eventBytes(e *model.Event) int64 {
 		len(e.EventID) + len(e.Exchange) + len(e.RequestID) + len(e.IdempotencyKey) + len(e.Arguments) +
 		len(e.AgentName) + len(e.TraceParent) + len(e.TraceState) + len(e.Error) + len(e.TextPreview) +
 		len(e.StructuredContent) + len(e.ResultType) + len(e.Denied) + len(e.Reason) + len(e.EventType) +
-		len(e.Message) + len(e.State) + len(e.Detail) + len(e.Code) + len(e.Data)
+		len(e.Message) + len(e.State) + len(e.Detail) + len(e.Code) + len(e.Data) + len(e.Call) + len(e.InputResponses)
+	for _, ir := range e.InputRequests {
+		n += 64 + len(ir.ID) + len(ir.Method) + len(ir.Message) + len(ir.RequestedSchema) + len(ir.URL)
+	}
 	n += anyBytes(e.Meta) + stringsBytes(e.SoatContext) + stringsBytes(e.Headers)
 	for _, im := range e.Images {
 		n += 48 + len(im.ID) + len(im.MimeType) + len(im.Problem)

@@ -26,7 +26,7 @@ func benchStore(n int) *model.Store {
 		for j := 1; j <= 3; j++ {
 			p := c
 			p.Kind, p.Time, p.Context = model.KindToolProgress, at(ms+j), nil
-			p.Progress, p.Total, p.Message, p.Relayed = float64(j), fptr(10), "Reading sheet "+strconv.Itoa(j), j == 1
+			p.Progress, p.Total, p.Message, p.Relayed = float64(j), fptr(10), "Reading sheet "+strconv.Itoa(j), model.BoolRef(j == 1)
 			s.Apply(p)
 		}
 		if i%10 != 0 {

@@ -24,6 +24,8 @@ func statusGlyph(s model.Status, now time.Time) string {
 		return "!"
 	case model.StatusRunning:
 		return runningGlyph(now)
+	case model.StatusNeedsInput:
+		return "~" // waiting, for the client's input
 	}
 	return "?"
 }

@@ -20,8 +20,12 @@ func (m *detailModel) detailProgress(d *detailText, c *model.Call) {
 		d.section("PROGRESS", st.muted.on("no notification"))
 		return
 	}
-	d.section("PROGRESS", st.accent.on("sent "+strconv.Itoa(c.SentCount())+" → relayed "+strconv.Itoa(c.RelayedCount())))
-	if p.Sent > 0 {
+	if !c.Relays { // plain MCP: what the server sent is all there is
+		d.section("PROGRESS", st.accent.on("sent "+strconv.Itoa(c.SentCount())))
+	} else {
+		d.section("PROGRESS", st.accent.on("sent "+strconv.Itoa(c.SentCount())+" → relayed "+strconv.Itoa(c.RelayedCount())))
+	}
+	if p.Sent > 0 && c.Relays {
 		d.kv("tap saw", strconv.Itoa(p.Sent)+" sent, "+strconv.Itoa(p.WouldRelay)+" pass "+model.SaysRelayRule)
 	}
 	if p.Relayed > 0 {
@@ -39,7 +43,11 @@ func (m *detailModel) detailProgress(d *detailText, c *model.Call) {
 		d.kv("not increasing", st.warn.on(strconv.Itoa(p.NotIncreasing)+" notifications"))
 	}
 	if p.AfterCancel > 0 {
-		d.kv("after cancel", st.warn.on(strconv.Itoa(p.AfterCancel)+" sent after the call was cancelled (not relayed)"))
+		what := " sent after the call was cancelled"
+		if c.Relays {
+			what += " (not relayed)"
+		}
+		d.kv("after cancel", st.warn.on(strconv.Itoa(p.AfterCancel)+what))
 	}
 	if len(hist) > 0 {
 		d.kv("shape", st.run.on(sparkline(hist)))
@@ -86,6 +94,8 @@ func (m *detailModel) detailNotifications(d *detailText, c *model.Call) {
 			switch {
 			case pt.AfterCancel:
 				rel = st.warn.on("after cancel")
+			case !c.Relays:
+				rel = "" // plain MCP: nothing relays
 			case pt.Relayed:
 				rel = st.ok.on("would relay")
 			default:
@@ -140,6 +150,9 @@ func (m *detailModel) detailResult(d *detailText, c *model.Call) {
 	a := c.LastAttempt()
 	if a == nil || !a.HasResult {
 		note := st.muted.on("none yet")
+		if c.Status == model.StatusNeedsInput {
+			note = st.warn.on("none yet: the server asked the client for input (see ROUNDS)")
+		}
 		if a != nil && a.Cancelled != "" {
 			note = st.muted.on("cancelled: " + model.Sanitize(a.Cancelled))
 		}
@@ -245,6 +258,7 @@ func (m *detailModel) detailAttempts(d *detailText, c *model.Call) {
 	}
 	st := d.st
 	d.section("ATTEMPTS", st.muted.on(strconv.Itoa(len(c.Attempts))))
+	agentArea := m.speaksAgentArea(c)
 	for _, a := range c.Attempts {
 		parts := []string{"#" + strconv.Itoa(a.N)}
 		via := []string{}
@@ -264,7 +278,7 @@ func (m *detailModel) detailAttempts(d *detailText, c *model.Call) {
 		if !a.Ended.IsZero() && !a.Started.IsZero() {
 			parts = append(parts, model.FormatDuration(a.Ended.Sub(a.Started)))
 		}
-		if a.Context != nil {
+		if a.Context != nil && (agentArea || a.Context.Present) {
 			parts = append(parts, m.verdictPaint(a.Context.Verdict).on("token "+verdictText(a.Context)))
 		}
 		failed := a.HasResult && (a.Result.IsError || a.Result.Error != "" || a.Result.RPCCode != 0 || a.Result.HTTPStatus >= 400)

@@ -26,6 +26,7 @@ func (m *detailModel) renderDetail(c *model.Call) string {
 	// came out, and the raw timeline last.
 	m.detailCallSection(d, c)
 	m.detailResult(d, c)
+	m.detailRounds(d, c)
 	m.detailProgress(d, c)
 	m.detailToken(d, c)
 	m.detailMeta(d, c)
@@ -67,6 +68,9 @@ func (m *detailModel) detailCallSection(d *detailText, c *model.Call) {
 	}
 	if c.RequestID != "" {
 		d.kv("json-rpc id", model.Sanitize(c.RequestID))
+	}
+	if c.MultiRound() {
+		d.kv("rounds", strconv.Itoa(c.Rounds())+st.muted.on("  the server asked the client for input (see ROUNDS)"))
 	}
 	if len(c.Sources) > 0 {
 		names := make([]string, len(c.Sources))
@@ -116,6 +120,7 @@ func (m *detailModel) detailTimeline(d *detailText, c *model.Call) {
 		note += " kept of " + strconv.Itoa(c.Events)
 	}
 	d.section("TIMELINE", st.muted.on(note))
+	agentArea := m.speaksAgentArea(c)
 	var prev time.Time
 	for _, e := range entries {
 		delta := "      "
@@ -130,13 +135,13 @@ func (m *detailModel) detailTimeline(d *detailText, c *model.Call) {
 			if e.ev.SourceName != "" && e.ev.SourceName != e.ev.Source {
 				src += " " + model.Sanitize(e.ev.SourceName)
 			}
-			kind, sum, kp = m.eventSummary(e.ev)
+			kind, sum, kp = m.eventSummary(e.ev, agentArea)
 		} else {
 			src = model.SourceFeed
 			if e.point.FromTap {
 				src = model.SourceTap
 			}
-			kind, sum, kp = "tool.progress", m.pointSummary(e.point), st.run
+			kind, sum, kp = "tool.progress", m.pointSummary(e.point, c.Relays), st.run
 		}
 		d.line("   " + st.muted.on(clockMillis(e.at)) + " " + fitRight(delta, 7) + "  " +
 			fit(cut(src, 16), 16) + " " + kp.on(fit(kind, 14)) + " " + cut(sum, max(10, d.width-timelineText-1)))
@@ -150,7 +155,9 @@ func (m *detailModel) detailTimeline(d *detailText, c *model.Call) {
 // delta, source and kind before it.
 const timelineText = 3 + 12 + 1 + 7 + 2 + 16 + 1 + 14 + 1
 
-func (m *detailModel) pointSummary(p *model.Point) string {
+// pointSummary is a notification in the timeline: its value, whether it is
+// relayed (where anything relays), its message.
+func (m *detailModel) pointSummary(p *model.Point, relays bool) string {
 	st := &m.st
 	s := model.FormatNumber(p.Progress)
 	if p.HasTotal {
@@ -159,8 +166,11 @@ func (m *detailModel) pointSummary(p *model.Point) string {
 	switch {
 	case !p.FromTap:
 		s += " " + st.ok.on("relayed")
+	case p.AfterCancel && !relays:
+		s += " " + st.warn.on("sent after the cancellation")
 	case p.AfterCancel:
 		s += " " + st.warn.on("sent after the cancellation, not relayed")
+	case !relays:
 	case p.Relayed:
 		s += " " + st.ok.on("would relay")
 	default:
@@ -172,8 +182,9 @@ func (m *detailModel) pointSummary(p *model.Point) string {
 	return s
 }
 
-// eventSummary is the kind, a one-line summary and the kind's colour.
-func (m *detailModel) eventSummary(e *model.Event) (string, string, paint) {
+// eventSummary is the kind, a one-line summary and the kind's colour;
+// agentArea says the call is judged by AgentArea's contract (its token said).
+func (m *detailModel) eventSummary(e *model.Event, agentArea bool) (string, string, paint) {
 	st := &m.st
 	var parts []string
 	add := func(s string) {
@@ -189,7 +200,13 @@ func (m *detailModel) eventSummary(e *model.Event) (string, string, paint) {
 		if e.Attempt > 0 {
 			add("attempt " + strconv.Itoa(e.Attempt))
 		}
-		if e.Context != nil {
+		if e.Round > 0 {
+			add("round " + strconv.Itoa(int(e.Round)))
+		}
+		if len(e.InputResponses) > 0 {
+			add("answers " + formatBytes(len(e.InputResponses)))
+		}
+		if e.Context != nil && (agentArea || e.Context.Present) { // plain MCP has no token to speak of
 			add("token " + verdictText(e.Context))
 		}
 		if len(e.Arguments) > 0 {
@@ -201,10 +218,19 @@ func (m *detailModel) eventSummary(e *model.Event) (string, string, paint) {
 	case model.KindToolResult:
 		kp = st.ok
 		status := "ok"
-		if e.IsError || e.Error != "" || e.RPCCode != 0 || e.HTTPStatus >= 400 {
+		switch {
+		case e.IsError || e.Error != "" || e.RPCCode != 0 || e.HTTPStatus >= 400:
 			status, kp = "error", st.err
+		case e.ResultType == model.ResultInputRequired:
+			status, kp = "input_required", st.warn
 		}
 		add(status)
+		if e.Round > 0 {
+			add("round " + strconv.Itoa(int(e.Round)))
+		}
+		for _, ir := range e.InputRequests {
+			add("asks " + cut(model.Sanitize(ir.Summary()), 60))
+		}
 		if e.HTTPStatus != 0 {
 			add("http " + strconv.Itoa(e.HTTPStatus))
 		}

@@ -22,6 +22,10 @@ func (m *detailModel) detailToken(d *detailText, c *model.Call) {
 		d.section("TOKEN", st.muted.on("none seen (a feed does not carry it; a tap shows it)"))
 		return
 	}
+	if !m.speaksAgentArea(c) {
+		d.section("TOKEN", st.muted.on("none: plain MCP (no AgentArea context on this call or its source)"))
+		return
+	}
 	d.section("TOKEN", m.verdictPaint(ctx.Verdict).on(verdictText(ctx)))
 	switch ctx.Verdict {
 	case model.VerdictRejected:

@@ -81,11 +81,11 @@ func fixtureEvents() []model.Event {
 	for i := 1; i <= 23; i++ {
 		p := tap(1000+i*150, model.KindToolProgress, "e1", taskA, "call_abc", "get_order")
 		p.Progress, p.Total, p.Message = float64(i), fptr(23), fmt.Sprintf("Reading sheet %d of 23", i)
-		p.Relayed = i%3 == 1 || i == 23
+		p.Relayed = model.BoolRef(i%3 == 1 || i == 23)
 		add(p)
-		if p.Relayed {
+		if p.IsRelayed() {
 			q := feed(1000+i*150+20, model.KindToolProgress, taskA, "call_abc", "mcp__orders__get_order")
-			q.Progress, q.Total, q.Message, q.Relayed = p.Progress, p.Total, p.Message, true
+			q.Progress, q.Total, q.Message, q.Relayed = p.Progress, p.Total, p.Message, model.BoolRef(true)
 			q.EventID = fmt.Sprintf("ev-p%d", i)
 			add(q)
 		}
@@ -106,7 +106,7 @@ func fixtureEvents() []model.Event {
 	add(c)
 	for i := 1; i <= 5; i++ {
 		p := tap(20000+i*400, model.KindToolProgress, "e2", taskA, "call_def", "export_sheet")
-		p.Progress, p.Total, p.Message, p.Relayed = float64(i), fptr(23), fmt.Sprintf("Reading sheet %d of 23", i), true
+		p.Progress, p.Total, p.Message, p.Relayed = float64(i), fptr(23), fmt.Sprintf("Reading sheet %d of 23", i), model.BoolRef(true)
 		add(p)
 	}
 
@@ -116,7 +116,7 @@ func fixtureEvents() []model.Event {
 	add(c)
 	for i := 1; i <= 4; i++ {
 		p := feed(30000+i*2000, model.KindToolProgress, taskA, "call_ghi", "mcp__web__crawl_site")
-		p.Progress, p.Message, p.Relayed = float64(i*12), fmt.Sprintf("%d pages", i*12), true
+		p.Progress, p.Message, p.Relayed = float64(i*12), fmt.Sprintf("%d pages", i*12), model.BoolRef(true)
 		p.EventID = fmt.Sprintf("ev-3p%d", i)
 		add(p)
 	}
@@ -198,7 +198,7 @@ func fixtureEvents() []model.Event {
 	c.Arguments = json.RawMessage(`{"url":"http://example.test/\u001b[2J"}`)
 	add(c)
 	p := tap(58500, model.KindToolProgress, "e10", taskA, "call_esc", "fetch_\x1b[31mpage")
-	p.Progress, p.Total, p.Message, p.Relayed = 1, fptr(2), "got \x1b[2J half", true
+	p.Progress, p.Total, p.Message, p.Relayed = 1, fptr(2), "got \x1b[2J half", model.BoolRef(true)
 	add(p)
 	r = tap(59000, model.KindToolResult, "e10", taskA, "call_esc", "fetch_\x1b[31mpage")
 	r.TextChars, r.TextPreview = 64, "before \x1b]52;c;ZXZpbA==\x07 middle \x1b[2J after"

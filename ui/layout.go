@@ -57,8 +57,11 @@ const (
 	// that give way, when a row on screen says why it ended badly or has a
 	// progress message: a cause is read in its first words.
 	causeWant = 28
-	// toolWant is the longest tool name (with its server) shown whole.
-	toolWant = 28
+	// toolWant is the longest tool name (with its server) shown whole
+	// before other columns have their room; a longer one is made whole
+	// from the spare room while the progress column keeps roomyProgress.
+	toolWant      = 28
+	roomyProgress = 40
 	// flagsFloor keeps "rejected 401 attempt 2" whole when flags are cut.
 	flagsFloor = 22
 )
@@ -183,6 +186,9 @@ func wantedColumns(content contentWidths) []column {
 		}
 		c.want = max(c.want, c.min)
 		c.full = c.want
+		if c.id == colTool {
+			c.full = max(c.want, content.tool)
+		}
 		cols = append(cols, c)
 	}
 	return cols
@@ -252,6 +258,13 @@ func sizeColumns(cols []column, width int) {
 	shrink(colFlags)
 	shrink(colProgress)
 	spare := width - needWidth(cols, func(c column) int { return c.width })
+	for i := range cols {
+		if c := &cols[i]; c.id == colTool && c.full > c.width {
+			add := min(c.full-c.width, max(0, spare-roomyProgress))
+			c.width += add
+			spare -= add
+		}
+	}
 	for _, grow := range []func(column) bool{
 		func(c column) bool { return c.fill },
 		func(c column) bool { return c.id == colTool },

@@ -69,6 +69,9 @@ type common struct {
 	flashUntil time.Time
 }
 
+// speaksAgentArea: see model.Snapshot.SpeaksAgentArea.
+func (c *common) speaksAgentArea(call *model.Call) bool { return c.snap.SpeaksAgentArea(call) }
+
 // component is one part of the screen under the header: it draws in the
 // size it is given, answers its own keys and says them in its help.
 type component interface {

@@ -80,7 +80,7 @@ func (m *tableModel) cell(c *model.Call, col column, lay tableLayout) string {
 		return fitColored(m.flagsCell(c, !lay.bareFlags), w)
 	case colRelay:
 		sent, rel := c.SentCount(), c.RelayedCount()
-		if sent == 0 && rel == 0 {
+		if !c.Relays || sent == 0 && rel == 0 { // plain MCP: nothing relays
 			return strings.Repeat(" ", w)
 		}
 		s := strconv.Itoa(sent) + "→" + strconv.Itoa(rel)
@@ -242,12 +242,12 @@ func (m *tableModel) elapsedText(c *model.Call) string {
 }
 
 func (m *tableModel) elapsedCell(c *model.Call, w int) string {
-	over := c.TimeoutMS > 0 && c.Elapsed(m.now) > time.Duration(c.TimeoutMS)*time.Millisecond
+	over := c.TimeoutMS > 0 && c.TimedElapsed(m.now) > time.Duration(c.TimeoutMS)*time.Millisecond
 	s := fitRight(m.elapsedText(c), w)
 	switch {
 	case over:
 		return m.st.late.on(s)
-	case c.Status == model.StatusRunning:
+	case !c.Finished():
 		return s
 	}
 	return m.st.muted.on(s)
@@ -275,7 +275,9 @@ func (m *tableModel) flagsCell(c *model.Call, valid bool) string {
 		case model.VerdictUnverified:
 			add(st.warn, "unverified")
 		case model.VerdictAbsent:
-			add(st.muted, "no token")
+			if m.speaksAgentArea(c) { // plain MCP never carries one
+				add(st.muted, "no token")
+			}
 		}
 	} else if c.Flags&model.FlagRejected != 0 {
 		// A feed alone: the platform said the server rejected the credentials.
@@ -287,6 +289,9 @@ func (m *tableModel) flagsCell(c *model.Call, valid bool) string {
 	}
 	if n := len(c.Attempts); n > 1 || (n == 1 && c.Attempts[0].N > 1) {
 		add(st.warn, "attempt "+strconv.Itoa(c.Attempts[n-1].N))
+	}
+	if c.MultiRound() {
+		add(st.accent, "round "+strconv.Itoa(c.Rounds()))
 	}
 	if c.Flags&model.FlagReplayed != 0 {
 		add(st.accent, "replayed")

@@ -148,10 +148,27 @@ func (c *common) sourceLabel(s model.SourceState, group string, detail int) stri
 	if (s.State == model.StateFailing || s.State == model.StateFailed) && reasonRoom[detail] > 0 && s.Detail != "" {
 		label += st.muted.on(": " + cut(shortReason(model.Sanitize(s.Detail)), reasonRoom[detail]))
 	}
+	if detail >= 2 && s.Source == model.SourceTap && s.Calls > 0 && group == "" {
+		label += st.muted.on(" · " + speaks(s))
+	}
 	if detail == 3 && !isOutput(s) && group == "" {
 		label += st.muted.on(" · " + formatCount(s.Events) + " ev · " + strconv.Itoa(s.Calls) + " calls")
 	}
 	return label
+}
+
+// speaks says what a tap's calls carry: AgentArea context (a token or
+// agentarea/* keys on some call), SOAT's context headers, or plain MCP.
+func speaks(s model.SourceState) string {
+	switch {
+	case s.AgentArea && s.Soat:
+		return "AgentArea + SOAT"
+	case s.AgentArea:
+		return "AgentArea"
+	case s.Soat:
+		return "SOAT"
+	}
+	return "plain MCP"
 }
 
 // shortReason is the end of an error chain ("… dial tcp 127.0.0.1:1:

@@ -63,7 +63,7 @@ func (m *tableModel) callSummary(c *model.Call) string {
 	if flags := m.flagsCell(c, true); flags != "" {
 		parts = append(parts, flags)
 	}
-	if sent, rel := c.SentCount(), c.RelayedCount(); sent > 0 || rel > 0 {
+	if sent, rel := c.SentCount(), c.RelayedCount(); c.Relays && (sent > 0 || rel > 0) {
 		parts = append(parts, st.muted.on(strconv.Itoa(sent)+" sent → "+strconv.Itoa(rel)+" relayed"))
 	}
 	if c.TaskID != "" {

@@ -89,6 +89,8 @@ func (s *styles) status(st model.Status) paint {
 		return s.run
 	case model.StatusLate:
 		return s.late
+	case model.StatusNeedsInput:
+		return s.warn
 	}
 	return s.cancelled
 }

@@ -31,6 +31,7 @@ type tableModel struct {
 	scope      string
 	selectedID string
 	running    int
+	needInput  int // calls waiting for the client's input (a multi-round call)
 }
 
 func newTableModel(c *common, g *globalKeys) tableModel {
@@ -60,13 +61,16 @@ func (m *tableModel) fitWindow() { m.resize(len(m.rows), m.rowsShown()) }
 // setSnapshot re-derives the rows from a new snapshot.
 func (m *tableModel) setSnapshot() {
 	m.applyFilter()
-	running := 0
+	running, needInput := 0, 0
 	for _, c := range m.snap.Calls {
-		if c.Status == model.StatusRunning {
+		switch c.Status {
+		case model.StatusRunning:
 			running++
+		case model.StatusNeedsInput:
+			needInput++
 		}
 	}
-	m.running = running
+	m.running, m.needInput = running, needInput
 }
 
 func (m *tableModel) setFilter(s string) {

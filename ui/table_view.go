@@ -83,7 +83,7 @@ func (m *tableModel) contentWidths() contentWidths {
 		w.tool = max(w.tool, ansi.StringWidth(toolCellText(c)))
 		w.flags = max(w.flags, ansi.StringWidth(m.flagsCell(c, true)))
 		w.flagsBare = max(w.flagsBare, ansi.StringWidth(m.flagsCell(c, false)))
-		if sent, rel := c.SentCount(), c.RelayedCount(); sent > 0 || rel > 0 {
+		if sent, rel := c.SentCount(), c.RelayedCount(); c.Relays && (sent > 0 || rel > 0) {
 			w.relay = max(w.relay, len(strconv.Itoa(sent))+1+len(strconv.Itoa(rel)))
 		}
 		w.status = max(w.status, len(c.Status))

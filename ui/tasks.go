@@ -141,13 +141,18 @@ func (x *taskIndex) build(snap *model.Snapshot) {
 			if r.now == nil || r.now.Status != model.StatusRunning || c.LastUpdate.After(r.now.LastUpdate) {
 				r.now = c
 			}
+		case model.StatusNeedsInput: // under way: waiting for the client's input
+			r.running++
+			if r.now == nil || r.now.Finished() {
+				r.now = c
+			}
 		case model.StatusOK:
 			r.done++
 		default:
 			r.done++
 			r.failed++
 		}
-		if r.now == nil || r.now.Status != model.StatusRunning && !c.FirstSeen.Before(r.now.FirstSeen) {
+		if r.now == nil || r.now.Finished() && !c.FirstSeen.Before(r.now.FirstSeen) {
 			r.now = c
 		}
 	}

@@ -57,6 +57,9 @@ func (m *Model) renderTitle(b *strings.Builder) {
 		if m.table.running > 0 {
 			right = append(right, st.run.on(formatCount(int64(m.table.running))+word(" running", " run")))
 		}
+		if m.table.needInput > 0 {
+			right = append(right, st.warn.on(formatCount(int64(m.table.needInput))+word(" need input", " input")))
+		}
 		right = append(right, strconv.FormatFloat(m.rate.perSecond(), 'f', 0, 64)+st.muted.on("/s"))
 		if snap.Warnings > 0 {
 			right = append(right, st.warn.on("⚠ "+formatCount(snap.Warnings)+word(" warnings", "")))

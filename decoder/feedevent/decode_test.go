@@ -18,7 +18,7 @@ func TestDecodeFeedEventEnvelopes(t *testing.T) {
 	ev := fr.Event
 	if ev.Kind != model.KindToolProgress || ev.EventID != "5b0c" || ev.TaskID != "6f1c" || ev.ToolCallID != "call_abc" ||
 		ev.Tool != "app__get_order" || ev.Progress != 5 || ev.Total == nil || *ev.Total != 23 ||
-		ev.Message != "Reading sheet 5 of 23" || !ev.Relayed || ev.Source != model.SourceFeed || ev.SourceName != "t1" {
+		ev.Message != "Reading sheet 5 of 23" || !ev.IsRelayed() || ev.Source != model.SourceFeed || ev.SourceName != "t1" {
 		t.Fatalf("full envelope: %+v", ev)
 	}
 	if want := time.Date(2026, 7, 29, 10, 0, 1, 500e6, time.UTC); !ev.Time.Equal(want) {
@@ -154,7 +154,7 @@ func TestDecodeFeedEventToolResult(t *testing.T) {
 			}},
 		{"progress without total", "tool.progress", `{"event_type":"tool.progress","data":{"tool_call_id":"c","progress":0.5,"total":null}}`,
 			func(t *testing.T, ev model.Event) {
-				if ev.Progress != 0.5 || ev.Total != nil || !ev.Relayed {
+				if ev.Progress != 0.5 || ev.Total != nil || !ev.IsRelayed() {
 					t.Fatalf("%+v", ev)
 				}
 			}},

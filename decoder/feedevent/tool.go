@@ -29,7 +29,7 @@ func fillToolEvent(ev *model.Event, d *feedData, failed bool) {
 		}
 		ev.Total = d.Total
 		ev.Message = d.Message
-		ev.Relayed = true // a feed only carries what the platform relayed
+		ev.Relayed = model.BoolRef(true) // a feed only carries what the platform relayed
 	case model.KindToolResult:
 		fillFeedResult(ev, d, failed)
 	}

@@ -34,6 +34,12 @@ const (
 type CallParams struct {
 	Name      string
 	Arguments json.RawMessage // nil when absent or null
+	// RequestState and InputResponses are what a later round of a
+	// multi-round call (MCP 2026-07-28) sends back: the state the server's
+	// input_required answer gave, as a string ("" when absent or not a
+	// string), and the client's answers to its input requests, as sent.
+	RequestState   string
+	InputResponses json.RawMessage
 	// Problem says why the params are not a tools/call's (not an object,
 	// no name, a name that is not a string): a server answers 400/-32602.
 	Problem string
@@ -93,6 +99,7 @@ type params struct {
 	name, arguments, meta                   json.RawMessage
 	progressToken, progress, total, message json.RawMessage
 	requestID, reason                       json.RawMessage
+	requestState, inputResponses            json.RawMessage
 	metaRead                                Meta
 	protocolVersion, clientInfo, uri        any
 }
@@ -140,6 +147,10 @@ func (r *reader) otherParam(p *params, key []byte) {
 		p.requestID = r.value()
 	case foldsTo(key, "reason"):
 		p.reason = r.value()
+	case foldsTo(key, "requestState"):
+		p.requestState = r.value()
+	case foldsTo(key, "inputResponses"):
+		p.inputResponses = r.value()
 	case string(key) == "protocolVersion":
 		p.protocolVersion, _, _ = r.any(nil)
 	case string(key) == "clientInfo":
@@ -229,6 +240,10 @@ func (p *params) call() CallParams {
 	}
 	if !isNull(p.arguments) {
 		c.Arguments = json.RawMessage(p.arguments)
+	}
+	c.RequestState, _ = stringValue(p.requestState)
+	if p.inputResponses != nil && !isNull(p.inputResponses) {
+		c.InputResponses = json.RawMessage(p.inputResponses)
 	}
 	name, ok := stringValue(p.name)
 	switch {

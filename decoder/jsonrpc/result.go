@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -26,12 +27,35 @@ type Result struct {
 	Replayed bool
 	// ResultType is as sent ("" when absent, which means complete).
 	ResultType string
+	// InputRequests and RequestState are what an input_required answer
+	// asks of the client and gives it to send back (MCP 2026-07-28), in
+	// the order sent.
+	InputRequests []InputRequest
+	RequestState  string
 	// Problems say what could not be read, each a result_malformed warning;
 	// the rest is read all the same.
 	Problems []string
 	// Plain is what another method's result says worth showing
 	// (initialize's server, a list's names).
 	Plain map[string]any
+}
+
+// InputRequest is one request an input_required answer makes of the
+// client: its id, its method (elicitation/create, sampling/createMessage,
+// roots/list) and what its params say worth showing.
+type InputRequest struct {
+	ID     string
+	Method string
+	// An elicitation's message, requested schema (as sent) and URL (url mode).
+	Message         string
+	RequestedSchema json.RawMessage
+	URL             string
+	// A sampling request's messages (how many, the last one's text), its
+	// system prompt and its token budget.
+	Messages     int
+	LastText     string
+	SystemPrompt string
+	MaxTokens    int64
 }
 
 // Image is one image a result carries: the content block it is in, its
@@ -87,14 +111,14 @@ func (r *reader) result(m *Message) json.RawMessage {
 	res := &Result{}
 	var t text
 	var isError, resultType json.RawMessage
-	content, metaBad, replayed := false, false, json.RawMessage(nil)
+	contentProblem := "result has no content array" // said unless the answer asks for input
+	metaBad, replayed := false, json.RawMessage(nil)
 	for r.more('}') {
 		key := r.name()
 		switch {
 		case foldsTo(key, "content"):
-			content = true
 			t, res.Images, res.Blocks = text{}, nil, 0
-			r.content(res, &t)
+			contentProblem = r.content(res, &t)
 		case foldsTo(key, "structuredContent"):
 			if res.Structured = r.value(); isNull(res.Structured) {
 				res.Structured = nil
@@ -103,14 +127,17 @@ func (r *reader) result(m *Message) json.RawMessage {
 			isError = r.value()
 		case foldsTo(key, "resultType"):
 			resultType = r.value()
+		case foldsTo(key, "inputRequests"):
+			r.inputRequests(res)
+		case foldsTo(key, "requestState"):
+			if !r.stringInto(&res.RequestState) {
+				res.problem("requestState is not a string")
+			}
 		case foldsTo(key, "_meta"):
 			replayed, metaBad = r.resultMeta()
 		default:
 			r.plainResult(res, key)
 		}
-	}
-	if !content {
-		res.problem("result has no content array")
 	}
 	res.Text = t.String()
 	switch string(isError) {
@@ -134,23 +161,26 @@ func (r *reader) result(m *Message) json.RawMessage {
 			res.problem("resultType is not a string")
 		}
 	}
+	if contentProblem != "" && res.ResultType != "input_required" {
+		// An answer that asks for input has no content of its own.
+		res.problem("%s", contentProblem)
+	}
 	m.Summary = res
 	return r.text[start:r.offset()]
 }
 
 // content reads the content array: each block's type and what the model
-// or the image rules read of it.
-func (r *reader) content(res *Result, t *text) {
+// or the image rules read of it. It returns what is wrong with content as
+// a whole ("" when it is an array).
+func (r *reader) content(res *Result, t *text) string {
 	switch r.dec.PeekKind() {
 	case '[':
 	case 'n':
 		r.skip()
-		res.problem("result has no content array")
-		return
+		return "result has no content array"
 	default:
 		r.skip()
-		res.problem("content is not an array")
-		return
+		return "content is not an array"
 	}
 	r.token()
 	for i := 0; r.more(']'); i++ {
@@ -174,6 +204,47 @@ func (r *reader) content(res *Result, t *text) {
 		case b.typ == "resource" && b.text != nil:
 			t.add("[resource " + b.uri + "]\n" + *b.text)
 		}
+	}
+	return ""
+}
+
+// inputRequests reads an input_required answer's inputRequests: an object
+// of id to {method, params}. What is not one is a problem; the rest is read.
+func (r *reader) inputRequests(res *Result) {
+	res.InputRequests = nil
+	switch r.dec.PeekKind() {
+	case '{':
+	case 'n':
+		r.skip()
+		return
+	default:
+		r.skip()
+		res.problem("inputRequests is not an object")
+		return
+	}
+	r.token()
+	for r.more('}') {
+		id := r.key()
+		if r.dec.PeekKind() != '{' {
+			r.skip()
+			res.problem("inputRequests[%q] is not an object", id)
+			continue
+		}
+		ir := InputRequest{ID: id}
+		r.token()
+		for r.more('}') {
+			switch key := r.name(); {
+			case string(key) == "method":
+				if !r.stringInto(&ir.Method) {
+					res.problem("inputRequests[%q].method is not a string", id)
+				}
+			case string(key) == "params":
+				r.inputParams(&ir)
+			default:
+				r.skip()
+			}
+		}
+		res.InputRequests = append(res.InputRequests, ir)
 	}
 }
 
@@ -247,6 +318,70 @@ func (r *reader) resource(b *block) bool {
 		}
 	}
 	return ok
+}
+
+// inputParams reads an input request's params: an elicitation's or a
+// sampling request's members worth showing (any other value is skipped).
+func (r *reader) inputParams(ir *InputRequest) {
+	if r.dec.PeekKind() != '{' {
+		r.skip()
+		return
+	}
+	r.token()
+	for r.more('}') {
+		switch key := r.name(); string(key) {
+		case "message":
+			r.stringInto(&ir.Message)
+		case "requestedSchema":
+			if ir.RequestedSchema = r.value(); isNull(ir.RequestedSchema) {
+				ir.RequestedSchema = nil
+			}
+		case "url":
+			r.stringInto(&ir.URL)
+		case "systemPrompt":
+			r.stringInto(&ir.SystemPrompt)
+		case "maxTokens":
+			if n, err := strconv.ParseInt(string(r.value()), 10, 64); err == nil {
+				ir.MaxTokens = n
+			}
+		case "messages":
+			r.samplingMessages(ir)
+		default:
+			r.skip()
+		}
+	}
+}
+
+// samplingMessages counts a sampling request's messages and keeps the
+// first text of the last one (its content a block or an array of blocks).
+func (r *reader) samplingMessages(ir *InputRequest) {
+	if r.dec.PeekKind() != '[' {
+		r.skip()
+		return
+	}
+	r.token()
+	for r.more(']') {
+		ir.Messages++
+		if r.dec.PeekKind() != '{' {
+			r.skip()
+			continue
+		}
+		r.token()
+		for r.more('}') {
+			if key := r.name(); string(key) != "content" {
+				r.skip()
+				continue
+			}
+			var t text
+			if r.dec.PeekKind() == '[' {
+				var res Result
+				r.content(&res, &t)
+			} else if b, ok := r.block(); ok && b.typ == "text" && b.text != nil {
+				t.add(*b.text)
+			}
+			ir.LastText = t.first
+		}
+	}
 }
 
 // stringInto reads a string into dst (null leaves it, as encoding/json

@@ -46,6 +46,16 @@ func boundedCall(c *model.Call, now time.Time) model.CallJSON {
 			r.Error = b.text(where+".result.error", r.Error)
 			a.Result = &r
 		}
+		rounds := make([]model.RoundJSON, len(a.Rounds)) // a.Rounds may be the call's own
+		for j, r := range a.Rounds {
+			at := fmt.Sprintf("%s.rounds[%d]", where, j)
+			r.Answers = b.raw(at+".input_responses", r.Answers, maxEventRawBytes)
+			r.Asked = b.asked(at+".input_requests", r.Asked)
+			rounds[j] = r
+		}
+		if a.Rounds != nil {
+			a.Rounds = rounds
+		}
 	}
 	doc.Warnings = b.events("warnings", doc.Warnings)
 	doc.Timeline = b.events("timeline", doc.Timeline)
@@ -129,8 +139,25 @@ func (b *bounder) events(where string, evs []model.Event) []model.Event {
 		e.Error = b.text(at+".error", e.Error)
 		e.TextPreview = b.text(at+".text_preview", e.TextPreview)
 		e.Detail = b.text(at+".detail", e.Detail)
+		e.InputResponses = b.raw(at+".input_responses", e.InputResponses, maxEventRawBytes)
+		e.InputRequests = b.asked(at+".input_requests", e.InputRequests)
 	}
 	return evs
+}
+
+// asked bounds what a server asked of the client (a copy: the call's own
+// is never changed).
+func (b *bounder) asked(where string, in []model.InputRequest) []model.InputRequest {
+	if in == nil {
+		return nil
+	}
+	out := make([]model.InputRequest, len(in))
+	for i, ir := range in {
+		ir.Message = b.text(fmt.Sprintf("%s[%d].message", where, i), ir.Message)
+		ir.RequestedSchema = b.raw(fmt.Sprintf("%s[%d].requested_schema", where, i), ir.RequestedSchema, maxEventRawBytes)
+		out[i] = ir
+	}
+	return out
 }
 
 func sortNewestFirst(rows []WarningRow) {

@@ -27,16 +27,16 @@ type CallRow struct {
 	TaskID     string     `json:"task_id,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	Tool       string     `json:"tool"`
-	Status     string     `json:"status" jsonschema:"running, ok, error, cancelled or late"`
+	Status     string     `json:"status" jsonschema:"running, needs input (waiting for the client's answers to a multi-round call), ok, error, cancelled or late"`
 	Cause      string     `json:"cause,omitempty" jsonschema:"why it ended as it did, most specific first"`
-	Verdict    string     `json:"verdict,omitempty" jsonschema:"the context token's verdict: valid, rejected, unverified or absent"`
+	Verdict    string     `json:"verdict,omitempty" jsonschema:"the context token's verdict: valid, rejected, unverified or absent; not given on plain MCP"`
 	Flags      []string   `json:"flags"`
 	Started    *time.Time `json:"started,omitempty"`
 	DurationMS int64      `json:"duration_ms" jsonschema:"elapsed so far, or in all once ended"`
 	Rounds     int        `json:"rounds" jsonschema:"rounds of a multi-round call (input_required answered), 1 for most"`
 	Attempts   int        `json:"attempts"`
 	Sent       int        `json:"progress_sent"`
-	Relayed    int        `json:"progress_relayed"`
+	Relayed    *int       `json:"progress_relayed,omitempty" jsonschema:"what the platform relays; absent on plain MCP, where nothing relays"`
 }
 
 // ListCallsOutput is list_calls' result.
@@ -74,7 +74,7 @@ func (s *Server) listCalls(_ context.Context, _ *mcp.CallToolRequest, in ListCal
 		if len(out.Calls) == n {
 			continue
 		}
-		row := newCallRow(c, now)
+		row := newCallRow(snap, c, now)
 		out.Calls = append(out.Calls, row)
 		line := row.ID + "  " + row.Tool + "  " + row.Status
 		if row.Cause != "" {
@@ -94,17 +94,21 @@ func (s *Server) listCalls(_ context.Context, _ *mcp.CallToolRequest, in ListCal
 	return textResult(lines), out, nil
 }
 
-func newCallRow(c *model.Call, now time.Time) CallRow {
+func newCallRow(snap *model.Snapshot, c *model.Call, now time.Time) CallRow {
 	row := CallRow{ID: c.ID, TaskID: c.TaskID, ToolCallID: c.ToolCallID, Tool: c.Tool, Status: string(c.Status),
 		Cause: c.Cause(now), Flags: c.FlagNames(), DurationMS: c.Elapsed(now).Milliseconds(), Rounds: c.Rounds(),
-		Attempts: len(c.Attempts), Sent: c.SentCount(), Relayed: c.RelayedCount()}
+		Attempts: len(c.Attempts), Sent: c.SentCount()}
+	if c.Relays {
+		n := c.RelayedCount()
+		row.Relayed = &n
+	}
 	if row.Tool == "" {
 		row.Tool = c.AgentName
 	}
 	if row.Flags == nil {
 		row.Flags = []string{}
 	}
-	if c.Context != nil {
+	if c.Context != nil && snap.SpeaksAgentArea(c) { // plain MCP has no token to judge
 		row.Verdict = c.Context.Verdict
 	} else if c.Flags&model.FlagRejected != 0 {
 		row.Verdict = model.VerdictRejected

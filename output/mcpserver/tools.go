@@ -58,7 +58,7 @@ func (s *Server) addTools() error {
 			return addTool(s.mcp, "list_calls", "List tool calls",
 				"The tool calls toolscope saw, newest first: id, tool, status, cause, token verdict, flags, duration, rounds. "+
 					"filter uses the screen's syntax: terms separated by spaces, all must match, -term negates one; "+
-					"tool:NAME, task:ID, status:ok,error,running,cancelled,late, source:tap|feed|NAME, "+
+					"tool:NAME, task:ID, status:ok,error,running,needs-input,cancelled,late, source:tap|feed|NAME, "+
 					"flag:"+strings.Join(model.FilterFlagNames, ",")+", or plain text (ids, names, arguments, result and error text).",
 				s.listCalls)
 		},
@@ -66,7 +66,7 @@ func (s *Server) addTools() error {
 			return addTool(s.mcp, "get_call", "Get one call",
 				"Everything seen of one call (an id from list_calls, or a tool_call_id): timeline, token header, claims and "+
 					"verification steps, _meta, SOAT context, headers (credentials redacted), arguments, progress, attempts and "+
-					"their results, warnings. The same document as the resource toolscope://calls/{id}. Long values are cut, said in cut.",
+					"their results and, for a multi-round call, its rounds (what the server asked, what the client answered, the server's and the waiting time), warnings. The same document as the resource toolscope://calls/{id}. Long values are cut, said in cut.",
 				s.getCall)
 		},
 		func() error {

@@ -231,3 +231,32 @@ func TestListenAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiRoundCallCountsOnce: the rounds of a multi-round call are one
+// call, each round's request timed as the tools/call it is on the wire,
+// and the answers that asked for input counted.
+func TestMultiRoundCallCountsOnce(t *testing.T) {
+	x, err := metrics.New(metrics.Config{Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	now := time.Now().UTC()
+	ev := func(kind tsmodel.Kind, round int32, resultType string) tsmodel.Event {
+		return tsmodel.Event{Time: now, Source: tsmodel.SourceTap, Kind: kind, Tool: "deploy", Exchange: "2", Round: round, ResultType: resultType, DurationMS: 5}
+	}
+	for _, e := range []tsmodel.Event{ev(tsmodel.KindToolCall, 0, ""), ev(tsmodel.KindToolResult, 1, tsmodel.ResultInputRequired),
+		ev(tsmodel.KindToolCall, 2, ""), ev(tsmodel.KindToolResult, 2, "complete")} {
+		x.Emit(e)
+	}
+	f := scrape(t, x.Addr())
+	if c := find(f, "toolscope_tool_calls_total", map[string]string{"gen_ai_tool_name": "deploy"}); len(c) != 1 || c[0].GetCounter().GetValue() != 1 {
+		t.Errorf("calls: %v", c)
+	}
+	if c := find(f, "toolscope_tool_input_requests_total", map[string]string{"gen_ai_tool_name": "deploy"}); len(c) != 1 || c[0].GetCounter().GetValue() != 1 {
+		t.Errorf("input requests: %v", c)
+	}
+	if h := find(f, "mcp_client_operation_duration_seconds", map[string]string{"gen_ai_tool_name": "deploy"}); len(h) != 1 || h[0].GetHistogram().GetSampleCount() != 2 {
+		t.Errorf("durations: %v", h)
+	}
+}

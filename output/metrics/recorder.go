@@ -39,6 +39,7 @@ type recorder struct {
 	calls     metric.Int64Counter
 	progress  metric.Int64Counter
 	verdicts  metric.Int64Counter
+	asked     metric.Int64Counter
 	warnings  metric.Int64Counter
 	tools     *nameCap
 	warnCodes map[string]bool
@@ -60,6 +61,7 @@ func newRecorder(m metric.Meter, maxTools int) (*recorder, error) {
 		{&r.calls, "toolscope.tool.calls", "tools/call requests seen (each attempt once)"},
 		{&r.progress, "toolscope.tool.progress", "progress notifications seen"},
 		{&r.verdicts, "toolscope.context.verdicts", "calls by the verdict on their X-AgentArea-Context token"},
+		{&r.asked, "toolscope.tool.input_requests", "answers asking the client for input (MCP 2026-07-28 input_required): rounds of multi-round calls"},
 		{&r.warnings, "toolscope.warnings", "warnings by code"},
 	}
 	for _, c := range counters {
@@ -77,13 +79,20 @@ func (r *recorder) record(e model.Event) {
 	source := attribute.String(attrSource, e.Source)
 	switch e.Kind {
 	case model.KindToolCall:
+		if e.Round > 1 {
+			return // a later round of a call already counted
+		}
 		tool := r.tools.value(e.Tool)
 		r.calls.Add(ctx, 1, metric.WithAttributes(source, attribute.String("gen_ai.tool.name", tool)))
 		if e.Context != nil && e.Context.Verdict != "" {
 			r.verdicts.Add(ctx, 1, metric.WithAttributes(source, attribute.String(attrVerdict, verdictValue(e.Context.Verdict))))
 		}
 	case model.KindToolProgress:
-		r.progress.Add(ctx, 1, metric.WithAttributes(source, attribute.Bool(attrRelayed, e.Relayed)))
+		if e.Relayed == nil { // plain MCP: nothing relays
+			r.progress.Add(ctx, 1, metric.WithAttributes(source))
+			break
+		}
+		r.progress.Add(ctx, 1, metric.WithAttributes(source, attribute.Bool(attrRelayed, *e.Relayed)))
 	case model.KindToolResult:
 		if e.DurationMS == 0 && e.Source == model.SourceFeed {
 			return // the platform said no execution_time: no duration to record
@@ -97,7 +106,11 @@ func (r *recorder) record(e model.Event) {
 		if e.RPCCode != 0 {
 			attrs = append(attrs, r.duration.AttrRPCResponseStatusCode(strconv.Itoa(e.RPCCode)))
 		}
+		// Each round is a tools/call request of its own on the wire: timed as one.
 		r.duration.Record(ctx, float64(e.DurationMS)/1000, mcpconv.MethodNameToolsCall, attrs...)
+		if e.ResultType == model.ResultInputRequired {
+			r.asked.Add(ctx, 1, metric.WithAttributes(source, attribute.String("gen_ai.tool.name", r.tools.value(e.Tool))))
+		}
 	case model.KindWarning:
 		code := e.Code
 		if !r.warnCodes[code] {

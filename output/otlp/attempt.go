@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"toolscope/model"
@@ -36,8 +37,10 @@ type attemptState struct {
 	timedOut              bool
 	unfinished            bool // let go of, or closed, without a result
 
+	relays                                 bool // a platform relays its progress (not plain MCP)
 	sent, wouldRelay, relayed, afterCancel int
 	warnings                               int
+	rounds                                 int // of a multi-round call (0: one round)
 	events                                 eventLog
 
 	queued   bool      // scheduled for export
@@ -140,9 +143,10 @@ func (a *attemptState) applyCall(ev *model.Event) {
 
 func (a *attemptState) applyProgress(ev *model.Event) {
 	fromTap := ev.Source == model.SourceTap
+	relayed := ev.Relayed
 	if fromTap {
 		a.sent++
-		if ev.Relayed {
+		if ev.IsRelayed() {
 			a.wouldRelay++
 		}
 		if ev.AfterCancel {
@@ -150,15 +154,32 @@ func (a *attemptState) applyProgress(ev *model.Event) {
 		}
 	} else {
 		a.relayed++
+		relayed = model.BoolRef(true)
 	}
+	a.relays = a.relays || relayed != nil
 	a.events.add(spanEvent{kind: eventProgress, at: ev.Time, fromTap: fromTap, progress: ev.Progress,
-		total: ev.Total, message: model.Clip(ev.Message, maxMessageBytes), relayed: ev.Relayed || !fromTap,
+		total: ev.Total, message: model.Clip(ev.Message, maxMessageBytes), relayed: relayed,
 		afterCancel: ev.AfterCancel})
 }
 
 // applyResult merges a result as the store does: flags add up, the first
-// non-empty value of a field stays.
+// non-empty value of a field stays. An answer that asks for input ends a
+// round, not the attempt: an event of the span.
 func (a *attemptState) applyResult(ev *model.Event) {
+	if ev.Round > 0 {
+		a.rounds = max(a.rounds, int(ev.Round))
+		ended := spanEvent{kind: eventRound, at: ev.Time, round: int(ev.Round), message: model.Clip(ev.ResultType, maxIDBytes)}
+		if ev.ResultType == model.ResultInputRequired && !ev.IsError {
+			parts := make([]string, 0, len(ev.InputRequests))
+			for _, ir := range ev.InputRequests {
+				parts = append(parts, ir.Summary())
+			}
+			ended.code = model.Clip(strings.Join(parts, "; "), maxMessageBytes)
+			a.events.add(ended)
+			return
+		}
+		a.events.add(ended)
+	}
 	r := &a.result
 	a.hasResult = true
 	a.end(ev.Time)

@@ -90,11 +90,13 @@ func (a *attemptState) attributes() []attribute.KeyValue {
 	kv = append(kv, attribute.StringSlice("toolscope.sources", a.sources))
 	num("toolscope.arguments.bytes", a.argumentBytes)
 	str("toolscope.arguments.preview", argumentsPreview(a.arguments))
-	kv = append(kv,
-		attribute.Int("toolscope.progress.sent_count", a.sent),
-		attribute.Int("toolscope.progress.relayed_count", a.relayedCount()))
+	kv = append(kv, attribute.Int("toolscope.progress.sent_count", a.sent))
+	if a.relays || a.feedCall {
+		kv = append(kv, attribute.Int("toolscope.progress.relayed_count", a.relayedCount()))
+	}
 	num("toolscope.progress.after_cancel_count", a.afterCancel)
 	num("toolscope.warnings", a.warnings)
+	num("toolscope.rounds", a.rounds)
 	num("toolscope.events.dropped", a.events.dropped())
 	str("toolscope.cancel.reason", a.cancelled)
 	flag("toolscope.unfinished", a.unfinished)

@@ -7,6 +7,7 @@ const (
 	eventProgress uint8 = iota + 1
 	eventWarning
 	eventCancelled
+	eventRound // a round of a multi-round call ended (message: its resultType, code: what it asked)
 )
 
 // spanEvent is one progress notification, warning or cancellation, kept
@@ -18,9 +19,10 @@ type spanEvent struct {
 	progress    float64
 	total       *float64
 	message     string
-	relayed     bool
+	relayed     *bool // nil where nothing relays (plain MCP)
 	afterCancel bool
 	code        string
+	round       int
 }
 
 const logHalf = maxSpanEvents / 2

@@ -51,12 +51,12 @@ func oneCall() []model.Event {
 	call.Meta = map[string]any{"agentarea/task_id": "task-1"}
 	p := func(ms int, v float64, relayed bool, msg string) model.Event {
 		ev := tap(model.KindToolProgress, ms)
-		ev.Progress, ev.Total, ev.Relayed, ev.Message = v, total(3), relayed, msg
+		ev.Progress, ev.Total, ev.Relayed, ev.Message = v, total(3), model.BoolRef(relayed), msg
 		return ev
 	}
 	fp := func(ms int, v float64) model.Event {
 		ev := feed(model.KindToolProgress, ms)
-		ev.Progress, ev.Total, ev.Relayed = v, total(3), true
+		ev.Progress, ev.Total, ev.Relayed = v, total(3), model.BoolRef(true)
 		return ev
 	}
 	warn := tap(model.KindWarning, 40)

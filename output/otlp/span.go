@@ -20,6 +20,7 @@ const (
 	spanEventProgress  = "progress"
 	spanEventWarning   = "warning"
 	spanEventCancelled = "cancelled"
+	spanEventRound     = "round"
 	methodToolsCall    = "tools/call"
 	errorTypeToolError = "tool_error"
 )
@@ -102,6 +103,8 @@ func (ev *spanEvent) name() string {
 		return spanEventProgress
 	case eventWarning:
 		return spanEventWarning
+	case eventRound:
+		return spanEventRound
 	}
 	return spanEventCancelled
 }
@@ -109,9 +112,9 @@ func (ev *spanEvent) name() string {
 func (ev *spanEvent) attributes() []attribute.KeyValue {
 	switch ev.kind {
 	case eventProgress:
-		kv := []attribute.KeyValue{
-			attribute.Float64("toolscope.progress.value", ev.progress),
-			attribute.Bool("toolscope.progress.relayed", ev.relayed),
+		kv := []attribute.KeyValue{attribute.Float64("toolscope.progress.value", ev.progress)}
+		if ev.relayed != nil {
+			kv = append(kv, attribute.Bool("toolscope.progress.relayed", *ev.relayed))
 		}
 		if ev.total != nil {
 			kv = append(kv, attribute.Float64("toolscope.progress.total", *ev.total))
@@ -128,6 +131,13 @@ func (ev *spanEvent) attributes() []attribute.KeyValue {
 			attribute.String("toolscope.warning.code", ev.code),
 			attribute.String("toolscope.warning.message", ev.message),
 		}
+	case eventRound:
+		kv := []attribute.KeyValue{attribute.Int("toolscope.round.number", ev.round),
+			attribute.String("toolscope.round.result_type", cmp.Or(ev.message, "complete"))}
+		if ev.code != "" {
+			kv = append(kv, attribute.String("toolscope.round.asked", ev.code))
+		}
+		return kv
 	}
 	return []attribute.KeyValue{attribute.String("toolscope.cancel.reason", ev.message)}
 }

@@ -57,11 +57,11 @@ func typicalCall(b testing.TB, s *model.Store, i int, at time.Time) {
 	for p := 1; p <= 20; p++ {
 		ev := base
 		ev.Time, ev.Kind, ev.Progress, ev.Total = at.Add(time.Duration(p)*100*time.Millisecond), model.KindToolProgress, float64(p), &total
-		ev.Message, ev.Relayed = fmt.Sprintf("Reading sheet %d of 20", p), p%4 == 0
+		ev.Message, ev.Relayed = fmt.Sprintf("Reading sheet %d of 20", p), model.BoolRef(p%4 == 0)
 		s.Apply(ev)
 		if p%4 == 0 {
 			fe := feedBase
-			fe.Time, fe.Kind, fe.EventID, fe.Progress, fe.Total, fe.Message, fe.Relayed = ev.Time, model.KindToolProgress, fmt.Sprintf("ev-%d-%d", i, p), float64(p), &total, ev.Message, true
+			fe.Time, fe.Kind, fe.EventID, fe.Progress, fe.Total, fe.Message, fe.Relayed = ev.Time, model.KindToolProgress, fmt.Sprintf("ev-%d-%d", i, p), float64(p), &total, ev.Message, model.BoolRef(true)
 			s.Apply(fe)
 		}
 	}

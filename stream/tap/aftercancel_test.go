@@ -49,6 +49,9 @@ func TestProgressAfterCancellation(t *testing.T) {
 	defer stopCall()
 	params := &mcp.CallToolParams{Name: "stubborn", Arguments: map[string]any{}}
 	params.SetProgressToken("stubborn-1")
+	for k, v := range contractMeta("task-1", "call-1", "stubborn-1") { // a platform's call: its progress is relayed
+		params.Meta[k] = v
+	}
 	go session.CallTool(callCtx, params)
 	c := h.waitFor("the call in flight", func(s *model.Snapshot) bool {
 		return len(s.Calls) == 1 && s.Calls[0].Progress.Sent == 1

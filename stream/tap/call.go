@@ -19,8 +19,6 @@ import (
 type call struct {
 	t          *Tap
 	msg        *jsonrpc.Message // the request, as read
-	exchangeID string           // the tap's sequence number ("12", or "12.2" in a batch)
-	requestID  string           // JSON-RPC id as on the wire
 	idKey      string
 	tokenKey   string
 	tool       string
@@ -29,8 +27,17 @@ type call struct {
 	idemKey    string
 	scope      scope // the session and connection its request came on
 	start      time.Time
-	callEv     model.Event     // the prepared tool.call
-	pending    []model.Warning // found while parsing, emitted after the tool.call
+	// callEv is the prepared tool.call; its Exchange (the tap's sequence
+	// number, "12" or "12.2" in a batch; a later round's, its first
+	// round's), RequestID (as on the wire) and Round (once an answer asked
+	// for input) are the call's.
+	callEv  model.Event
+	pending []model.Warning // found while parsing, emitted after the tool.call
+
+	// relays: the platform relays this call's progress (it came over HTTP
+	// with AgentArea context), so the 0.5 s rule is applied to it; plain
+	// MCP and the stdio tap have nothing that relays.
+	relays bool
 
 	mu       sync.Mutex
 	timer    *time.Timer
@@ -57,7 +64,7 @@ func (c *call) event(kind model.Kind, at time.Time) model.Event {
 	return model.Event{
 		Time: at.UTC(), Kind: kind,
 		TaskID: c.taskID, ToolCallID: c.toolCallID, Tool: c.tool,
-		Exchange: c.exchangeID, RequestID: c.requestID, IdempotencyKey: c.idemKey,
+		Exchange: c.callEv.Exchange, RequestID: c.callEv.RequestID, IdempotencyKey: c.idemKey, Round: c.callEv.Round,
 	}
 }
 
@@ -96,7 +103,11 @@ func (c *call) onTimeout() {
 		return
 	}
 	c.timedOut = true
-	c.warn(time.Now(), model.WarnCallTimeout, fmt.Sprintf("no result within %v: the platform gives up here (\"MCP tool call timed out\") and sends notifications/cancelled", c.t.cfg.Timeout))
+	msg := fmt.Sprintf("no result within %v (--timeout)", c.t.cfg.Timeout)
+	if c.relays { // a platform's call: the platform gives up
+		msg = fmt.Sprintf("no result within %v: the platform gives up here (\"MCP tool call timed out\") and sends notifications/cancelled", c.t.cfg.Timeout)
+	}
+	c.warn(time.Now(), model.WarnCallTimeout, msg)
 	c.timer.Reset(c.t.cfg.Timeout)
 }
 
@@ -117,8 +128,11 @@ func (c *call) onProgress(at time.Time, p jsonrpc.Progress) {
 	if c.cancelled || !c.goneAt.IsZero() {
 		// The platform has given up on the call: nothing more is relayed.
 		ev.AfterCancel = true
-	} else {
-		ev.Relayed = c.relay.Relay(at, p)
+		if c.relays {
+			ev.Relayed = model.BoolRef(false)
+		}
+	} else if c.relays {
+		ev.Relayed = model.BoolRef(c.relay.Relay(at, p))
 	}
 	c.t.emit(ev)
 	if w := c.checker.Check(p); w != nil {
@@ -139,6 +153,10 @@ func (c *call) resultEvent(at time.Time, status int) model.Event {
 func (c *call) onResult(at time.Time, m *jsonrpc.Message, status int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	askes := m.Error == nil && m.Summary != nil && m.Summary.ResultType == model.ResultInputRequired && !c.ended
+	if askes {
+		c.callEv.Round = max(c.callEv.Round, 1)
+	}
 	ev := c.resultEvent(at, status)
 	var ws []model.Warning
 	if m.Error != nil {
@@ -150,6 +168,11 @@ func (c *call) onResult(at time.Time, m *jsonrpc.Message, status int) {
 	}
 	if c.ended {
 		c.warn(at, model.WarnResultAfterEnd, "a result arrived after the call was cancelled or failed")
+	}
+	if askes {
+		// Waiting before it is out of flight: a next round that looks for it
+		// in between finds it in one place or the other (roundPending).
+		c.t.calls.awaitNextRound(c, m.Summary.RequestState)
 	}
 	c.finishLocked()
 	c.t.emit(ev)

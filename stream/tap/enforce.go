@@ -53,14 +53,14 @@ func (t *Tap) mustRefuse(ex *exchange) *verdictRefusal {
 	}
 	if pr.body.Batch {
 		// AgentArea never batches tools/call, and batching left MCP in 2025-06-18.
-		return newAnswer(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, json.RawMessage(pr.calls[0].requestID), "tools/call inside a JSON-RPC batch")
+		return newAnswer(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, json.RawMessage(pr.calls[0].callEv.RequestID), "tools/call inside a JSON-RPC batch")
 	}
 	for _, c := range pr.calls {
 		ctx := c.callEv.Context
 		if ctx == nil || ctx.Verdict != model.VerdictRejected || ctx.HTTPStatus == 0 {
 			continue
 		}
-		return newAnswer(ctx.HTTPStatus, ctx.RPCCode, json.RawMessage(c.requestID), ctx.Reason)
+		return newAnswer(ctx.HTTPStatus, ctx.RPCCode, json.RawMessage(c.callEv.RequestID), ctx.Reason)
 	}
 	return nil
 }

@@ -80,13 +80,17 @@ type exchange struct {
 	malformed    string // why the first unreadable message of the response could not be read
 
 	capture *wireCapture // what it sent and received, when recorded (capture.go); nil otherwise
+	seq     uint64       // id as a number
+	unread  bool         // counted in t.unread until run ends
 }
 
 func (t *Tap) newExchange(r *http.Request) *exchange {
 	start := time.Now()
-	return &exchange{
+	seq := t.seq.Add(1)
+	ex := &exchange{
 		t:        t,
-		id:       strconv.FormatUint(t.seq.Add(1), 10),
+		seq:      seq,
+		id:       strconv.FormatUint(seq, 10),
 		start:    start,
 		capture:  t.newWireCapture(r, start),
 		method:   r.Method,
@@ -95,6 +99,8 @@ func (t *Tap) newExchange(r *http.Request) *exchange {
 		scope:    scope{session: r.Header.Get("Mcp-Session-Id"), conn: r.RemoteAddr},
 		outcomes: make(chan outcome, 1),
 	}
+	ex.unread = t.unread.begin(r, seq)
+	return ex
 }
 
 // settle hands the exchange's outcome to its goroutine; the first one counts.
@@ -161,6 +167,9 @@ func (ex *exchange) streamStarted() {
 // response.
 func (ex *exchange) run() {
 	defer ex.t.inflight.Done()
+	if ex.unread {
+		defer ex.t.unread.end(ex.seq)
+	}
 	defer ex.releaseBody()
 	if ex.tee != nil {
 		ex.body, ex.bodyWhole, ex.bodySkip = ex.tee.result()
@@ -259,9 +268,13 @@ func (ex *exchange) concludeCall(c *call, now time.Time, rs *responseStart) {
 		// read: the answer was likely this call's result, and no resumed
 		// stream will bring another.
 		c.onFailure(now, rs.status, 0, "the response stream ended without a readable result: "+ex.malformed)
+	case c.scope.session == "":
+		// No MCP session, no resumed stream (2026-07-28 has neither): the
+		// result can come nowhere else, so the call is over.
+		c.onFailure(now, rs.status, 0, closedWithoutResult)
 	default:
-		// An event stream that ended before the result: a 2025-era server
-		// may send it on a resumed stream, so the call stays open.
+		// An event stream that ended before the result: inside a session a
+		// server may send it on a resumed stream, so the call stays open.
 		c.mu.Lock()
 		if !c.ended {
 			c.warn(now, model.WarnStreamEndedWithoutResult, "the response stream closed before the result; the call stays open for a resumed stream")
@@ -269,6 +282,10 @@ func (ex *exchange) concludeCall(c *call, now time.Time, rs *responseStart) {
 		c.mu.Unlock()
 	}
 }
+
+// closedWithoutResult is the error of a session-less call whose response
+// stream closed before its result.
+const closedWithoutResult = "the server closed the stream without a result"
 
 func (t *Tap) goneReason() string {
 	if t.closing.Load() {

@@ -27,6 +27,7 @@ type harness struct {
 	t     *testing.T
 	tap   *Tap
 	store *model.Store
+	hub   *output.Hub
 	url   string
 }
 
@@ -48,7 +49,7 @@ func startTap(t *testing.T, cfg Config) *harness {
 	if err := tp.Start(); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	h := &harness{t: t, tap: tp, store: store, url: "http://" + tp.Addr()}
+	h := &harness{t: t, tap: tp, store: store, hub: hub, url: "http://" + tp.Addr()}
 	t.Cleanup(func() { h.shutdown() })
 	return h
 }

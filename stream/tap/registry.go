@@ -13,13 +13,17 @@ type registry struct {
 	byID    map[string][]*call
 	byToken map[string][]*call
 	held    []*heldCancel // see held.go
+	// waiting holds the calls whose answer asked for input, by requestState
+	// (see rounds.go), waitOrder them oldest first.
+	waiting   map[string][]*pendingRound
+	waitOrder []*pendingRound
 }
 
 // maxPerKey bounds how many in-flight calls share one id or token.
 const maxPerKey = 64
 
 func newRegistry() *registry {
-	return &registry{byID: make(map[string][]*call), byToken: make(map[string][]*call)}
+	return &registry{byID: make(map[string][]*call), byToken: make(map[string][]*call), waiting: make(map[string][]*pendingRound)}
 }
 
 func (r *registry) add(c *call) {
@@ -95,7 +99,11 @@ func (r *registry) find(m map[string][]*call, key string, s scope) (*call, []*ca
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	list := m[key]
+	return matchScope(m[key], s)
+}
+
+// matchScope is find's rule over the calls holding one key.
+func matchScope(list []*call, s scope) (*call, []*call) {
 	var only *call
 	candidates := 0
 	for i := len(list) - 1; i >= 0; i-- {

@@ -251,8 +251,8 @@ func TestTeeCopyDeadline(t *testing.T) {
 	}
 }
 
-// TestOpenCallsBounded: tap calls whose stream ended without a result stay
-// open for a resumed stream, but not in unbounded number (the issue: 20,000
+// TestOpenCallsBounded: tap calls whose stream ended without a result inside
+// an MCP session stay open for a resumed stream, but not in unbounded number (the issue: 20,000
 // of them, with --timeout 1s, held ~380 MiB for good): past the running
 // limit the oldest are ended (call_abandoned) and then evicted like
 // finished calls. Scaled down: 600 calls, limits of 100.
@@ -273,7 +273,7 @@ func TestOpenCallsBounded(t *testing.T) {
 	}
 	const calls = 600
 	for i := range calls {
-		post(t, "http://"+tp.Addr(), callBody(t, i, fmt.Sprintf("open_%d", i), map[string]any{}, nil), nil)
+		post(t, "http://"+tp.Addr(), callBody(t, i, fmt.Sprintf("open_%d", i), map[string]any{}, nil), map[string]string{"Mcp-Session-Id": "s-1"})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

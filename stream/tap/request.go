@@ -108,7 +108,7 @@ func (t *Tap) sortRequest(ex *exchange, judged decoder.Judgment, overHTTP bool) 
 		headers = t.headerMap(ex.header)
 	}
 	for i := range judged.Calls {
-		pr.calls = append(pr.calls, t.newCall(ex, &judged.Calls[i], headers))
+		pr.calls = append(pr.calls, t.newCall(ex, &judged.Calls[i], headers, overHTTP))
 	}
 	switch {
 	case overHTTP && ex.method != http.MethodPost:
@@ -143,14 +143,14 @@ func (t *Tap) sortRequest(ex *exchange, judged decoder.Judgment, overHTTP bool) 
 	return pr
 }
 
-// newCall prepares the tool.call event of one tools/call, as judged.
-func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string]string) *call {
+// newCall prepares the tool.call event of one tools/call, as judged. Only a
+// call over HTTP with AgentArea context (a token or agentarea/* keys) is one
+// the platform relays progress of.
+func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string]string, overHTTP bool) *call {
 	m := cj.Message
 	c := &call{
 		t:          t,
 		msg:        m,
-		exchangeID: cj.Exchange,
-		requestID:  string(m.ID),
 		idKey:      m.Key,
 		tokenKey:   m.Meta.TokenKey,
 		tool:       m.Call.Name,
@@ -160,7 +160,9 @@ func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string
 		scope:      ex.scope,
 		start:      ex.start,
 		pending:    cj.Warnings,
+		relays:     overHTTP && (cj.Context.Present || len(m.Meta.AgentArea) > 0),
 	}
+	c.callEv = model.Event{Exchange: cj.Exchange, RequestID: string(m.ID)}
 	ev := c.event(model.KindToolCall, ex.start)
 	ev.Arguments = m.Call.Arguments
 	if len(m.Meta.AgentArea) > 0 {
@@ -184,6 +186,7 @@ func (ex *exchange) announce() {
 		ex.warn(w.Code, w.Message)
 	}
 	for _, c := range pr.calls {
+		ex.t.joinRound(c, ex.seq)
 		ex.t.calls.add(c)
 		ex.t.emit(c.callEv)
 		c.warnAll(c.start, c.pending)

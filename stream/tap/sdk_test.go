@@ -130,6 +130,9 @@ func TestSDKClientAndServerThroughTap(t *testing.T) {
 			if c.Context == nil || c.Context.Verdict != model.VerdictAbsent {
 				t.Errorf("context = %+v, want absent", c.Context)
 			}
+			if c.Relays || c.Progress.WouldRelay != 0 || c.AgentArea() || s.Sources[0].AgentArea { // plain MCP: nothing relays
+				t.Errorf("relays %v, would relay %d, AgentArea %v, source %+v", c.Relays, c.Progress.WouldRelay, c.AgentArea(), s.Sources[0])
+			}
 			var sawInit, sawList bool
 			for _, e := range s.Other {
 				// A 2026-07-28 (stateless) session starts with server/discover.

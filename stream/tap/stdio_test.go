@@ -137,7 +137,7 @@ func sdkStdioCall(t *testing.T, transport mcp.Transport, steps int) (string, []f
 		t.Fatalf("connect: %v", err)
 	}
 	defer session.Close()
-	if tools, err := session.ListTools(ctx, nil); err != nil || len(tools.Tools) != 3 {
+	if tools, err := session.ListTools(ctx, nil); err != nil || len(tools.Tools) != 4 {
 		t.Fatalf("tools/list = %v, %v", tools, err)
 	}
 	params := &mcp.CallToolParams{Name: "count", Arguments: map[string]any{"steps": steps}}
@@ -194,11 +194,14 @@ func TestStdioSDKThroughTap(t *testing.T) {
 	if c.Context == nil || c.Context.Verdict != model.VerdictAbsent {
 		t.Errorf("context %+v, want absent", c.Context)
 	}
+	if c.Relays || c.Progress.WouldRelay != 0 || c.AgentArea() { // nothing relays a stdio server's progress
+		t.Errorf("relays %v, would relay %d, AgentArea %v", c.Relays, c.Progress.WouldRelay, c.AgentArea())
+	}
 	var sawInit, sawList bool
 	for _, e := range s.Other {
 		// A 2026-07-28 session starts with server/discover; with its answer summarised.
 		sawInit = sawInit || (e.EventType == "mcp.initialize" || e.EventType == "mcp.server/discover") && strings.Contains(string(e.Data), `"capabilities"`)
-		sawList = sawList || e.EventType == "mcp.tools/list" && strings.Contains(string(e.Data), `"count":3`)
+		sawList = sawList || e.EventType == "mcp.tools/list" && strings.Contains(string(e.Data), `"count":4`)
 	}
 	if !sawInit || !sawList {
 		t.Errorf("initialize (with its answer) seen %v, tools/list seen %v\n%s", sawInit, sawList, dump(s))

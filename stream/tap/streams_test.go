@@ -18,7 +18,8 @@ import (
 
 // TestProgressOnSessionStream: progress sent on the session's GET stream
 // (not the call's own response) is matched to the call by its token, and a
-// result arriving there (a resumed stream) ends the call.
+// result arriving there (a resumed stream) ends the call, which stayed open
+// when its own stream closed because it is inside an MCP session.
 func TestProgressOnSessionStream(t *testing.T) {
 	events := make(chan string, 8)
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -44,6 +45,7 @@ func TestProgressOnSessionStream(t *testing.T) {
 
 	get, _ := http.NewRequest("GET", h.url, nil)
 	get.Header.Set("Accept", "text/event-stream")
+	get.Header.Set("Mcp-Session-Id", "s-1")
 	getRes, err := http.DefaultClient.Do(get)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +53,7 @@ func TestProgressOnSessionStream(t *testing.T) {
 	defer getRes.Body.Close()
 	go io.Copy(io.Discard, getRes.Body)
 
-	post(t, h.url, callBody(t, 12, "elsewhere", map[string]any{}, map[string]any{"progressToken": "tok-12"}), nil)
+	post(t, h.url, callBody(t, 12, "elsewhere", map[string]any{}, map[string]any{"progressToken": "tok-12"}), map[string]string{"Mcp-Session-Id": "s-1"})
 	h.waitFor("stream_ended_without_result", func(s *model.Snapshot) bool { return hasWarning(s, "stream_ended_without_result") })
 	events <- fmt.Sprintf(strings.Replace(progressEvent, `"progressToken":%d`, `"progressToken":"tok-%d"`, 1), 12, 4)
 	events <- "data: {\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"late but here\"}]}}\n\n"

@@ -28,6 +28,7 @@ type Tap struct {
 	upstream *url.URL
 	proxy    *httputil.ReverseProxy
 	calls    *registry
+	unread   unreadCalls    // tools/call exchanges not yet read (rounds.go)
 	judge    *decoder.Judge // judges each request; remembers what earlier calls carried
 	cancels  pendingCancels
 	budget   *byteBudget // request-body bytes held (see reqbody.go)

@@ -23,6 +23,10 @@ type echoInput struct {
 	Repeat int    `json:"repeat,omitempty"`
 }
 
+type deployInput struct {
+	Env string `json:"env"`
+}
+
 type crashInput struct {
 	Code int `json:"code"`
 }
@@ -61,6 +65,21 @@ func main() {
 			fmt.Fprintln(os.Stderr, "stdioserver: crashing on purpose")
 			os.Exit(in.Code)
 			return nil, nil, nil
+		})
+	mcp.AddTool(server, &mcp.Tool{Name: "deploy", Description: "deploys, once the user confirms (a multi-round call)"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in deployInput) (*mcp.CallToolResult, any, error) {
+			resp, ok := req.Params.InputResponses["confirm"].(*mcp.ElicitResult)
+			switch {
+			case !ok:
+				return &mcp.CallToolResult{
+					InputRequests: mcp.InputRequestMap{"confirm": &mcp.ElicitParams{Message: "Deploy to " + in.Env + "?",
+						RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"note": map[string]any{"type": "string"}}}}},
+					RequestState: "deploy-" + in.Env,
+				}, nil, nil
+			case req.Params.RequestState != "deploy-"+in.Env || resp.Action != "accept":
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "not deployed"}}}, nil, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed to " + in.Env}}}, nil, nil
 		})
 	fmt.Fprintln(os.Stderr, "stdioserver: ready")
 	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {

@@ -1,0 +1,197 @@
+package tap
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+
+	"toolscope/decoder/jsonrpc"
+)
+
+// A multi-round call (MCP 2026-07-28): the server answers a tools/call
+// with resultType input_required, what it asks of the client and a
+// requestState; the client sends the same call again, under a new id, with
+// the state and its answers. The tap joins the rounds into one call: the
+// later round's events name the first round's exchange (the call's id on
+// the tap) and their round.
+
+// maxWaiting bounds the calls the tap keeps waiting for their next round
+// (a client that never comes back leaves one behind).
+const maxWaiting = 4096
+
+// roundJoinWait is how long a later round's request waits for the answer
+// of the round before it to be read: the client sends the next round as
+// soon as it has that answer, possibly before the tap's side work has
+// parsed it (see unreadCalls).
+const roundJoinWait = 250 * time.Millisecond
+
+// unreadCalls are the exchanges that may be a tools/call (a POST whose
+// Mcp-Method says tools/call, or says nothing) whose side work has not
+// ended: the round before a later round's request is among them until its
+// answer is read. Counted from the request's arrival, before it is
+// forwarded, by the exchange's number.
+type unreadCalls struct {
+	mu   sync.Mutex
+	seqs map[uint64]string // exchange number -> Mcp-Name (the tool)
+}
+
+// begin counts an exchange whose request may be a tools/call.
+func (u *unreadCalls) begin(r *http.Request, seq uint64) bool {
+	if method := r.Header.Get("Mcp-Method"); r.Method != http.MethodPost || method != "" && method != jsonrpc.MethodToolsCall {
+		return false
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.seqs == nil {
+		u.seqs = make(map[uint64]string)
+	}
+	u.seqs[seq] = r.Header.Get("Mcp-Name")
+	return true
+}
+
+func (u *unreadCalls) end(seq uint64) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	delete(u.seqs, seq)
+}
+
+// before says whether an exchange before seq calling tool (or a tool not
+// named) is still unread.
+func (u *unreadCalls) before(seq uint64, tool string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for s, name := range u.seqs {
+		if s < seq && (name == "" || name == tool) {
+			return true
+		}
+	}
+	return false
+}
+
+// stateKey is what a requestState is kept under: as it is when short, a
+// digest when long (servers seal their state, and it may be large).
+func stateKey(state string) string {
+	if len(state) <= 80 {
+		return "s:" + state
+	}
+	sum := sha256.Sum256([]byte(state))
+	return "h:" + hex.EncodeToString(sum[:])
+}
+
+// pendingRound is a call whose answer asked for input, as much of it as
+// its next round is matched by (a few hundred bytes: not the call, which
+// holds its request's body).
+type pendingRound struct {
+	key      string // stateKey of its requestState
+	scope    scope
+	tool     string
+	args     [sha256.Size]byte // argumentsDigest of its arguments
+	exchange string            // its first round's: the call's id on the tap
+	round    int32
+}
+
+// argumentsDigest identifies arguments up to insignificant whitespace
+// (absent and null alike).
+func argumentsDigest(args json.RawMessage) [sha256.Size]byte {
+	var b bytes.Buffer
+	if len(args) > 0 && json.Compact(&b, args) != nil {
+		b.Reset()
+		b.Write(args)
+	}
+	return sha256.Sum256(b.Bytes())
+}
+
+// awaitNextRound keeps what a call whose answer asked for input is matched
+// by until its next round comes (called with c.mu held).
+func (r *registry) awaitNextRound(c *call, state string) {
+	p := &pendingRound{key: stateKey(state), scope: c.scope, tool: c.tool, args: argumentsDigest(c.msg.Call.Arguments),
+		exchange: c.callEv.Exchange, round: c.callEv.Round}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.waiting[p.key] = append(r.waiting[p.key], p)
+	r.waitOrder = append(r.waitOrder, p)
+	if len(r.waitOrder) > maxWaiting {
+		r.forget(r.waitOrder[0])
+	}
+}
+
+// forget drops a pending round (r.mu held).
+func (r *registry) forget(p *pendingRound) {
+	list := r.waiting[p.key]
+	for i, o := range list {
+		if o == p {
+			list = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(r.waiting, p.key)
+	} else {
+		r.waiting[p.key] = list
+	}
+	for i, o := range r.waitOrder {
+		if o == p {
+			r.waitOrder = append(r.waitOrder[:i:i], r.waitOrder[i+1:]...)
+			break
+		}
+	}
+}
+
+// takePrevRound finds, and forgets, the round a later round's request
+// continues: the one it names by requestState, with the same tool and
+// arguments, inside the request's MCP session where there is one, else on
+// its connection, else by the state alone (the one session-less round
+// waiting under it). Without a state, only the session or the connection
+// match.
+func (r *registry) takePrevRound(c *call) *pendingRound {
+	state := c.msg.Call.RequestState
+	key, args := stateKey(state), argumentsDigest(c.msg.Call.Arguments)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var prev, only *pendingRound
+	sessionless := 0
+	for _, p := range r.waiting[key] { // oldest first: the latest match wins
+		switch {
+		case p.tool != c.tool || p.args != args || p.scope.session != c.scope.session:
+		case c.scope.session != "" || p.scope.conn == c.scope.conn:
+			prev = p
+		default:
+			sessionless++
+			only = p
+		}
+	}
+	if prev == nil && sessionless == 1 && state != "" {
+		prev = only
+	}
+	if prev != nil {
+		r.forget(prev)
+	}
+	return prev
+}
+
+// joinRound makes c, the call of exchange seq (0 over stdio), a later
+// round of the call it continues, if any: its events then carry that
+// call's exchange and the next round's number. While a tools/call before
+// it is unread, the round it continues may be that one: it waits for it
+// (roundJoinWait at most; rare: only a request carrying a state back).
+func (t *Tap) joinRound(c *call, seq uint64) {
+	if c.msg.Call.RequestState == "" && c.msg.Call.InputResponses == nil {
+		return
+	}
+	// The answers are said even when the round they continue was not seen
+	// (the tap started in between, or let it go).
+	c.callEv.InputResponses = c.msg.Call.InputResponses
+	prev := t.calls.takePrevRound(c)
+	for deadline := time.Now().Add(roundJoinWait); prev == nil && seq > 0 && time.Now().Before(deadline) && t.unread.before(seq, c.tool); {
+		time.Sleep(2 * time.Millisecond)
+		prev = t.calls.takePrevRound(c)
+	}
+	if prev == nil {
+		return
+	}
+	c.callEv.Exchange, c.callEv.Round = prev.exchange, prev.round+1
+}
