@@ -8,7 +8,7 @@ import (
 
 // A burst of traffic leaves the heap at twice what it held at its busiest
 // (the collector's goal), and an idle process runs no collection to shrink
-// it: a tap that kept 10,000 calls after a run of 100,000 stayed at that
+// it: a tap keeping 10,000 calls after a run of 100,000 would stay at that
 // size until the next burst. Once the process goes idle after a burst, one
 // collection returns what is no longer live to the system.
 const (
