@@ -34,17 +34,31 @@ func watchIdleMemory() {
 		metrics.Read(sample)
 		return sample[0].Value.Uint64()
 	}
-	last := allocated()
-	sinceReturn := uint64(0)
+	w := idleWatch{last: allocated()}
 	for range time.Tick(idleCheckEvery) {
-		now := allocated()
-		step := now - last
-		last = now
-		sinceReturn += step
-		if step < idleAllocated && sinceReturn >= burstAllocated {
+		if w.idleAfterBurst(allocated()) {
 			debug.FreeOSMemory()
-			sinceReturn = 0
-			last = allocated() // the collection's own allocations are not traffic
+			w.last = allocated() // the collection's own allocations are not traffic
 		}
 	}
+}
+
+// idleWatch decides, from the bytes allocated so far read every
+// idleCheckEvery, when a burst has ended.
+type idleWatch struct {
+	last        uint64 // bytes allocated at the previous check
+	sinceReturn uint64 // bytes allocated since the last return
+}
+
+// idleAfterBurst takes the bytes allocated so far and says whether to
+// return memory now: the last interval was idle, after a burst.
+func (w *idleWatch) idleAfterBurst(allocated uint64) bool {
+	step := allocated - w.last
+	w.last = allocated
+	w.sinceReturn += step
+	if step < idleAllocated && w.sinceReturn >= burstAllocated {
+		w.sinceReturn = 0
+		return true
+	}
+	return false
 }
