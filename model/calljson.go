@@ -126,10 +126,10 @@ func (s *Snapshot) CallJSON(c *Call, now time.Time) CallJSON {
 		ID: c.ID, TaskID: c.TaskID, ToolCallID: c.ToolCallID, Tool: c.Tool, AgentName: c.AgentName,
 		IdempotencyKey: c.IdempotencyKey, RequestID: c.RequestID, Sources: c.Sources, Status: c.Status,
 		Started: timePtr(c.Started), Ended: timePtr(c.Ended), ElapsedMS: c.Elapsed(now).Milliseconds(),
-		TimeoutMS: c.TimeoutMS, Flags: c.FlagNames(), Arguments: validJSON(c.Arguments), Meta: c.Meta,
-		Context: c.Context, SoatContext: c.SoatContext, MetaVsClaims: c.MetaAgainstClaims(), Rounds: c.Rounds(),
+		TimeoutMS: c.TimeoutMS, Flags: c.FlagNames(), Arguments: validJSON(c.Arguments), Meta: c.Meta(),
+		Context: c.Context.Expanded(), SoatContext: c.SoatContext, MetaVsClaims: c.MetaAgainstClaims(), Rounds: c.Rounds(),
 	}
-	out.Headers = c.Headers
+	out.Headers = c.Headers()
 	if c.MultiRound() {
 		server, waiting := c.RoundTimes(now)
 		out.ServerMS, out.WaitingMS = server.Milliseconds(), waiting.Milliseconds()
@@ -153,7 +153,7 @@ func (s *Snapshot) CallJSON(c *Call, now time.Time) CallJSON {
 		aj := AttemptJSON{N: a.N, SourceName: a.SourceName, Exchange: a.Exchange, RequestID: a.RequestID,
 			Started: timePtr(a.Started), Ended: timePtr(a.Ended), Cancelled: a.Cancelled}
 		if agentArea {
-			aj.Context = a.Context
+			aj.Context = a.Context.Expanded()
 		}
 		if a.HasResult {
 			r := a.Result
@@ -171,7 +171,7 @@ func (s *Snapshot) CallJSON(c *Call, now time.Time) CallJSON {
 		out.Attempts = append(out.Attempts, aj)
 	}
 	out.Warnings = c.Warnings
-	for _, e := range c.Timeline {
+	for _, e := range c.Timeline() {
 		if !agentArea {
 			e.Context = nil
 		}

@@ -92,7 +92,7 @@ func (x *Explanation) token(c *Call) {
 		}
 		x.add(Finding{Level: LevelWarning, What: what, Rule: ruleVerification,
 			Must: "give toolscope the instance's context_secret to judge the token as the server must"})
-	case ctx.Verdict == VerdictAbsent && len(c.Meta) == 0:
+	case ctx.Verdict == VerdictAbsent && !c.HasMeta():
 		x.add(Finding{Level: LevelInfo, What: "a plain MCP call: no AgentArea context token and no agentarea/* _meta keys, " +
 			"so no token check and no relay rule apply"})
 	case ctx.Verdict == VerdictAbsent:

@@ -287,8 +287,8 @@ func (c *Call) SourceKinds() []string {
 			add(SourceTap)
 		}
 	}
-	for i := range c.Timeline {
-		if s := c.Timeline[i].Source; s != "" {
+	for i := range c.timeline {
+		if s := c.timeline[i].Source; s != "" {
 			add(s)
 		}
 	}

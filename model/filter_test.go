@@ -14,7 +14,7 @@ func filterCalls() []*Call {
 			Attempts: []Attempt{{N: 1, Exchange: "1", SourceName: "tap"}}},
 		{ID: "t1/call_b", TaskID: "t1", ToolCallID: "call_b", Tool: "read_workbook", Status: StatusError, Sources: []string{"feed t1"},
 			Flags: FlagRetried | FlagWarning, Context: &Context{Present: true, Verdict: VerdictRejected, HTTPStatus: 401},
-			Timeline: []Event{{Source: SourceFeed}}},
+			timeline: []timelineEvent{{Event: Event{Source: SourceFeed}}}},
 		{ID: "t2/call_c", TaskID: "t2", ToolCallID: "call_c", Tool: "export_ledger", Status: StatusCancelled,
 			Attempts: []Attempt{{N: 1, Cancelled: "MCP tool call timed out"}}},
 	}

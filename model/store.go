@@ -117,6 +117,7 @@ type entry struct {
 	nKeys   uint8
 	keyBuf  [inlineKeys]CallKey
 	keyHash [inlineKeys]uint64
+	more    *[]CallKey // keys past the three (a call merged from two)
 }
 
 type sourceKey struct{ source, name string }
@@ -292,7 +293,8 @@ func (s *Store) applyLocked(ev *Event) bool {
 			k := CallKey{keyIDs, ev.TaskID, ev.ToolCallID}
 			if e := s.calls.get(k, s.calls.hash(k)); e != nil {
 				c := s.mutable(e)
-				c.appendTimeline(ev)
+				k := keep(ev)
+				c.appendTimeline(&k)
 				c.Events++
 			}
 		}
@@ -391,7 +393,7 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 	c := s.mutable(found)
 	for i, k := range keys {
 		if !known[i] { // merging moves only keys that were known
-			s.calls.put(k, hashes[i], found, found.addKey(c, k, hashes[i]))
+			s.calls.put(k, hashes[i], found, found.addKey(k, hashes[i]))
 		}
 	}
 	if len(c.Sources) == 0 {
