@@ -120,7 +120,7 @@ func timePtr(t time.Time) *time.Time {
 // raw value that is not JSON becomes a JSON string, so the document always
 // marshals. A call AgentArea's contract does not apply to
 // (SpeaksAgentArea) has no context: plain MCP has no token to miss, though
-// a recording made before toolscope knew it may say "absent".
+// a recording may say "absent" of it.
 func (s *Snapshot) CallJSON(c *Call, now time.Time) CallJSON {
 	out := CallJSON{
 		ID: c.ID, TaskID: c.TaskID, ToolCallID: c.ToolCallID, Tool: c.Tool, AgentName: c.AgentName,
