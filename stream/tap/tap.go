@@ -246,7 +246,7 @@ func (t *Tap) Shutdown(ctx context.Context) error {
 	t.closedAt.Store(time.Now().UnixNano())
 	t.closing.Store(true)
 	t.mu.Lock()
-	srv := t.srv
+	srv, ln := t.srv, t.ln
 	t.mu.Unlock()
 	var err error
 	if srv != nil {
@@ -257,6 +257,10 @@ func (t *Tap) Shutdown(ctx context.Context) error {
 		if err != nil {
 			srv.Close()
 		}
+		// Shutdown closes only the listeners Serve has taken up: if its
+		// goroutine has not run yet, the socket would still accept
+		// connections after the tap said it stopped.
+		_ = ln.Close()
 	}
 	t.runners.stop() // idle runners end; the lost are said now
 	t.inflight.Wait()
