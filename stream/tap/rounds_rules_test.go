@@ -1,0 +1,119 @@
+package tap
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"toolscope/model"
+)
+
+// roundsServer answers a tools/call without inputResponses with the
+// result firstRound (a JSON object, written by hand), and one with them
+// with a plain result.
+func roundsServer(t *testing.T, firstRound string) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Params struct {
+				InputResponses json.RawMessage `json:"inputResponses"`
+			} `json:"params"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Content-Type", "application/json")
+		result := `{"resultType":"complete","content":[{"type":"text","text":"done"}]}`
+		if req.Params.InputResponses == nil {
+			result = firstRound
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, result)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// deployBody is a tools/call of deploy with the params' other members
+// (after "arguments", as written).
+func deployBody(id int, more string) []byte {
+	return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"deploy","arguments":{"env":"prod"}%s}}`, id, more))
+}
+
+// roundWarnings are the warnings of the rounds' rules the deploy calls of
+// an MCP session carry.
+func roundWarnings(s *model.Snapshot, session string) []string {
+	var out []string
+	for _, c := range s.Calls {
+		if tl := c.Timeline(); c.Tool != "deploy" || len(tl) == 0 || tl[0].Headers["Mcp-Session-Id"] != session {
+			continue
+		}
+		for _, w := range c.Warnings {
+			switch model.WarningCode(w.Code) {
+			case model.WarnInputRequiredEmpty, model.WarnInputCapabilityUndeclared, model.WarnInputResponsesMismatch, model.WarnRequestStateNotReturned:
+				out = append(out, w.Code+": "+w.Message)
+			}
+		}
+	}
+	return out
+}
+
+const askConfirm = `{"resultType":"input_required","requestState":"st-1","inputRequests":{"confirm":{"method":"elicitation/create","params":{"message":"Deploy?","requestedSchema":{"type":"object"}}}}}`
+
+func TestInputRequiredRules(t *testing.T) {
+	session := func(s string) map[string]string { return map[string]string{"Mcp-Session-Id": s} }
+	caps := func(c string) string {
+		return `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + c + `}`
+	}
+	for _, tc := range []struct {
+		name, firstRound string
+		requests         []string // the params' members after arguments, in turn, on session s-1
+		want             string   // the rounds' warnings, "" for none
+	}{
+		{"neither inputRequests nor requestState", `{"resultType":"input_required","inputRequests":{}}`,
+			[]string{""}, "input_required_empty"},
+		{"a state alone is a server shedding load", `{"resultType":"input_required","requestState":"busy"}`,
+			[]string{""}, ""},
+		{"an elicitation the client did not declare", askConfirm,
+			[]string{caps(`{"roots":{}}`)}, `input_capability_undeclared: the server asks for input the request's clientCapabilities do not declare ("confirm" needs elicitation)`},
+		{"an elicitation the client declared", askConfirm,
+			[]string{caps(`{"elicitation":{"form":{}}}`)}, ""},
+		{"no capabilities declared: not judged", askConfirm,
+			[]string{""}, ""},
+		{"answers to other requests", askConfirm,
+			[]string{"", `,"requestState":"st-1","inputResponses":{"confirm":{"action":"accept"},"extra":{}}}`},
+			`input_responses_mismatch: inputResponses do not match the inputRequests the server sent (answers to no request: "extra")`},
+		{"a request not answered", askConfirm,
+			[]string{"", `,"requestState":"st-1","inputResponses":{}`},
+			`input_responses_mismatch: inputResponses do not match the inputRequests the server sent (asked and not answered: "confirm")`},
+		{"every request answered with the state", askConfirm,
+			[]string{"", `,"requestState":"st-1","inputResponses":{"confirm":{"action":"accept"}}`}, ""},
+		{"another state carried back", askConfirm,
+			[]string{"", `,"requestState":"st-forged","inputResponses":{"confirm":{"action":"accept"}}`},
+			"request_state_not_returned: the client did not carry back the requestState the server gave (it carries another)"},
+		{"no state carried back", askConfirm,
+			[]string{"", `,"inputResponses":{"confirm":{"action":"accept"}}`},
+			"request_state_not_returned: the client did not carry back the requestState the server gave (it carries none)"},
+		{"two calls waiting: not sure which", askConfirm,
+			[]string{"", "", `,"inputResponses":{"confirm":{"action":"accept"}}`}, ""},
+		{"answers to other requests: a call of its own", askConfirm,
+			[]string{"", `,"inputResponses":{"other":{"action":"accept"}}`}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := startTap(t, Config{Upstream: roundsServer(t, tc.firstRound)})
+			for i, more := range tc.requests {
+				post(t, h.url, deployBody(i+1, more), session("s-1"))
+			}
+			post(t, h.url, deployBody(99, ""), session("s-other")) // a call elsewhere, unaffected
+			h.shutdown()
+			s := h.store.Snapshot()
+			got := roundWarnings(s, "s-1")
+			switch {
+			case tc.want == "" && len(got) > 0:
+				t.Fatalf("warnings %q, want none\n%s", got, dump(s))
+			case tc.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], tc.want)):
+				t.Fatalf("warnings %q, want one %q\n%s", got, tc.want, dump(s))
+			}
+		})
+	}
+}
