@@ -1,6 +1,7 @@
 package tap
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"toolscope/model"
+	"toolscope/output"
 )
 
 // roundsServer answers a tools/call without inputResponses with the
@@ -115,5 +117,35 @@ func TestInputRequiredRules(t *testing.T) {
 				t.Fatalf("warnings %q, want one %q\n%s", got, tc.want, dump(s))
 			}
 		})
+	}
+}
+
+// The rounds' warnings are lines as every warning of a call is: a joined
+// round's names the call and its round.
+func TestRoundWarningLines(t *testing.T) {
+	h := startTap(t, Config{Upstream: roundsServer(t, askConfirm), Name: "tap:orders"})
+	var lines bytes.Buffer // written by w's goroutine, read once w is closed
+	w := output.NewWriter(&lines, output.WriterConfig{Name: "json"})
+	h.hub.Add(w)
+	post(t, h.url, deployBody(1, ""), nil)
+	post(t, h.url, deployBody(2, `,"requestState":"st-1","inputResponses":{"extra":{}}`), nil)
+	h.shutdown()
+	w.Close()
+	var found bool
+	for _, line := range bytes.Split(bytes.TrimSpace(lines.Bytes()), []byte("\n")) {
+		ev, err := output.DecodeLine(line)
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if ev.Code == string(model.WarnInputResponsesMismatch) {
+			found = ev.Call == "tap:orders#1" && ev.Round == 2 && ev.Tool == "deploy" &&
+				strings.Contains(ev.Message, `asked and not answered: "confirm"; answers to no request: "extra"`)
+			if !found {
+				t.Errorf("%s", line)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no input_responses_mismatch line in\n%s", lines.Bytes())
 	}
 }
