@@ -274,12 +274,3 @@ type refusal struct {
 	answer
 	warning model.WarningCode
 }
-
-// releaseBody gives the exchange's request-body bytes back to the budget.
-func (ex *exchange) releaseBody() {
-	if ex.tee != nil {
-		ex.tee.release()
-	}
-	ex.t.budget.release(ex.held)
-	ex.held = 0
-}

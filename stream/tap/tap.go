@@ -170,18 +170,6 @@ func (t *Tap) forward(w http.ResponseWriter, out *http.Request) {
 	t.proxy.ServeHTTP(w, out)
 }
 
-// enforced hands an exchange --enforce answered itself to the observer,
-// unless it was not admitted (then its bytes are given back).
-func (ex *exchange) enforced(observed bool, o outcome) {
-	if !observed {
-		ex.releaseBody()
-		return
-	}
-	ex.t.inflight.Add(1)
-	ex.settle(o)
-	ex.t.runners.queue(ex)
-}
-
 // replayBody forwards the bytes already read, then the rest; Close closes the
 // client's body.
 type replayBody struct {

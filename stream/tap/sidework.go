@@ -1,14 +1,106 @@
 package tap
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"toolscope/model"
 )
+
+// An exchange's side work, off the proxy path. The handler hands the
+// exchange over and never waits for it:
+//   - scheduleSideWork: its side work starts on a runner when the handler is
+//     done or the parse grace has passed, whichever comes first
+//     (streamStarted: at once for an event stream);
+//   - settle: the handler, or the proxy, says how the exchange ended;
+//   - handlerDone: when ServeHTTP returns, the exchange is queued for a
+//     worker unless a runner has it already;
+//   - enforced: an exchange --enforce answered itself is queued at once;
+//   - releaseBody: the request body's bytes go back to the budget once the
+//     side work (or an unobserved handler) is done with them.
+// The runners below run that work (run, in exchange.go); admit.go bounds
+// how many exchanges are under observation at once.
+
+// scheduleSideWork starts the exchange's side work on a runner when its
+// handler is done or the parse grace has passed, whichever comes first. Waiting
+// in the runner instead cost every call a timer, three wake-ups and a sleep.
+func (ex *exchange) scheduleSideWork() {
+	ex.sideStart = time.AfterFunc(ex.t.cfg.parseGrace, func() { ex.t.runners.start(ex) })
+}
+
+// defaultParseGrace is how long the side parser leaves a call whose answer is not
+// an event stream: one answered within it is parsed once its handler is
+// done, in one go on a runner (see handlerDone); a slower one's from then
+// on. 50 ms still reads as at once to a human eye, and it is longer than a
+// busy tap's calls take: at 3 ms, under load every call went to a runner
+// (a timer goroutine, two wake-ups and a wait on the answer per call) just
+// when CPU was shortest. An event stream's side work
+// starts when its head arrives (streamStarted): its progress is live.
+const defaultParseGrace = 50 * time.Millisecond
+
+// streamStarted starts the side work now, on a runner, unless it has
+// started already: the answer is an event stream, parsed as it flows.
+func (ex *exchange) streamStarted() {
+	if ex.sideStart != nil && ex.sideStart.Stop() {
+		ex.t.runners.start(ex)
+	}
+}
+
+// settle hands the exchange's outcome to its goroutine; the first one counts.
+func (ex *exchange) settle(o outcome) {
+	if ex.settled.CompareAndSwap(false, true) {
+		o.at = time.Now()
+		if o.resp != nil {
+			ex.pipe = o.resp.pipe
+		}
+		ex.outcomes <- o
+	}
+}
+
+// handlerDone runs when ServeHTTP returns, however it returns. Unless a
+// runner has the exchange already (an event stream, or the parse grace
+// passed), it queues it for a worker and returns at once: this connection's
+// next request is read only once ServeHTTP has returned, and it must not
+// wait for the last one's observation.
+func (ex *exchange) handlerDone() {
+	ex.settle(outcome{kind: outcomeAborted})
+	if ex.pipe != nil {
+		ex.pipe.finish(errClientGone) // no-op when the body already ended
+	}
+	if !ex.sideStart.Stop() {
+		return // a runner has it
+	}
+	if ex.served && ex.client.Err() == nil {
+		if ex.tee != nil {
+			// What the transport left unread stays unread: run must not wait
+			// for it (ServeHTTP's own deferred end comes after this).
+			ex.tee.end(false, "request body not read to its end")
+		}
+		ex.over = true // its calls' timeout timers are armed only if left open
+	}
+	ex.t.runners.queue(ex)
+}
+
+// enforced hands an exchange --enforce answered itself to the observer,
+// unless it was not admitted (then its bytes are given back).
+func (ex *exchange) enforced(observed bool, o outcome) {
+	if !observed {
+		ex.releaseBody()
+		return
+	}
+	ex.t.inflight.Add(1)
+	ex.settle(o)
+	ex.t.runners.queue(ex)
+}
+
+// releaseBody gives the exchange's request-body bytes back to the budget.
+func (ex *exchange) releaseBody() {
+	if ex.tee != nil {
+		ex.tee.release()
+	}
+	ex.t.budget.release(ex.held)
+	ex.held = 0
+}
 
 // runners run the observation of exchanges, off the proxy path: the
 // handler admits an exchange (admit) and hands it over when its side work
@@ -41,14 +133,6 @@ type runners struct {
 	saying   atomic.Bool  // a sayLost goroutine is on its way
 }
 
-// maxObserved bounds the exchanges under observation at once. A queued
-// one holds its copies (the request under the tap's byte budget, the
-// response in a side pipe): a few KB for a usual call. It is far above what
-// a working tap holds (one per call in flight, plus a backlog when the
-// traffic outruns the observation for a while: on two saturated cores, 50
-// clients built ~1,000 in half a second).
-const maxObserved = 4096
-
 // maxWorkers bounds the goroutines that work through the queue: the
 // observation is CPU work, more goroutines than cores would only take
 // turns (and each keep a grown stack).
@@ -58,63 +142,10 @@ var maxWorkers = int32(max(2, runtime.GOMAXPROCS(0)))
 // ends: long enough to carry a busy agent's calls from one to the next.
 const runnerIdle = 2 * time.Second
 
-// lostEvery gathers the exchanges lost in a burst into one warning.
-const lostEvery = time.Second
-
 func newRunners() *runners {
 	return &runners{handoff: make(chan *exchange), pending: make(chan *exchange, maxObserved),
 		quit: make(chan struct{}), limit: maxObserved}
 }
-
-// admit takes a place under observation for one exchange, or counts it
-// lost (and has it said) and reports false.
-func (r *runners) admit(t *Tap) bool {
-	if r.observed.Add(1) <= r.limit {
-		return true
-	}
-	r.observed.Add(-1)
-	r.lose(t)
-	return false
-}
-
-// lose counts one exchange forwarded unobserved; one goroutine at a time
-// says the count.
-func (r *runners) lose(t *Tap) {
-	r.lost.Add(1)
-	if r.saying.CompareAndSwap(false, true) {
-		t.inflight.Add(1) // Shutdown waits for the warning
-		go r.sayLost(t)
-	}
-}
-
-// sayLost warns, every lostEvery while exchanges are lost, how many were;
-// at shutdown at once.
-func (r *runners) sayLost(t *Tap) {
-	defer t.inflight.Done()
-	tick := time.NewTimer(lostEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-tick.C:
-		case <-r.quit:
-		}
-		if n := r.lost.Swap(0); n > 0 {
-			t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnParseLagging),
-				Message: fmt.Sprintf("tap %s: observation fell behind (its sink or parser is slow): %d exchanges forwarded but not observed, their calls not shown", t.cfg.Name, n)})
-			tick.Reset(lostEvery)
-			continue
-		}
-		r.saying.Store(false)
-		// A loss counted just now, after the swap, found saying set: say it.
-		if r.lost.Load() == 0 || !r.saying.CompareAndSwap(false, true) {
-			return
-		}
-		tick.Reset(lostEvery)
-	}
-}
-
-// done gives an exchange's place back once its side work has ended.
-func (r *runners) done() { r.observed.Add(-1) }
 
 // queue has ex (admitted, its handler done) run by a worker, in turn.
 // The send never waits: the queue holds as many as may be admitted.
@@ -186,21 +217,6 @@ func (r *runners) loop(ex *exchange) {
 			return
 		}
 	}
-}
-
-// aside runs a small piece of side work (a warning from the proxy path)
-// under a place of observation on a goroutine of its own, or counts it lost:
-// the proxy path never waits on the sink.
-func (r *runners) aside(t *Tap, work func()) {
-	if !r.admit(t) {
-		return
-	}
-	t.inflight.Add(1)
-	go func() {
-		defer t.inflight.Done()
-		defer r.done()
-		work()
-	}()
 }
 
 // stop ends the idle runners and has lost exchanges said now; an exchange
