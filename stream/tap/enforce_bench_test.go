@@ -26,7 +26,7 @@ func BenchmarkEnforceDecision(b *testing.B) {
 		ex := &exchange{t: tp, id: "1", start: time.Now(), method: http.MethodPost, header: hdr, body: body, bodyWhole: true}
 		ex.req = tp.parseRequest(ex)
 		if a := tp.enforceAnswer(ex); a != nil {
-			b.Fatalf("refused: %s", a.reason)
+			b.Fatalf("refused: %s", a.Reason)
 		}
 	}
 }

@@ -84,20 +84,22 @@ type exchange struct {
 	unread  bool         // counted in t.unread until run ends
 }
 
-func (t *Tap) newExchange(r *http.Request) *exchange {
+// newExchange makes the exchange of request r, whose head arrived as raw.
+func (t *Tap) newExchange(r *http.Request, raw *rawHeader) *exchange {
 	start := time.Now()
 	seq := t.seq.Add(1)
 	ex := &exchange{
-		t:        t,
-		seq:      seq,
-		id:       strconv.FormatUint(seq, 10),
-		start:    start,
-		capture:  t.newWireCapture(r, start),
-		method:   r.Method,
-		header:   r.Header,
-		client:   r.Context(),
-		scope:    scope{session: r.Header.Get("Mcp-Session-Id"), conn: r.RemoteAddr},
-		outcomes: make(chan outcome, 1),
+		t:         t,
+		seq:       seq,
+		id:        strconv.FormatUint(seq, 10),
+		start:     start,
+		capture:   t.newWireCapture(r, start),
+		method:    r.Method,
+		header:    r.Header,
+		rawHeader: raw,
+		client:    r.Context(),
+		scope:     scope{session: r.Header.Get("Mcp-Session-Id"), conn: r.RemoteAddr},
+		outcomes:  make(chan outcome, 1),
 	}
 	ex.unread = t.unread.begin(r, seq)
 	return ex

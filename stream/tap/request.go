@@ -19,6 +19,7 @@ type parsedRequest struct {
 	cancels  []cancelMsg
 	warnings []model.Warning    // about the exchange, not a call
 	strict   *jsonrpc.Ambiguity // why servers could read it differently (see readStrictly)
+	answer   *decoder.Answer    // what --enforce answers instead of forwarding (nil: forwarded)
 	// one holds the calls of a request with one (nearly all of them), so
 	// pr.calls is not a slice of its own.
 	one [1]*call
@@ -62,44 +63,12 @@ func (pr *parsedRequest) plainByID(key string) *plainMsg {
 	return nil
 }
 
-// newJudge is the judge of a tap's requests, configured as the tap is.
-func newJudge(cfg Config) *decoder.Judge {
-	return &decoder.Judge{Secrets: cfg.Secrets, InstanceID: cfg.InstanceID, InstanceName: cfg.InstanceName,
-		CredentialHeader: cfg.CredentialHeader, SoatPrefix: cfg.SoatPrefix, Enforce: cfg.Enforce}
-}
-
-// parseRequest has the tap's judge read the request body once and judge
-// it, and prepares, without emitting, the events it causes. With --enforce
-// it runs before the request is forwarded.
-func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
-	req := decoder.Request{Method: ex.method, Header: ex.header, Body: ex.body, Whole: ex.bodyWhole, Exchange: ex.id, Now: ex.start}
-	if raw := ex.rawHeader; raw != nil { // SOAT keys are the header names verbatim
-		req.SoatHeader, req.SoatOrder = soatFields(raw)
-	}
-	return t.sortRequest(ex, t.judge.Request(req), true)
-}
-
-// soatFields are the head's fields that may be SOAT keys (the head keeps
-// those), by name as they arrived and in that order: what the judge reads
-// the SOAT context from.
-func soatFields(raw *rawHeader) (http.Header, []string) {
-	h := make(http.Header, len(raw.fields))
-	var order []string
-	for _, f := range raw.fields {
-		if _, seen := h[f.name]; !seen {
-			order = append(order, f.name)
-		}
-		h[f.name] = append(h[f.name], f.value)
-	}
-	return h, order
-}
-
 // sortRequest sorts a request as judged: its calls (their tool.call events
 // prepared), other messages, cancellations, warnings. The HTTP and the
 // stdio tap read a client's messages alike through it; overHTTP says the
 // request came over HTTP (its tool.call events record its headers).
 func (t *Tap) sortRequest(ex *exchange, judged decoder.Judgment, overHTTP bool) *parsedRequest {
-	pr := &parsedRequest{body: judged.Body, strict: judged.Strict}
+	pr := &parsedRequest{body: judged.Body, strict: judged.Strict, answer: judged.Answer}
 	if len(judged.Calls) > 0 {
 		pr.calls = pr.one[:0]
 	}
@@ -117,7 +86,7 @@ func (t *Tap) sortRequest(ex *exchange, judged decoder.Judgment, overHTTP bool) 
 		why := cmp.Or(ex.bodySkip, "request body over "+strconv.FormatInt(t.cfg.MaxParseBytes, 10)+" bytes (or unreadable)")
 		pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnParseSkipped, Message: why + ": forwarded unchanged, not parsed"})
 		if t.cfg.Enforce {
-			// What the tap cannot read it cannot verify: strictAnswer refuses it.
+			// What the tap cannot read it cannot verify: the judge answers 413.
 			pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnEnforceUnverifiedLargeBody,
 				Message: "--enforce cannot verify this request: its body is over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (--max-parse-bytes); answered 413, not forwarded"})
 		}

@@ -1,10 +1,13 @@
 package tap
 
 import (
+	"net/http"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
+	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 )
 
 // An exchange's side work, off the proxy path. The handler hands the
@@ -15,7 +18,8 @@ import (
 //   - settle: the handler, or the proxy, says how the exchange ended;
 //   - handlerDone: when ServeHTTP returns, the exchange is queued for a
 //     worker unless a runner has it already;
-//   - enforced: an exchange --enforce answered itself is queued at once;
+//   - enforced: --enforce answers the request itself, and the exchange is
+//     queued at once;
 //   - releaseBody: the request body's bytes go back to the budget once the
 //     side work (or an unobserved handler) is done with them.
 // The runners below run that work (run, in exchange.go); admit.go bounds
@@ -81,15 +85,17 @@ func (ex *exchange) handlerDone() {
 	ex.t.runners.queue(ex)
 }
 
-// enforced hands an exchange --enforce answered itself to the observer,
-// unless it was not admitted (then its bytes are given back).
-func (ex *exchange) enforced(observed bool, o outcome) {
+// enforced sends the answer --enforce gives itself instead of forwarding,
+// and hands the exchange to its side work at once, unless it was not
+// admitted (then its bytes are given back).
+func (ex *exchange) enforced(w http.ResponseWriter, observed bool, a *decoder.Answer) {
+	jsonrpc.WriteError(w, a.Status, a.Body)
 	if !observed {
 		ex.releaseBody()
 		return
 	}
 	ex.t.inflight.Add(1)
-	ex.settle(o)
+	ex.settle(outcome{kind: outcomeEnforced, status: a.Status, rpcCode: a.Code, message: "answered by the tap (--enforce), not forwarded: " + a.Reason})
 	ex.t.runners.queue(ex)
 }
 
