@@ -89,7 +89,7 @@ func (ex *exchange) handlerDone() {
 // and hands the exchange to its side work at once, unless it was not
 // admitted (then its bytes are given back).
 func (ex *exchange) enforced(w http.ResponseWriter, observed bool, a *decoder.Answer) {
-	jsonrpc.WriteError(w, a.Status, a.Body)
+	jsonrpc.WriteResponse(w, a.Status, a.Body)
 	if !observed {
 		ex.releaseBody()
 		return
