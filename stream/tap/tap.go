@@ -81,6 +81,7 @@ func exchangeFrom(ctx context.Context) *exchange {
 //  5. the exchange is handed to its side work (sidework.go), which judges
 //     the request (without --enforce), reads the response copy and emits.
 func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// 1. The head.
 	raw := rawHeaderOf(r) // taken first: one head per request, whatever the answer
 	if t.refuseRebinding(w, r) {
 		return
@@ -102,6 +103,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// so net/http still knows how that body ended.
 	out := r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
 
+	// 2. The body, read once.
 	if hasBody && !t.cfg.Enforce {
 		out.Body = t.forwardedBody(ex, r)
 		if ex.tee != nil {
@@ -118,6 +120,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		out.Body = body
 	}
 
+	// 3. With --enforce, judged once, before it is forwarded.
 	if t.cfg.Enforce {
 		ex.req = t.parseRequest(ex)
 		if a := t.enforceAnswer(ex); a != nil {
@@ -135,6 +138,7 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
+	// 4. Forwarded, and 5. handed to its side work.
 	if ex.bodyWhole && len(ex.body) <= maxCancelBody && bytes.Contains(ex.body, cancelMethod) {
 		// Counted before it is forwarded, so before the server can react.
 		ex.pendingCancel = true
