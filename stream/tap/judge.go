@@ -8,10 +8,10 @@ import (
 
 // The request judged once: the third step of a request's way through the
 // tap (ServeHTTP). The tap's judge (decoder.Judge) reads the body and judges
-// it (parseRequest); with --enforce this runs before the request is
-// forwarded, and the judgment names the answer the tap must give itself,
-// as a server following the contract would (enforceAnswer). Without --enforce
-// it runs on the side work, after the request is forwarded.
+// it (judgeRequest); with --enforce this runs before the request is
+// forwarded, and the judgment names the answer the tap gives itself, as a
+// server following the contract would (decoder.Answer). Without --enforce
+// it runs on the side work, after the request is forwarded (parseRequest).
 
 // newJudge is the judge of a tap's requests, configured as the tap is.
 func newJudge(cfg Config) *decoder.Judge {
@@ -20,16 +20,19 @@ func newJudge(cfg Config) *decoder.Judge {
 		MaxParseBytes: cfg.MaxParseBytes}
 }
 
-// parseRequest has the tap's judge read the request body once and judge
-// it, and prepares, without emitting, the events it causes. With --enforce
-// it runs before the request is forwarded.
+// parseRequest judges the request and prepares, without emitting, the
+// events it causes (sortRequest).
 func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
+	return t.sortRequest(ex, t.judgeRequest(ex), true)
+}
+
+// judgeRequest has the tap's judge read the request body once and judge it.
+func (t *Tap) judgeRequest(ex *exchange) decoder.Judgment {
 	req := decoder.Request{Method: ex.method, Header: ex.header, Body: ex.body, Whole: ex.bodyWhole, Exchange: ex.id, Now: ex.start}
 	if raw := ex.rawHeader; raw != nil { // SOAT keys are the header names verbatim
 		req.SoatHeader, req.SoatOrder = soatFields(raw)
 	}
-	judged := t.judge.Request(req)
-	return t.sortRequest(ex, judged, true)
+	return t.judge.Request(req)
 }
 
 // soatFields are the head's fields that may be SOAT keys (the head keeps

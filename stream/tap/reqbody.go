@@ -105,8 +105,9 @@ func (f failedReader) Read([]byte) (int, error) { return 0, f.err }
 
 // bufferRequest reads a request body before it is forwarded (--enforce),
 // up to MaxParseBytes, within the budget and the read deadline, into
-// ex.body, and returns the body the proxy forwards. Past the budget the
-// request is refused with a 503, past the deadline with a 408.
+// ex.body, and returns the body the proxy forwards. Past the budget it
+// answers the request itself with a 503, past the deadline with a 408, and
+// returns that refusal.
 func (t *Tap) bufferRequest(w http.ResponseWriter, ex *exchange, r *http.Request) (forwarded io.ReadCloser, refused *refusal) {
 	rc := http.NewResponseController(w)
 	rc.SetReadDeadline(time.Now().Add(requestReadTimeout)) // not every connection has one: then the budget alone bounds
@@ -120,8 +121,10 @@ func (t *Tap) bufferRequest(w http.ResponseWriter, ex *exchange, r *http.Request
 		// the answer, unless the deadline has passed; the connection closes.
 		rc.SetReadDeadline(time.Now())
 		w.Header().Set("Connection", "close")
-		return &refusal{Answer: decoder.Answer{Status: status, Code: jsonrpc.CodeInternalError, Reason: reason,
-			Body: jsonrpc.ErrorResponse(nil, jsonrpc.CodeInternalError, "toolscope tap: "+reason)}, warning: code}
+		a := decoder.Answer{Status: status, Code: jsonrpc.CodeInternalError, Reason: reason,
+			Body: jsonrpc.ErrorResponse(nil, jsonrpc.CodeInternalError, "toolscope tap: "+reason)}
+		jsonrpc.WriteResponse(w, a.Status, a.Body)
+		return &refusal{Answer: a, warning: code}
 	}
 	switch {
 	case errors.Is(err, errBudget):
@@ -140,8 +143,8 @@ func (t *Tap) bufferRequest(w http.ResponseWriter, ex *exchange, r *http.Request
 	return replayBody{Reader: io.MultiReader(bytes.NewReader(body), r.Body), orig: r.Body}, nil
 }
 
-// refusal is the answer to a request --enforce could not read, and the
-// warning code saying why.
+// refusal is the answer given to a request --enforce could not read, and
+// the warning code saying why.
 type refusal struct {
 	decoder.Answer
 	warning model.WarningCode

@@ -1,13 +1,11 @@
 package tap
 
 import (
-	"net/http"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 	"toolscope/decoder"
-	"toolscope/decoder/jsonrpc"
 )
 
 // An exchange's side work, off the proxy path. The handler hands the
@@ -18,8 +16,7 @@ import (
 //   - settle: the handler, or the proxy, says how the exchange ended;
 //   - handlerDone: when ServeHTTP returns, the exchange is queued for a
 //     worker unless a runner has it already;
-//   - enforced: --enforce answers the request itself, and the exchange is
-//     queued at once;
+//   - enforced: an exchange --enforce answered itself is queued at once;
 //   - releaseBody: the request body's bytes go back to the budget once the
 //     side work (or an unobserved handler) is done with them.
 // The runners below run that work (run, in exchange.go); admit.go bounds
@@ -85,11 +82,9 @@ func (ex *exchange) handlerDone() {
 	ex.t.runners.queue(ex)
 }
 
-// enforced sends the answer --enforce gives itself instead of forwarding,
-// and hands the exchange to its side work at once, unless it was not
-// admitted (then its bytes are given back).
-func (ex *exchange) enforced(w http.ResponseWriter, observed bool, a *decoder.Answer) {
-	jsonrpc.WriteResponse(w, a.Status, a.Body)
+// enforced hands an exchange --enforce answered itself (a) to its side
+// work at once, unless it was not admitted (then its bytes are given back).
+func (ex *exchange) enforced(observed bool, a *decoder.Answer) {
 	if !observed {
 		ex.releaseBody()
 		return

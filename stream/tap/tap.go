@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -114,17 +115,24 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, refused := t.bufferRequest(w, ex, r)
 		if refused != nil {
 			ex.req = &parsedRequest{warnings: []model.Warning{{Code: refused.warning, Message: refused.Reason}}}
-			ex.enforced(w, observed, &refused.Answer)
+			ex.enforced(observed, &refused.Answer)
 			return
 		}
 		out.Body = body
 	}
 
-	// 3. With --enforce, judged once, before it is forwarded.
+	// 3. With --enforce, judged once, before it is forwarded: the tap
+	// answers a request the judgment refuses as a server following the
+	// contract would, then readies the exchange's events.
 	if t.cfg.Enforce {
-		ex.req = t.parseRequest(ex)
-		if a := t.enforceAnswer(ex); a != nil {
-			ex.enforced(w, observed, a)
+		judged := t.judgeRequest(ex)
+		refused := judged.Answer
+		if refused != nil {
+			jsonrpc.WriteResponse(w, refused.Status, refused.Body)
+		}
+		ex.req = t.sortRequest(ex, judged, true)
+		if refused != nil {
+			ex.enforced(observed, refused)
 			return
 		}
 		if !observed {
