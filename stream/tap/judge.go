@@ -49,8 +49,3 @@ func soatFields(raw *rawHeader) (http.Header, []string) {
 	}
 	return h, order
 }
-
-// enforceAnswer is the answer --enforce sends instead of forwarding the
-// request, as the judge named it (decoder.Answer), or nil when the request
-// goes on.
-func (t *Tap) enforceAnswer(ex *exchange) *decoder.Answer { return ex.req.answer }

@@ -19,7 +19,6 @@ type parsedRequest struct {
 	cancels  []cancelMsg
 	warnings []model.Warning    // about the exchange, not a call
 	strict   *jsonrpc.Ambiguity // why servers could read it differently (see readStrictly)
-	answer   *decoder.Answer    // what --enforce answers instead of forwarding (nil: forwarded)
 	// one holds the calls of a request with one (nearly all of them), so
 	// pr.calls is not a slice of its own.
 	one [1]*call
@@ -68,7 +67,7 @@ func (pr *parsedRequest) plainByID(key string) *plainMsg {
 // stdio tap read a client's messages alike through it; overHTTP says the
 // request came over HTTP (its tool.call events record its headers).
 func (t *Tap) sortRequest(ex *exchange, judged decoder.Judgment, overHTTP bool) *parsedRequest {
-	pr := &parsedRequest{body: judged.Body, strict: judged.Strict, answer: judged.Answer}
+	pr := &parsedRequest{body: judged.Body, strict: judged.Strict}
 	if len(judged.Calls) > 0 {
 		pr.calls = pr.one[:0]
 	}
