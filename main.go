@@ -1,6 +1,6 @@
 // Command toolscope is a terminal live monitor for AI-agent tool calls. The
-// command line is package cli; this file only sets the memory limit, and
-// serves as a stdio tap's watchdog when started as one.
+// command line is package cli; this file only sets how the process keeps
+// its memory, and serves as a stdio tap's watchdog when started as one.
 package main
 
 import (
@@ -27,5 +27,6 @@ func main() {
 		// process stays close to what it holds (docs/security.md, "Memory ceiling").
 		debug.SetMemoryLimit(softMemoryLimit)
 	}
+	cli.ReturnMemoryWhenIdle()
 	os.Exit(cli.Run(os.Args[1:]))
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"toolscope/decoder/jsonrpc"
@@ -41,8 +42,11 @@ type Judge struct {
 	RelayInterval time.Duration
 
 	cross crossIndex
-	mu    sync.Mutex // guards gaps
-	gaps  relayGaps
+	// contextSeen: a call came with AgentArea context, so the calls this
+	// judge serves are AgentArea's, and one without context misses it.
+	contextSeen atomic.Bool
+	mu          sync.Mutex // guards gaps
+	gaps        relayGaps
 }
 
 // The token's and the MCP version's headers as http.Header keys them (Get
@@ -100,7 +104,17 @@ type CallJudgment struct {
 	Message  *jsonrpc.Message
 	Exchange string
 	// Context is the token's verdict, steps and claims.
-	Context  model.Context
+	Context model.Context
+	// AgentArea: the call came with AgentArea context (a token, even one
+	// the server never receives, or agentarea/* keys): AgentArea's contract
+	// applies to it, the platform's result limits included
+	// (model.Call.AgentArea is the same notion).
+	AgentArea bool
+	// Plain: no AgentArea context on the call nor on any call the judge saw
+	// before it, and no secret or credential header that requires it:
+	// plain MCP, with no token to miss, so its tool.call carries no
+	// context verdict.
+	Plain    bool
 	Warnings []model.Warning
 	// Soat is the SOAT context bag the call came with, keys as received.
 	Soat map[string]string

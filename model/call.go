@@ -49,18 +49,16 @@ type Call struct {
 	Status     Status
 
 	Arguments   json.RawMessage
-	Meta        map[string]any
-	Context     *Context // of the latest attempt that carried one
+	meta        objectText // see Meta
+	Context     *Context   // of the latest attempt that carried one
 	SoatContext map[string]string
-	Headers     map[string]string
+	headers     objectText // see Headers
 
 	Attempts []Attempt
 	Progress Progress
-	Warnings []Event // warning events about this call (bounded)
-	Timeline []Event // every non-progress event (bounded)
-	Events   int     // events applied to this call, all kinds
-
-	keys []CallKey // the store's join keys past its entry's three (see store_keys.go)
+	Warnings []Event         // warning events about this call (bounded)
+	timeline []timelineEvent // every non-progress event (bounded): see Timeline
+	Events   int             // events applied to this call, all kinds
 
 	// The small fields share one word (a tap call makes a Call each, and
 	// the store retains thousands: 576 bytes, not 640).
@@ -176,7 +174,7 @@ func (p Point) Time() time.Time { return time.Unix(0, p.UnixNano) }
 // agentarea/* _meta keys. A call without any of it is plain MCP: no token
 // to judge and no relay rule.
 func (c *Call) AgentArea() bool {
-	return c.SeenByFeed || c.Relays || len(c.Meta) > 0 || c.Context != nil && c.Context.Present
+	return c.SeenByFeed || c.Relays || c.HasMeta() || c.Context != nil && c.Context.Present
 }
 
 // SentCount is the number of notifications the server sent, as far as known:
@@ -222,7 +220,7 @@ func (c *Call) Elapsed(now time.Time) time.Duration {
 }
 
 // clone copies what the store changes in place; append-only slices
-// (Timeline, Warnings, Sources, keys) may share their arrays because a
+// (timeline, Warnings, Sources) may share their arrays because a
 // snapshot never looks past its own length.
 func (c *Call) clone() *Call {
 	n := *c

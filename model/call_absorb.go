@@ -13,7 +13,7 @@ func (c *Call) absorb(o *Call) {
 		c.attemptN(o.Attempts[i].N).absorb(&o.Attempts[i])
 	}
 	c.Progress.absorb(&o.Progress)
-	c.absorbTimeline(o.Timeline)
+	c.absorbTimeline(o.timeline)
 	if len(o.Warnings) > 0 {
 		c.Warnings = append(c.Warnings[:len(c.Warnings):len(c.Warnings)], o.Warnings...)
 	}
@@ -41,8 +41,8 @@ func (c *Call) absorbSeen(o *Call) {
 	if c.Arguments == nil {
 		c.Arguments = o.Arguments
 	}
-	if c.Meta == nil {
-		c.Meta = o.Meta
+	if c.meta == "" {
+		c.meta = o.meta
 	}
 	if c.Context == nil {
 		c.Context = o.Context
@@ -50,8 +50,8 @@ func (c *Call) absorbSeen(o *Call) {
 	if c.SoatContext == nil {
 		c.SoatContext = o.SoatContext
 	}
-	if c.Headers == nil {
-		c.Headers = o.Headers
+	if c.headers == "" {
+		c.headers = o.headers
 	}
 }
 
@@ -99,15 +99,15 @@ func (p *Progress) absorb(op *Progress) {
 
 // absorbTimeline merges the other view's timeline in time order, keeping
 // the first and the latest events past maxTimeline.
-func (c *Call) absorbTimeline(other []Event) {
+func (c *Call) absorbTimeline(other []timelineEvent) {
 	if len(other) == 0 {
 		return
 	}
-	tl := make([]Event, 0, len(c.Timeline)+len(other))
-	tl = append(append(tl, c.Timeline...), other...)
+	tl := make([]timelineEvent, 0, len(c.timeline)+len(other))
+	tl = append(append(tl, c.timeline...), other...)
 	sort.SliceStable(tl, func(i, j int) bool { return tl[i].Time.Before(tl[j].Time) })
 	if len(tl) > maxTimeline {
 		tl = append(tl[:maxTimeline/2:maxTimeline/2], tl[len(tl)-maxTimeline/2:]...)
 	}
-	c.Timeline = tl
+	c.timeline = tl
 }

@@ -23,17 +23,19 @@ func (c *Call) apply(ev *Event) {
 		c.SeenByFeed, c.Relays = true, true
 	}
 
-	switch ev.Kind {
-	case KindToolCall:
-		c.applyCallEvent(ev)
-	case KindToolProgress:
+	if ev.Kind == KindToolProgress {
 		c.applyProgress(ev)
 		return // progress is kept in the point history, not the timeline
+	}
+	k := keep(ev)
+	switch ev.Kind {
+	case KindToolCall:
+		c.applyCallEvent(&k)
 	case KindToolResult:
 		if ev.ResultType == ResultInputRequired && !ev.IsError {
-			c.applyInputRequired(ev)
+			c.applyInputRequired(&k.ev)
 		} else {
-			c.applyResult(ev)
+			c.applyResult(&k.ev)
 		}
 	case KindToolCancelled:
 		a := c.attemptFor(ev)
@@ -50,7 +52,7 @@ func (c *Call) apply(ev *Event) {
 			c.Warnings = append(c.Warnings, *ev)
 		}
 	}
-	c.appendTimeline(ev)
+	c.appendTimeline(&k)
 	c.updateStatus()
 }
 
@@ -98,7 +100,8 @@ func (c *Call) addSource(name string) {
 	c.Sources = append(c.Sources, name)
 }
 
-func (c *Call) applyCallEvent(ev *Event) {
+func (c *Call) applyCallEvent(k *keptEvent) {
+	ev := &k.ev
 	a := c.attemptFor(ev)
 	if ev.Round > 1 {
 		c.applyRoundCall(a, ev)
@@ -117,14 +120,14 @@ func (c *Call) applyCallEvent(ev *Event) {
 	if len(ev.Arguments) > 0 {
 		c.Arguments = ev.Arguments
 	}
-	if len(ev.Meta) > 0 {
-		c.Meta = ev.Meta
+	if k.meta != "" {
+		c.meta = k.meta
 	}
 	if len(ev.SoatContext) > 0 {
 		c.SoatContext = ev.SoatContext
 	}
-	if len(ev.Headers) > 0 {
-		c.Headers = ev.Headers
+	if k.headers != "" {
+		c.headers = k.headers
 	}
 	if ev.Context != nil {
 		a.Context = ev.Context
@@ -413,19 +416,19 @@ func failed(r *Result) bool {
 	return r.IsError || r.Error != "" || r.RPCCode != 0 || r.HTTPStatus >= 400
 }
 
-func (c *Call) appendTimeline(ev *Event) {
-	if len(c.Timeline) >= maxTimeline {
+func (c *Call) appendTimeline(k *keptEvent) {
+	if len(c.timeline) >= maxTimeline {
 		// Keep the first half (how it started) and the most recent events,
 		// in a new array: a snapshot may hold the old one.
-		n := make([]Event, 0, maxTimeline)
-		n = append(n, c.Timeline[:maxTimeline/2]...)
-		n = append(n, c.Timeline[len(c.Timeline)-maxTimeline/4:]...)
-		c.Timeline = n
+		n := make([]timelineEvent, 0, maxTimeline)
+		n = append(n, c.timeline[:maxTimeline/2]...)
+		n = append(n, c.timeline[len(c.timeline)-maxTimeline/4:]...)
+		c.timeline = n
 	}
-	if c.Timeline == nil {
+	if c.timeline == nil {
 		// A call and its result from a tap and a feed: four events, one
 		// allocation (two for a store that has seen taps alone).
-		c.Timeline = make([]Event, 0, cmp.Or(int(c.firstTimeline), 4))
+		c.timeline = make([]timelineEvent, 0, cmp.Or(int(c.firstTimeline), 4))
 	}
-	c.Timeline = append(c.Timeline, *ev)
+	c.timeline = append(c.timeline, timelineEvent{k.ev, k.meta, k.headers})
 }

@@ -214,15 +214,19 @@ type Context struct {
 	HTTPStatus int    `json:"http_status,omitempty"`
 	RPCCode    int    `json:"rpc_code,omitempty"`
 	Reason     string `json:"reason,omitempty"`
-	// Header is the token's decoded JOSE header. Read only: contexts of
-	// tokens with the common HS256 header share one map.
-	Header   map[string]any `json:"header,omitempty"`
+	// Header is the token's decoded JOSE header. Read only: the contexts
+	// stored calls keep share one map for the common HS256 header.
+	Header map[string]any `json:"header,omitempty"`
+	// Claims is nil in a context a call in the store keeps, which holds
+	// them as text: read them with ClaimMap.
 	Claims   map[string]any `json:"claims,omitempty"`
 	Steps    []Step         `json:"steps,omitempty"`
 	Warnings []string       `json:"warnings,omitempty"`
 	// CredentialPresent says whether the static credential header was sent
 	// (its value is never recorded).
 	CredentialPresent bool `json:"credential_present,omitempty"`
+
+	claims objectText // Claims, in a context a stored call keeps (call_compact.go)
 }
 
 // Step is one verification step of the contract, passed or failed.

@@ -37,22 +37,19 @@ type MetaClaim struct {
 // key order, then lists context claims _meta lacks. Nil when the call has
 // neither _meta nor a context claim.
 func (c *Call) MetaAgainstClaims() []MetaClaim {
-	var claims map[string]any
-	if c.Context != nil {
-		claims = c.Context.Claims
-	}
+	claims, meta := c.Context.ClaimMap(), c.Meta()
 	hasContextClaim := false
 	for _, name := range contextClaimNames {
 		_, ok := claims[name]
 		hasContextClaim = hasContextClaim || ok
 	}
-	if len(c.Meta) == 0 && !hasContextClaim {
+	if len(meta) == 0 && !hasContextClaim {
 		return nil
 	}
-	keys := slices.Sorted(maps.Keys(c.Meta))
+	keys := slices.Sorted(maps.Keys(meta))
 	out := make([]MetaClaim, 0, len(keys))
 	for _, k := range keys {
-		mc := MetaClaim{Key: k, Meta: c.Meta[k], Verdict: MetaNotSigned}
+		mc := MetaClaim{Key: k, Meta: meta[k], Verdict: MetaNotSigned}
 		if name, ok := strings.CutPrefix(k, metaPrefix); ok && len(claims) > 0 {
 			mc.Claim = name
 			cv, has := claims[name]
@@ -69,7 +66,7 @@ func (c *Call) MetaAgainstClaims() []MetaClaim {
 	}
 	for _, name := range contextClaimNames {
 		cv, has := claims[name]
-		if _, ok := c.Meta[metaPrefix+name]; has && !ok {
+		if _, ok := meta[metaPrefix+name]; has && !ok {
 			out = append(out, MetaClaim{Key: metaPrefix + name, Claim: name, Signed: cv, Verdict: MetaNoKey})
 		}
 	}

@@ -9,8 +9,8 @@ import (
 // compared by value), keys no claim signs, claims no key mirrors.
 func TestMetaAgainstClaims(t *testing.T) {
 	c := &Call{
-		Meta: map[string]any{"agentarea/task_id": "t1", "agentarea/tool_call_id": "c1", "agentarea/agent_id": "a9",
-			"agentarea/metadata": map[string]any{"b": 1.0, "a": []any{"x"}}, "progressToken": 3.0},
+		meta: keep(&Event{Meta: map[string]any{"agentarea/task_id": "t1", "agentarea/tool_call_id": "c1", "agentarea/agent_id": "a9",
+			"agentarea/metadata": map[string]any{"b": 1.0, "a": []any{"x"}}, "progressToken": 3.0}}).meta,
 		Context: &Context{Claims: map[string]any{"task_id": "t1", "tool_call_id": "c2", "workspace_id": "w1",
 			"metadata": map[string]any{"a": []any{"x"}, "b": 1.0}}},
 	}

@@ -55,11 +55,13 @@ type Snapshot struct {
 }
 
 // SpeaksAgentArea says whether AgentArea's contract applies to a call: it
-// carries AgentArea context, or a source that saw it carries it on other
-// calls (a call there without a token is missing one). A call of sources
-// that only ever carried plain MCP is judged by MCP alone: no token verdict.
+// carries AgentArea context, its tap was told to require a token (a
+// verdict other than absent: a secret or a credential header was given),
+// or a source that saw it carries AgentArea context on other calls (a call
+// there without a token is missing one). A call of sources that only ever
+// carried plain MCP is judged by MCP alone: no token verdict.
 func (s *Snapshot) SpeaksAgentArea(c *Call) bool {
-	if c.AgentArea() {
+	if c.AgentArea() || c.Context != nil && c.Context.Verdict != VerdictAbsent {
 		return true
 	}
 	for i := range s.Sources {
@@ -115,6 +117,7 @@ type entry struct {
 	nKeys   uint8
 	keyBuf  [inlineKeys]CallKey
 	keyHash [inlineKeys]uint64
+	more    *[]CallKey // keys past the three (a call merged from two)
 }
 
 type sourceKey struct{ source, name string }
@@ -290,7 +293,8 @@ func (s *Store) applyLocked(ev *Event) bool {
 			k := CallKey{keyIDs, ev.TaskID, ev.ToolCallID}
 			if e := s.calls.get(k, s.calls.hash(k)); e != nil {
 				c := s.mutable(e)
-				c.appendTimeline(ev)
+				k := keep(ev)
+				c.appendTimeline(&k)
 				c.Events++
 			}
 		}
@@ -389,7 +393,7 @@ func (s *Store) applyCall(ev *Event, src *SourceState) {
 	c := s.mutable(found)
 	for i, k := range keys {
 		if !known[i] { // merging moves only keys that were known
-			s.calls.put(k, hashes[i], found, found.addKey(c, k, hashes[i]))
+			s.calls.put(k, hashes[i], found, found.addKey(k, hashes[i]))
 		}
 	}
 	if len(c.Sources) == 0 {

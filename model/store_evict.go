@@ -46,8 +46,12 @@ func (s *Store) dropLive(e *entry) {
 	s.markDead(e)
 }
 
+// markDead lets go of the entry's call at once: the entry stays in order
+// until order is compacted (up to as many dead entries as live ones), and a
+// call it still held would be kept that long.
 func (s *Store) markDead(e *entry) {
 	e.dead = true
+	e.call = nil
 	s.dead++
 	if s.dead > 64 && s.dead*2 > len(s.order) {
 		live := make([]*entry, 0, len(s.order)-s.dead)
@@ -71,7 +75,7 @@ func (s *Store) merge(a, b *entry) *entry {
 	into.absorb(b.call)
 	for i := range b.numKeys() {
 		k, h := b.keyAt(i), b.hashAt(&s.calls, i)
-		s.calls.put(k, h, a, a.addKey(into, k, h))
+		s.calls.put(k, h, a, a.addKey(k, h))
 	}
 	if a.finished {
 		s.nFin--

@@ -88,7 +88,7 @@ func TestKeyIndexCollision(t *testing.T) {
 	x := newKeyIndex()
 	mk := func(k CallKey) *entry {
 		e := &entry{call: &Call{}}
-		e.addKey(e.call, k, 7)
+		e.addKey(k, 7)
 		return e
 	}
 	k1, k2, k3 := CallKey{keyIDs, "T", "1"}, CallKey{keyIDs, "T", "2"}, CallKey{keyIdem, "K", ""}
@@ -104,7 +104,7 @@ func TestKeyIndexCollision(t *testing.T) {
 	}
 	x.put(k3, 7, e3, 0) // takes the free slot
 	// k2 moves to e3 (a merge): the slot is k3's, so k2 stays a clash.
-	x.put(k2, 7, e3, e3.addKey(e3.call, k2, 7))
+	x.put(k2, 7, e3, e3.addKey(k2, 7))
 	if x.get(k2, 7) != e3 || x.get(k3, 7) != e3 {
 		t.Fatal("after a move")
 	}

@@ -195,9 +195,9 @@ func TestSnapshotIsImmutable(t *testing.T) {
 	c := before.Calls[0]
 	s.Apply(tapProgress(20, "1", 2, false))
 	s.Apply(tapResult(30, "1"))
-	if c.Progress.Progress != 1 || c.Progress.Sent != 1 || c.Status != StatusRunning || len(c.Timeline) != 1 {
+	if c.Progress.Progress != 1 || c.Progress.Sent != 1 || c.Status != StatusRunning || c.TimelineLen() != 1 {
 		t.Errorf("a held snapshot changed: progress %v sent %d status %s timeline %d",
-			c.Progress.Progress, c.Progress.Sent, c.Status, len(c.Timeline))
+			c.Progress.Progress, c.Progress.Sent, c.Status, c.TimelineLen())
 	}
 	after := s.Snapshot()
 	if after.Version <= before.Version || after.Calls[0].Status != StatusOK || after.Calls[0].Progress.Sent != 2 {

@@ -3,14 +3,10 @@ package output
 import (
 	"encoding/json"
 	"errors"
-	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"toolscope/model"
 )
@@ -63,7 +59,7 @@ func appendStr(b []byte, name, s string) []byte {
 	if s == "" {
 		return b
 	}
-	return appendQuote(append(b, name...), s)
+	return model.AppendJSONString(append(b, name...), s)
 }
 
 func appendInt(b []byte, name string, v int64) []byte {
@@ -80,43 +76,12 @@ func appendFlag(b []byte, name string, set bool) []byte {
 	return append(append(b, name...), "true"...)
 }
 
-// appendQuote writes s as a JSON string; invalid UTF-8 becomes U+FFFD.
-func appendQuote(b []byte, s string) []byte {
-	b, _ = jsontext.AppendQuote(b, s)
-	return b
-}
-
-// appendFloat writes a number as JSON writes it; a value JSON has no
-// number for (NaN, infinities) is null.
-func appendFloat(b []byte, v float64) []byte {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return append(b, "null"...)
-	}
-	// A whole number below 2^53 (timestamps, counts: most numbers of an
-	// event) is its digits, written without the float formatting.
-	if n := int64(v); float64(n) == v && n > -1<<53 && n < 1<<53 && (n != 0 || !math.Signbit(v)) {
-		return strconv.AppendInt(b, n, 10)
-	}
-	return jsontext.AppendFloat(b, v, 64)
-}
-
 // appendRaw writes a raw JSON member, compacted.
 func appendRaw(b []byte, name string, v []byte) []byte {
 	if len(v) == 0 {
 		return b
 	}
-	return appendRawValue(append(b, name...), v)
-}
-
-// appendRawValue writes a raw JSON value compacted; a value that is not
-// JSON is written as a string of its text.
-func appendRawValue(b, v []byte) []byte {
-	start := len(b)
-	b, err := jsontext.AppendFormat(b, v)
-	if err != nil {
-		b = appendQuote(b[:start], string(v))
-	}
-	return b
+	return model.AppendJSONRaw(append(b, name...), v)
 }
 
 // closeObject ends the object opened at b[open] ('{'), dropping the comma
@@ -132,11 +97,11 @@ func appendEvent(b []byte, e *model.Event) []byte {
 	b = append(b, `{"time":"`...)
 	b = e.Time.UTC().AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","source":`...)
-	b = appendQuote(b, e.Source)
+	b = model.AppendJSONString(b, e.Source)
 	b = append(b, `,"source_name":`...)
-	b = appendQuote(b, e.SourceName)
+	b = model.AppendJSONString(b, e.SourceName)
 	b = append(b, `,"kind":`...)
-	b = appendQuote(b, string(e.Kind))
+	b = model.AppendJSONString(b, string(e.Kind))
 	b = appendStr(b, `,"task_id":`, e.TaskID)
 	b = appendStr(b, `,"tool_call_id":`, e.ToolCallID)
 	b = appendStr(b, `,"tool":`, e.Tool)
@@ -155,15 +120,15 @@ func appendEvent(b []byte, e *model.Event) []byte {
 	b = appendStr(b, `,"code":`, e.Code)
 	b = appendRaw(b, `,"data":`, e.Data)
 	if e.Wire != nil { // a recording's exchange: written by encoding/json, as rare as it is large
-		b = appendAny(append(b, `,"wire":`...), e.Wire)
+		b = model.AppendJSONValue(append(b, `,"wire":`...), e.Wire)
 	}
 	if e.Kind == model.KindToolProgress {
-		b = appendFloat(append(b, `,"progress":`...), e.Progress)
+		b = model.AppendJSONNumber(append(b, `,"progress":`...), e.Progress)
 		b = append(b, `,"total":`...)
 		if e.Total == nil {
 			b = append(b, "null"...)
 		} else {
-			b = appendFloat(b, *e.Total)
+			b = model.AppendJSONNumber(b, *e.Total)
 		}
 		if e.Relayed != nil {
 			b = strconv.AppendBool(append(b, `,"relayed":`...), *e.Relayed)
@@ -177,18 +142,18 @@ func appendCallFields(b []byte, e *model.Event) []byte {
 	b = appendRaw(b, `,"arguments":`, e.Arguments)
 	b = appendInt(b, `,"attempt":`, int64(e.Attempt))
 	if len(e.Meta) > 0 {
-		b = appendMap(append(b, `,"meta":`...), e.Meta, appendAny)
+		b = model.AppendJSONMap(append(b, `,"meta":`...), e.Meta, model.AppendJSONValue)
 	}
 	if e.Context != nil {
 		b = appendContext(append(b, `,"context":`...), e.Context)
 	}
 	if len(e.SoatContext) > 0 {
-		b = appendMap(append(b, `,"soat_context":`...), e.SoatContext, appendQuote)
+		b = model.AppendJSONMap(append(b, `,"soat_context":`...), e.SoatContext, model.AppendJSONString)
 	}
 	b = appendStr(b, `,"agent_name":`, e.AgentName)
 	b = appendInt(b, `,"timeout_ms":`, e.TimeoutMS)
 	if len(e.Headers) > 0 {
-		b = appendMap(append(b, `,"headers":`...), e.Headers, appendQuote)
+		b = model.AppendJSONMap(append(b, `,"headers":`...), e.Headers, model.AppendJSONString)
 	}
 	b = appendStr(b, `,"traceparent":`, e.TraceParent)
 	b = appendStr(b, `,"tracestate":`, e.TraceState)
@@ -218,7 +183,7 @@ func appendResultFields(b []byte, e *model.Event) []byte {
 			open := len(b)
 			b = append(b, '{')
 			b = appendStr(b, `,"id":`, im.ID)
-			b = appendQuote(append(b, `,"mime_type":`...), im.MimeType)
+			b = model.AppendJSONString(append(b, `,"mime_type":`...), im.MimeType)
 			b = strconv.AppendInt(append(b, `,"size":`...), int64(im.Size), 10)
 			b = appendStr(b, `,"problem":`, im.Problem)
 			b = closeObject(b, open)
@@ -231,7 +196,7 @@ func appendResultFields(b []byte, e *model.Event) []byte {
 	b = appendFlag(b, `,"late":`, e.Late)
 	b = appendStr(b, `,"result_type":`, e.ResultType)
 	if len(e.InputRequests) > 0 { // as rare as a round: written by encoding/json
-		b = appendAny(append(b, `,"input_requests":`...), e.InputRequests)
+		b = model.AppendJSONValue(append(b, `,"input_requests":`...), e.InputRequests)
 	}
 	b = appendStr(b, `,"denied":`, e.Denied)
 	return appendFlag(b, `,"timed_out":`, e.TimedOut)
@@ -239,15 +204,15 @@ func appendResultFields(b []byte, e *model.Event) []byte {
 
 func appendContext(b []byte, c *model.Context) []byte {
 	b = strconv.AppendBool(append(b, `{"present":`...), c.Present)
-	b = appendQuote(append(b, `,"verdict":`...), c.Verdict)
+	b = model.AppendJSONString(append(b, `,"verdict":`...), c.Verdict)
 	b = appendInt(b, `,"http_status":`, int64(c.HTTPStatus))
 	b = appendInt(b, `,"rpc_code":`, int64(c.RPCCode))
 	b = appendStr(b, `,"reason":`, c.Reason)
 	if len(c.Header) > 0 {
-		b = appendMap(append(b, `,"header":`...), c.Header, appendAny)
+		b = model.AppendJSONMap(append(b, `,"header":`...), c.Header, model.AppendJSONValue)
 	}
 	if len(c.Claims) > 0 {
-		b = appendMap(append(b, `,"claims":`...), c.Claims, appendAny)
+		b = model.AppendJSONMap(append(b, `,"claims":`...), c.Claims, model.AppendJSONValue)
 	}
 	if len(c.Steps) > 0 {
 		b = append(b, `,"steps":[`...)
@@ -255,7 +220,7 @@ func appendContext(b []byte, c *model.Context) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendQuote(append(b, `{"name":`...), st.Name)
+			b = model.AppendJSONString(append(b, `{"name":`...), st.Name)
 			b = strconv.AppendBool(append(b, `,"passed":`...), st.Passed)
 			b = appendStr(b, `,"detail":`, st.Detail)
 			b = append(b, '}')
@@ -268,68 +233,10 @@ func appendContext(b []byte, c *model.Context) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendQuote(b, w)
+			b = model.AppendJSONString(b, w)
 		}
 		b = append(b, ']')
 	}
 	b = appendFlag(b, `,"credential_present":`, c.CredentialPresent)
 	return append(b, '}')
-}
-
-// appendMap writes a map as an object, its keys sorted as encoding/json
-// does, each value by appendValue.
-func appendMap[V any](b []byte, m map[string]V, appendValue func([]byte, V) []byte) []byte {
-	var stack [16]string // the small maps of every event sort here
-	keys := slices.AppendSeq(stack[:0], maps.Keys(m))
-	slices.Sort(keys)
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendValue(append(appendQuote(b, k), ':'), m[k])
-	}
-	return append(b, '}')
-}
-
-// appendAny writes what JSON decoding makes (and numbers of any Go type);
-// other values go through encoding/json.
-func appendAny(b []byte, v any) []byte {
-	switch t := v.(type) {
-	case nil:
-		return append(b, "null"...)
-	case string:
-		return appendQuote(b, t)
-	case bool:
-		return strconv.AppendBool(b, t)
-	case float64:
-		return appendFloat(b, t)
-	case int:
-		return strconv.AppendInt(b, int64(t), 10)
-	case int64:
-		return strconv.AppendInt(b, t, 10)
-	case map[string]any:
-		return appendMap(b, t, appendAny)
-	case []any:
-		b = append(b, '[')
-		for i, e := range t {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendAny(b, e)
-		}
-		return append(b, ']')
-	case json.Number:
-		return appendRawValue(b, []byte(t))
-	case json.RawMessage:
-		if len(t) == 0 {
-			return append(b, "null"...)
-		}
-		return appendRawValue(b, t)
-	}
-	raw, err := json.Marshal(v)
-	if err != nil || len(raw) == 0 {
-		return append(b, "null"...)
-	}
-	return appendRawValue(b, raw)
 }

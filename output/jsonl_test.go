@@ -271,7 +271,9 @@ func fill(v reflect.Value) {
 		fill(v.Elem())
 	case reflect.Struct:
 		for i := range v.NumField() {
-			fill(v.Field(i))
+			if v.Type().Field(i).IsExported() {
+				fill(v.Field(i))
+			}
 		}
 	case reflect.Slice:
 		v.Set(reflect.MakeSlice(v.Type(), 2, 2))

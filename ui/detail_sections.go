@@ -106,16 +106,17 @@ type timelineEntry struct {
 func (m *detailModel) detailTimeline(d *detailText, c *model.Call) {
 	st := d.st
 	hist := c.Progress.History()
-	entries := make([]timelineEntry, 0, len(c.Timeline)+len(hist))
-	for i := range c.Timeline {
-		entries = append(entries, timelineEntry{at: c.Timeline[i].Time, ev: &c.Timeline[i]})
+	timeline := c.Timeline()
+	entries := make([]timelineEntry, 0, len(timeline)+len(hist))
+	for i := range timeline {
+		entries = append(entries, timelineEntry{at: timeline[i].Time, ev: &timeline[i]})
 	}
 	for i := range hist {
 		entries = append(entries, timelineEntry{at: hist[i].Time(), point: &hist[i]})
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].at.Before(entries[j].at) })
 	note := strconv.Itoa(len(entries)) + " events"
-	if kept := len(c.Timeline) + c.SentCount() + c.Progress.Relayed; c.Events > len(entries) && kept > 0 {
+	if kept := len(timeline) + c.SentCount() + c.Progress.Relayed; c.Events > len(entries) && kept > 0 {
 		note += " kept of " + strconv.Itoa(c.Events)
 	}
 	d.section("TIMELINE", st.muted.on(note))

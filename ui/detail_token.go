@@ -54,10 +54,10 @@ func (m *detailModel) detailToken(d *detailText, c *model.Call) {
 		}
 		d.kv("header", strings.Join(parts, "  "))
 	}
-	if len(ctx.Claims) > 0 {
+	if claims := ctx.ClaimMap(); len(claims) > 0 {
 		d.line("   " + st.label.on("claims"))
-		for _, k := range orderedClaims(ctx.Claims) {
-			d.line("     " + st.muted.on(fit(model.Sanitize(k), 16)) + " " + m.claimValue(k, ctx.Claims[k]))
+		for _, k := range orderedClaims(claims) {
+			d.line("     " + st.muted.on(fit(model.Sanitize(k), 16)) + " " + m.claimValue(k, claims[k]))
 		}
 	}
 	if len(ctx.Steps) > 0 {
@@ -129,7 +129,7 @@ func (m *detailModel) detailMeta(d *detailText, c *model.Call) {
 	}
 	st := d.st
 	note := ""
-	if c.Context == nil || len(c.Context.Claims) == 0 {
+	if len(c.Context.ClaimMap()) == 0 {
 		note = st.muted.on("no claims to compare with")
 	}
 	d.section("_META vs CLAIMS", note)
@@ -185,16 +185,17 @@ func (m *detailModel) detailSoat(d *detailText, c *model.Call) {
 }
 
 func (m *detailModel) detailHeaders(d *detailText, c *model.Call) {
-	if len(c.Headers) == 0 {
+	headers := c.Headers()
+	if len(headers) == 0 {
 		return
 	}
 	d.section("HEADERS", d.st.muted.on("credentials redacted"))
-	keys := slices.Sorted(maps.Keys(c.Headers))
+	keys := slices.Sorted(maps.Keys(headers))
 	kw := 0
 	for _, k := range keys {
 		kw = max(kw, min(len(k), 40))
 	}
 	for _, k := range keys {
-		d.line("   " + d.st.label.on(fit(model.Sanitize(k), kw)) + "  " + model.Sanitize(c.Headers[k]))
+		d.line("   " + d.st.label.on(fit(model.Sanitize(k), kw)) + "  " + model.Sanitize(headers[k]))
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 // agentAreaKeys lists the agentarea/* keys of _meta, sorted.
 func agentAreaKeys(meta map[string]any) []string {
-	var keys []string
+	keys := make([]string, 0, len(meta)) // one allocation, not one per doubling
 	for k := range meta {
 		if strings.HasPrefix(k, jsonrpc.AgentAreaPrefix) {
 			keys = append(keys, k)
@@ -29,7 +29,7 @@ func agentAreaKeys(meta map[string]any) []string {
 // contextClaimNames lists the claims that are not registered JWT claims
 // (the call's context), sorted so that findings come in a stable order.
 func contextClaimNames(claims map[string]any) []string {
-	var names []string
+	names := make([]string, 0, len(claims))
 	for k := range claims {
 		if !isRegisteredClaim(k) {
 			names = append(names, k)

@@ -38,7 +38,7 @@ func (c *Collector) Events() []model.Event {
 func AllEvents(s *model.Snapshot) []model.Event {
 	var out []model.Event
 	for _, c := range s.Calls {
-		out = append(out, c.Timeline...)
+		out = append(out, c.Timeline()...)
 		out = append(out, c.Warnings...)
 	}
 	return append(out, s.Other...)

@@ -243,7 +243,7 @@ func TestHugeJWTHeader(t *testing.T) {
 	if took > 3*time.Second {
 		t.Errorf("the detail took %v", took)
 	}
-	line := output.EncodeLine(&c.Timeline[0])
+	line := output.EncodeLine(&c.Timeline()[0])
 	if strings.Contains(string(line), strings.Split(jwtWithHeader(t, half, 512<<10), ".")[2]) {
 		t.Errorf("the recorded tool.call: the signature is in it")
 	}

@@ -94,7 +94,7 @@ func TestSoatHeaderInjection(t *testing.T) {
 		// Upstream SOAT headers = the bag the tap shows; no unrecorded header.
 		up := seen[0]
 		for name, vals := range up {
-			if _, ok := call.Headers[name]; !ok {
+			if _, ok := call.Headers()[name]; !ok {
 				t.Errorf("%s: the upstream got header %q the tap did not record", c.Name, name)
 			}
 			if len(name) > len("X-Soat-Context-") && strings.EqualFold(name[:len("X-Soat-Context-")], "X-Soat-Context-") {
@@ -109,7 +109,7 @@ func TestSoatHeaderInjection(t *testing.T) {
 		if p := inertProblem(v); p != "" {
 			t.Errorf("%s: detail: %s", c.Name, p)
 		}
-		for _, e := range call.Timeline {
+		for _, e := range call.Timeline() {
 			if p := inertProblem(model.TextLine(e)); p != "" {
 				t.Errorf("%s: text line: %s", c.Name, p)
 			}

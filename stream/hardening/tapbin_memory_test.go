@@ -20,7 +20,10 @@ import (
 // platform-exact tools/call with a fresh token from 50 clients.
 // TOOLSCOPE_BENCH_MEMORY_CALLS sets the calls (default 100,000). It
 // reports the resident size once the calls are done and the process has
-// been idle 2 s (rss-MiB), its peak (peak-rss-MiB), and the calls.
+// been idle 2 s (rss-MiB), its peak (peak-rss-MiB), the calls, and the
+// tap's CPU time (user+sys) per call over the whole run, the idle
+// return of memory included (cpu-µs/call: GOGC=N in the environment shows
+// what a tighter collector costs).
 func BenchmarkTapMemory(b *testing.B) {
 	calls := 100000
 	if v := os.Getenv("TOOLSCOPE_BENCH_MEMORY_CALLS"); v != "" {
@@ -59,10 +62,12 @@ func BenchmarkTapMemory(b *testing.B) {
 	b.StopTimer()
 	time.Sleep(2 * time.Second)
 	rss, peak := procMemory(b, cmd.Process.Pid)
+	cpu := procCPU(b, cmd.Process.Pid)
 	tp.stop(b, true)
 	b.ReportMetric(float64(rss)/(1<<20), "rss-MiB")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-rss-MiB")
 	b.ReportMetric(float64(tp.calls), "calls")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(tp.calls), "cpu-µs/call")
 }
 
 // procMemory is a running process's resident size and its peak, from

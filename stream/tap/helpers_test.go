@@ -100,7 +100,7 @@ func dump(s *model.Snapshot) string {
 	var b strings.Builder
 	for _, c := range s.Calls {
 		fmt.Fprintf(&b, "call %s tool=%s status=%s attempts=%d sent=%d\n", c.ID, c.Tool, c.Status, len(c.Attempts), c.Progress.Sent)
-		for _, e := range c.Timeline {
+		for _, e := range c.Timeline() {
 			fmt.Fprintf(&b, "   %s\n", model.TextLine(e))
 		}
 	}

@@ -47,10 +47,10 @@ func TestSecretsRedacted(t *testing.T) {
 			t.Errorf("an event holds the secret %q", secret)
 		}
 	}
-	if got := c.Headers["Authorization"]; got != "Bearer "+model.Redacted {
+	if got := c.Headers()["Authorization"]; got != "Bearer "+model.Redacted {
 		t.Errorf("Authorization recorded as %q", got)
 	}
-	if got := c.Headers[http.CanonicalHeaderKey(model.ContextHeader)]; !strings.HasSuffix(got, "."+model.Redacted) || !strings.HasPrefix(got, token[:strings.LastIndexByte(token, '.')]) {
+	if got := c.Headers()[http.CanonicalHeaderKey(model.ContextHeader)]; !strings.HasSuffix(got, "."+model.Redacted) || !strings.HasPrefix(got, token[:strings.LastIndexByte(token, '.')]) {
 		t.Errorf("context header recorded as %q", got)
 	}
 }
@@ -135,8 +135,8 @@ func TestContextHeadersObserved(t *testing.T) {
 	if len(c.SoatContext) != 2 || c.Flags&model.FlagPII == 0 {
 		t.Errorf("soat bag %v flags %b", c.SoatContext, c.Flags)
 	}
-	if c.Headers["Mcp-Name"] != "not_lookup" {
-		t.Errorf("headers %v", c.Headers)
+	if c.Headers()["Mcp-Name"] != "not_lookup" {
+		t.Errorf("headers %v", c.Headers())
 	}
 }
 

@@ -128,7 +128,8 @@ func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string
 		scope:      ex.scope,
 		start:      ex.start,
 		pending:    cj.Warnings,
-		relays:     overHTTP && (cj.Context.Present || len(m.Meta.AgentArea) > 0),
+		relays:     overHTTP && cj.AgentArea,
+		agentArea:  cj.AgentArea,
 	}
 	c.callEv = model.Event{Exchange: cj.Exchange, RequestID: string(m.ID)}
 	ev := c.event(model.KindToolCall, ex.start)
@@ -136,7 +137,9 @@ func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string
 	if len(m.Meta.AgentArea) > 0 {
 		ev.Meta = m.Meta.AgentArea
 	}
-	ev.Context = &cj.Context
+	if !cj.Plain { // plain MCP has no token to miss
+		ev.Context = &cj.Context
+	}
 	ev.SoatContext = cj.Soat
 	ev.TraceParent, ev.TraceState = m.Meta.TraceParent, m.Meta.TraceState
 	ev.AgentName = cj.AgentName

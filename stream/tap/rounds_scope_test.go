@@ -75,7 +75,7 @@ func TestRoundsJoinedWithinTheirSession(t *testing.T) {
 		}
 		// Each session's round 2 joined its own round 1.
 		sessions := map[string]bool{}
-		for _, e := range c.Timeline {
+		for _, e := range c.Timeline() {
 			if e.Kind == model.KindToolCall {
 				sessions[e.Headers["Mcp-Session-Id"]] = true
 			}

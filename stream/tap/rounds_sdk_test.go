@@ -191,7 +191,7 @@ func TestMultiRoundCallThroughStdioTap(t *testing.T) {
 			continue
 		}
 		var lines bytes.Buffer // the events as the store applied them, as lines
-		for _, ev := range c.Timeline {
+		for _, ev := range c.Timeline() {
 			lines.Write(output.EncodeLine(&ev)) // a line, newline and all
 		}
 		checkLines(t, lines.Bytes(), c.ID)

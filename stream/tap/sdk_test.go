@@ -135,8 +135,8 @@ func TestSDKClientAndServerThroughTap(t *testing.T) {
 			if a := c.LastAttempt(); a == nil || !a.HasResult || a.Result.TextChars != len("counted to 5") || a.Result.HTTPStatus != 200 {
 				t.Errorf("result not recorded: %+v", a)
 			}
-			if c.Context == nil || c.Context.Verdict != model.VerdictAbsent {
-				t.Errorf("context = %+v, want absent", c.Context)
+			if c.Context != nil { // plain MCP: no token to miss
+				t.Errorf("context = %+v, want none", c.Context)
 			}
 			if c.Relays || c.Progress.WouldRelay != 0 || c.AgentArea() || s.Sources[0].AgentArea { // plain MCP: nothing relays
 				t.Errorf("relays %v, would relay %d, AgentArea %v, source %+v", c.Relays, c.Progress.WouldRelay, c.AgentArea(), s.Sources[0])

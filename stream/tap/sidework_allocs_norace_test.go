@@ -21,8 +21,9 @@ import (
 // than the tap redacting its own; 113 once issue 23 put every body
 // through the one reader (jsontext), the token through golang-jwt and a
 // server's messages through one dispatch, with the hand-written fast paths
-// gone (each call a new one with a fresh token, as on the wire: no
-// warning).
+// gone; 111 once the token's key lists were sized once and the store
+// kept a call event's texts in one allocation (each call a new one with a
+// fresh token, as on the wire: no warning).
 func TestSideWorkAllocations(t *testing.T) {
 	tp, store := newSideTap(t, "allocs", "")
 	calls := newBenchCalls(t, 64) // 51 runs: each token and exchange is new
@@ -38,8 +39,9 @@ func TestSideWorkAllocations(t *testing.T) {
 		ex.end = nil
 		ex.conclude(outcome{kind: outcomeResponse, resp: &responseStart{status: 200, contentType: "application/json"}})
 	})
-	if n > 113 {
-		t.Errorf("%.0f allocations per call on the tap's side, want at most 113", n)
+	t.Logf("%.0f allocations per call on the tap's side", n)
+	if n > 111 {
+		t.Errorf("%.0f allocations per call on the tap's side, want at most 111", n)
 	}
 	s := store.Snapshot()
 	if s.Events == 0 {
