@@ -13,10 +13,10 @@ import (
 // itself.
 
 // UndeclaredInputs judges what an input_required answer asks against the
-// capabilities its request declared in _meta: a server may ask only for
-// what the client can do, else it answers -32021
-// (MissingRequiredClientCapability). Without declared capabilities (a
-// client of an earlier revision) nothing is judged.
+// capabilities the client declared (its request's _meta, else its
+// session's initialize): a server may ask only for what the client can
+// do, else it answers -32021 (MissingRequiredClientCapability). Without
+// declared capabilities nothing is judged.
 func UndeclaredInputs(asked []model.InputRequest, caps *jsonrpc.ClientCapabilities) []model.Warning {
 	if caps == nil {
 		return nil
@@ -39,7 +39,7 @@ func UndeclaredInputs(asked []model.InputRequest, caps *jsonrpc.ClientCapabiliti
 	if len(missing) == 0 {
 		return nil
 	}
-	return []model.Warning{{Code: model.WarnInputCapabilityUndeclared, Message: "the server asks for input the request's clientCapabilities do not declare (" +
+	return []model.Warning{{Code: model.WarnInputCapabilityUndeclared, Message: "the server asks for input the client's capabilities do not declare (" +
 		keyList(missing) + "): the client cannot answer it; the server should answer -32021 MissingRequiredClientCapability"}}
 }
 

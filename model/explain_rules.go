@@ -30,7 +30,7 @@ const (
 var mustOf = map[WarningCode]string{
 	WarnInputRequiredEmpty: "the server must give, in an input_required result, the input requests the client is to answer " +
 		"or a requestState to send back (a state alone asks the client to retry later)",
-	WarnInputCapabilityUndeclared: "the server must ask only for what the request's io.modelcontextprotocol/clientCapabilities declare, " +
+	WarnInputCapabilityUndeclared: "the server must ask only for what the client declared (io.modelcontextprotocol/clientCapabilities, or initialize's capabilities), " +
 		"and answer -32021 MissingRequiredClientCapability (HTTP 400) with the capabilities it requires otherwise; " +
 		"a client that can answer must declare elicitation, sampling or roots on every request",
 	WarnInputResponsesMismatch: "the client must answer each input request under its key in inputResponses, and send no answer " +

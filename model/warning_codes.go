@@ -162,7 +162,7 @@ var WarningCodes = []WarningInfo{
 	{WarnResultTypeUnknown, "unknown `resultType`", ruleMCPResults, 0},
 	{WarnStreamEndedWithoutResult, "a stream closed before the result", ruleMCPResults, 0},
 	{WarnInputRequiredEmpty, "an `input_required` result with neither `inputRequests` nor `requestState`: the client has nothing to answer and no state to send back", ruleMCPRounds, 0},
-	{WarnInputCapabilityUndeclared, "the server asks for an elicitation, a sampling or the roots while the request's `io.modelcontextprotocol/clientCapabilities` lack `elicitation`, `sampling` or `roots` (the server should answer -32021 MissingRequiredClientCapability)", ruleMCPRounds, 0},
+	{WarnInputCapabilityUndeclared, "the server asks for an elicitation, a sampling or the roots while the client's capabilities (the request's `io.modelcontextprotocol/clientCapabilities`, else its session's `initialize`) lack `elicitation`, `sampling` or `roots` (the server should answer -32021 MissingRequiredClientCapability)", ruleMCPRounds, 0},
 	{WarnInputResponsesMismatch, "a later round's `inputResponses` keys differ from the `inputRequests` keys of the round it continues: a request not answered, or an answer to no request", ruleMCPRounds, 0},
 	{WarnRequestStateNotReturned, "a later round (`inputResponses` answering a waiting call's requests, same tool, arguments and session or connection) without the `requestState` the server gave", ruleMCPRounds, 0},
 	{WarnMCPHeaderMismatch, "`MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` differs from the body", ruleMCPHeaders, 0},

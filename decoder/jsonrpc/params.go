@@ -116,6 +116,7 @@ type params struct {
 	requestID, reason                       json.RawMessage
 	requestState, inputResponses            json.RawMessage
 	inputResponseIDs                        []string
+	capabilities                            *ClientCapabilities
 	metaRead                                Meta
 	protocolVersion, clientInfo, uri        any
 }
@@ -171,6 +172,8 @@ func (r *reader) otherParam(p *params, key []byte) {
 		p.protocolVersion, _, _ = r.any(nil)
 	case string(key) == "clientInfo":
 		p.clientInfo, _, _ = r.any(nil)
+	case string(key) == "capabilities":
+		p.capabilities = r.clientCapabilities()
 	case string(key) == "uri":
 		p.uri, _, _ = r.any(nil)
 	default:
@@ -287,6 +290,9 @@ func (p *params) interpret(m *Message, raw json.RawMessage) {
 		m.Cancel.Reason, _ = stringValue(p.reason)
 	}
 	m.Plain = p.plain(m)
+	if m.Method == MethodInitialize && m.Kind == KindRequest {
+		m.Capabilities = p.capabilities
+	}
 }
 
 // call reads a tools/call's params as a server does.

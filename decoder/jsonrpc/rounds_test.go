@@ -44,6 +44,14 @@ func TestClientCapabilities(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tc.meta, got, tc.want)
 		}
 	}
+	// 2025-11-25 declares them once, in initialize's params.
+	m := readParams(t, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"roots":{"listChanged":true}},"clientInfo":{"name":"c"}}`)
+	if got := fmt.Sprint(m.Capabilities); got != "&{false true true}" || m.Plain["clientInfo"] == nil {
+		t.Errorf("initialize: %s, %v", got, m.Plain)
+	}
+	if m := readParams(t, "tools/call", `{"name":"deploy","capabilities":{"sampling":{}}}`); m.Capabilities != nil {
+		t.Errorf("capabilities on another method: %+v", m.Capabilities)
+	}
 }
 
 func readResult(t *testing.T, result string) *Result {

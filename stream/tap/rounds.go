@@ -257,7 +257,49 @@ func (r *registry) stateNotReturned(c *call) bool {
 
 // inputWarnings are what the rounds' rules say of an answer that asks the
 // client for input, beyond the answer itself: what it asks against what
-// its request declared the client can do.
+// its request declared the client can do (in its _meta, else in its
+// session's initialize).
 func (c *call) inputWarnings(s *decoder.ResultSummary) []model.Warning {
-	return decoder.UndeclaredInputs(s.InputRequests, c.msg.Meta.ClientCapabilities)
+	caps := c.msg.Meta.ClientCapabilities
+	if caps == nil && c.scope.session != "" {
+		caps = c.t.declared.of(c.scope.session)
+	}
+	return decoder.UndeclaredInputs(s.InputRequests, caps)
+}
+
+// declaredCapabilities are the capabilities clients declared in their
+// session's initialize (MCP 2025-11-25 declares them once, there), by
+// Mcp-Session-Id ("stdio" for the stdio tap's one session): the latest
+// maxWaiting sessions.
+type declaredCapabilities struct {
+	mu        sync.Mutex
+	bySession map[string]*jsonrpc.ClientCapabilities
+	order     []string
+}
+
+// initialized keeps what an initialize request declared for the session
+// its answer opened.
+func (d *declaredCapabilities) initialized(session string, caps *jsonrpc.ClientCapabilities) {
+	if session == "" || caps == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.bySession == nil {
+		d.bySession = make(map[string]*jsonrpc.ClientCapabilities)
+	}
+	if _, ok := d.bySession[session]; !ok {
+		d.order = append(d.order, session)
+	}
+	d.bySession[session] = caps
+	if len(d.order) > maxWaiting {
+		delete(d.bySession, d.order[0])
+		d.order = d.order[1:]
+	}
+}
+
+func (d *declaredCapabilities) of(session string) *jsonrpc.ClientCapabilities {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.bySession[session]
 }

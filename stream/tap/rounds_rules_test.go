@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -77,7 +78,7 @@ func TestInputRequiredRules(t *testing.T) {
 		{"a state alone is a server shedding load", `{"resultType":"input_required","requestState":"busy"}`,
 			[]string{""}, ""},
 		{"an elicitation the client did not declare", askConfirm,
-			[]string{caps(`{"roots":{}}`)}, `input_capability_undeclared: the server asks for input the request's clientCapabilities do not declare ("confirm" needs elicitation)`},
+			[]string{caps(`{"roots":{}}`)}, `input_capability_undeclared: the server asks for input the client's capabilities do not declare ("confirm" needs elicitation)`},
 		{"an elicitation the client declared", askConfirm,
 			[]string{caps(`{"elicitation":{"form":{}}}`)}, ""},
 		{"no capabilities declared: not judged", askConfirm,
@@ -147,5 +148,54 @@ func TestRoundWarningLines(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no input_responses_mismatch line in\n%s", lines.Bytes())
+	}
+}
+
+// A client of 2025-11-25 declares its capabilities once, in its session's
+// initialize: a request without them in _meta is judged by those.
+func TestUndeclaredInputBySessionInitialize(t *testing.T) {
+	asks := roundsServer(t, askConfirm)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if !bytes.Contains(body, []byte(`"initialize"`)) {
+			proxied, err := http.Post(asks, "application/json", bytes.NewReader(body))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer proxied.Body.Close()
+			w.Header().Set("Content-Type", "application/json")
+			io.Copy(w, proxied.Body)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Mcp-Session-Id", "s-"+r.Header.Get("X-Session"))
+		fmt.Fprint(w, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"x","version":"1"}}}`)
+	}))
+	t.Cleanup(upstream.Close)
+	h := startTap(t, Config{Upstream: upstream.URL})
+	initialize := func(session, caps string) {
+		post(t, h.url, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+
+			`,"clientInfo":{"name":"c","version":"1"}}}`), map[string]string{"X-Session": session})
+		h.waitFor("session "+session, func(s *model.Snapshot) bool {
+			for _, ev := range s.Other {
+				if ev.EventType == "mcp.initialize" && strings.Contains(string(ev.Data), `"session":"s-`+session+`"`) {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	initialize("1", `{"roots":{"listChanged":true}}`)
+	initialize("2", `{"elicitation":{}}`)
+	post(t, h.url, deployBody(1, ""), map[string]string{"Mcp-Session-Id": "s-1"})
+	post(t, h.url, deployBody(2, ""), map[string]string{"Mcp-Session-Id": "s-2"})
+	h.shutdown()
+	s := h.store.Snapshot()
+	if got := roundWarnings(s, "s-1"); len(got) != 1 || !strings.HasPrefix(got[0], `input_capability_undeclared: the server asks for input the client's capabilities do not declare ("confirm" needs elicitation)`) {
+		t.Errorf("session s-1 (roots only): %q\n%s", got, dump(s))
+	}
+	if got := roundWarnings(s, "s-2"); len(got) != 0 {
+		t.Errorf("session s-2 (elicitation declared): %q", got)
 	}
 }
