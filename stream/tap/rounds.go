@@ -98,6 +98,10 @@ type pendingRound struct {
 	// there were more or longer ones than maxAskedKept (then its next
 	// round's answers are not judged).
 	asked []string
+	// carried is the stateKey of the state its own request carried back
+	// ("" on a first round): a request carrying that one again is the
+	// client sending the round before once more, not a wrong state.
+	carried string
 }
 
 // maxAskedKept bounds the input request ids kept per waiting call: their
@@ -136,6 +140,9 @@ func argumentsDigest(args json.RawMessage) [sha256.Size]byte {
 func (r *registry) awaitNextRound(c *call, answer *jsonrpc.Result) {
 	p := &pendingRound{key: stateKey(answer.RequestState), scope: c.scope, tool: c.tool, args: argumentsDigest(c.msg.Call.Arguments),
 		exchange: c.callEv.Exchange, round: c.callEv.Round, asked: askedIDs(answer.InputRequests)}
+	if c.msg.Call.RequestState != "" {
+		p.carried = stateKey(c.msg.Call.RequestState)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.waiting[p.key] = append(r.waiting[p.key], p)
@@ -234,8 +241,9 @@ func (t *Tap) joinRound(c *call, seq uint64) {
 // arguments inside c's MCP session (or, session-less, on its connection),
 // whose requests c's answers answer key for key. Anything less sure
 // (another call of the same tool and arguments waiting there, answers to
-// other requests, a call the tap did not see or let go) is not said: a
-// new call is not a wrong round.
+// other requests, the state of that call's round before: a round sent
+// again, a call the tap did not see or let go) is not said: a new call is
+// not a wrong round.
 func (r *registry) stateNotReturned(c *call) bool {
 	key, args := stateKey(c.msg.Call.RequestState), argumentsDigest(c.msg.Call.Arguments)
 	r.mu.Lock()
@@ -251,7 +259,7 @@ func (r *registry) stateNotReturned(c *call) bool {
 		}
 		match = p
 	}
-	return match != nil && match.key != key && match.key != stateKey("") &&
+	return match != nil && match.key != key && match.key != stateKey("") && match.carried != key &&
 		len(match.asked) > 0 && decoder.RoundAnswers(match.asked, c.msg.Call.InputResponseIDs) == nil
 }
 

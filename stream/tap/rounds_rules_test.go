@@ -15,21 +15,26 @@ import (
 )
 
 // roundsServer answers a tools/call without inputResponses with the
-// result firstRound (a JSON object, written by hand), and one with them
-// with a plain result.
-func roundsServer(t *testing.T, firstRound string) string {
+// result firstRound (a JSON object, written by hand), one with them and
+// the requestState "st-1" with asksAgain when given, and the others with a
+// plain result.
+func roundsServer(t *testing.T, firstRound string, asksAgain ...string) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
 			Params struct {
 				InputResponses json.RawMessage `json:"inputResponses"`
+				RequestState   string          `json:"requestState"`
 			} `json:"params"`
 		}
 		json.NewDecoder(r.Body).Decode(&req)
 		w.Header().Set("Content-Type", "application/json")
 		result := `{"resultType":"complete","content":[{"type":"text","text":"done"}]}`
-		if req.Params.InputResponses == nil {
+		switch {
+		case req.Params.InputResponses == nil:
 			result = firstRound
+		case req.Params.RequestState == "st-1" && len(asksAgain) > 0 && asksAgain[0] != "":
+			result = asksAgain[0]
 		}
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, result)
 	}))
@@ -61,6 +66,9 @@ func roundWarnings(s *model.Snapshot, session string) []string {
 	return out
 }
 
+// askAgain asks, in round 2, the same question again under a new state.
+const askAgain = `{"resultType":"input_required","requestState":"st-2","inputRequests":{"confirm":{"method":"elicitation/create","params":{"message":"Sure?"}}}}`
+
 const askConfirm = `{"resultType":"input_required","requestState":"st-1","inputRequests":{"confirm":{"method":"elicitation/create","params":{"message":"Deploy?","requestedSchema":{"type":"object"}}}}}`
 
 func TestInputRequiredRules(t *testing.T) {
@@ -72,38 +80,44 @@ func TestInputRequiredRules(t *testing.T) {
 		name, firstRound string
 		requests         []string // the params' members after arguments, in turn, on session s-1
 		want             string   // the rounds' warnings, "" for none
+		asksAgain        string   // what the server answers round 2 (roundsServer)
 	}{
 		{"neither inputRequests nor requestState", `{"resultType":"input_required","inputRequests":{}}`,
-			[]string{""}, "input_required_empty"},
+			[]string{""}, "input_required_empty", ""},
 		{"a state alone is a server shedding load", `{"resultType":"input_required","requestState":"busy"}`,
-			[]string{""}, ""},
+			[]string{""}, "", ""},
 		{"an elicitation the client did not declare", askConfirm,
-			[]string{caps(`{"roots":{}}`)}, `input_capability_undeclared: the server asks for input the client's capabilities do not declare ("confirm" needs elicitation)`},
+			[]string{caps(`{"roots":{}}`)}, `input_capability_undeclared: the server asks for input the client's capabilities do not declare ("confirm" needs elicitation)`, ""},
 		{"an elicitation the client declared", askConfirm,
-			[]string{caps(`{"elicitation":{"form":{}}}`)}, ""},
+			[]string{caps(`{"elicitation":{"form":{}}}`)}, "", ""},
 		{"no capabilities declared: not judged", askConfirm,
-			[]string{""}, ""},
+			[]string{""}, "", ""},
 		{"answers to other requests", askConfirm,
-			[]string{"", `,"requestState":"st-1","inputResponses":{"confirm":{"action":"accept"},"extra":{}}}`},
-			`input_responses_mismatch: inputResponses do not match the inputRequests the server sent (answers to no request: "extra")`},
+			[]string{"", `,"requestState":"st-1","inputResponses":{"confirm":{"action":"accept"},"extra":{}}}`, ""},
+			`input_responses_mismatch: inputResponses do not match the inputRequests the server sent (answers to no request: "extra")`, ""},
 		{"a request not answered", askConfirm,
-			[]string{"", `,"requestState":"st-1","inputResponses":{}`},
-			`input_responses_mismatch: inputResponses do not match the inputRequests the server sent (asked and not answered: "confirm")`},
+			[]string{"", `,"requestState":"st-1","inputResponses":{}`, ""},
+			`input_responses_mismatch: inputResponses do not match the inputRequests the server sent (asked and not answered: "confirm")`, ""},
 		{"every request answered with the state", askConfirm,
-			[]string{"", `,"requestState":"st-1","inputResponses":{"confirm":{"action":"accept"}}`}, ""},
+			[]string{"", `,"requestState":"st-1","inputResponses":{"confirm":{"action":"accept"}}`}, "", ""},
 		{"another state carried back", askConfirm,
-			[]string{"", `,"requestState":"st-forged","inputResponses":{"confirm":{"action":"accept"}}`},
-			"request_state_not_returned: the client did not carry back the requestState the server gave (it carries another)"},
+			[]string{"", `,"requestState":"st-forged","inputResponses":{"confirm":{"action":"accept"}}`, ""},
+			"request_state_not_returned: the client did not carry back the requestState the server gave (it carries another)", ""},
 		{"no state carried back", askConfirm,
-			[]string{"", `,"inputResponses":{"confirm":{"action":"accept"}}`},
-			"request_state_not_returned: the client did not carry back the requestState the server gave (it carries none)"},
+			[]string{"", `,"inputResponses":{"confirm":{"action":"accept"}}`, ""},
+			"request_state_not_returned: the client did not carry back the requestState the server gave (it carries none)", ""},
 		{"two calls waiting: not sure which", askConfirm,
-			[]string{"", "", `,"inputResponses":{"confirm":{"action":"accept"}}`}, ""},
+			[]string{"", "", `,"inputResponses":{"confirm":{"action":"accept"}}`}, "", ""},
+		{"the round before sent again", askConfirm,
+			[]string{"", `,"requestState":"st-1","inputResponses":{"confirm":{"action":"accept"}}`, `,"requestState":"st-1","inputResponses":{"confirm":{"action":"accept"}}`}, "", askAgain},
+		{"a round after the second without its state", askConfirm,
+			[]string{"", `,"requestState":"st-1","inputResponses":{"confirm":{"action":"accept"}}`, `,"requestState":"st-x","inputResponses":{"confirm":{"action":"accept"}}`, ""},
+			"request_state_not_returned", askAgain},
 		{"answers to other requests: a call of its own", askConfirm,
-			[]string{"", `,"inputResponses":{"other":{"action":"accept"}}`}, ""},
+			[]string{"", `,"inputResponses":{"other":{"action":"accept"}}`}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := startTap(t, Config{Upstream: roundsServer(t, tc.firstRound)})
+			h := startTap(t, Config{Upstream: roundsServer(t, tc.firstRound, tc.asksAgain)})
 			for i, more := range tc.requests {
 				post(t, h.url, deployBody(i+1, more), session("s-1"))
 			}
