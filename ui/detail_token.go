@@ -18,11 +18,15 @@ var claimOrder = []string{"iss", "aud", "iat", "nbf", "exp", "jti", "tool", "pro
 func (m *detailModel) detailToken(d *detailText, c *model.Call) {
 	st := d.st
 	ctx := c.Context
-	if ctx == nil {
+	if ctx == nil && !tapped(c) {
 		d.section("TOKEN", st.muted.on("none seen (a feed does not carry it; a tap shows it)"))
 		return
 	}
-	if !m.speaksAgentArea(c) {
+	if ctx == nil && len(c.SoatContext) > 0 {
+		d.section("TOKEN", st.muted.on("none: SOAT carries its context in headers (see SOAT CONTEXT)"))
+		return
+	}
+	if ctx == nil || !m.speaksAgentArea(c) {
 		d.section("TOKEN", st.muted.on("none: plain MCP (no AgentArea context on this call or its source)"))
 		return
 	}
@@ -165,7 +169,7 @@ func (m *detailModel) detailSoat(d *detailText, c *model.Call) {
 		return
 	}
 	st := d.st
-	d.section("SOAT CONTEXT", st.muted.on(strconv.Itoa(len(c.SoatContext))+" keys"))
+	d.section("SOAT CONTEXT", st.muted.on(soatKeys(len(c.SoatContext))))
 	keys := slices.Sorted(maps.Keys(c.SoatContext))
 	kw, vw := 0, 0
 	for _, k := range keys {
@@ -198,4 +202,22 @@ func (m *detailModel) detailHeaders(d *detailText, c *model.Call) {
 	for _, k := range keys {
 		d.line("   " + d.st.label.on(fit(model.Sanitize(k), kw)) + "  " + model.Sanitize(headers[k]))
 	}
+}
+
+// tapped says whether a tap carried one of the call's attempts: there a
+// call without context is one that came without it, not one a feed hid.
+func tapped(c *model.Call) bool {
+	for i := range c.Attempts {
+		if c.Attempts[i].SourceName != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func soatKeys(n int) string {
+	if n == 1 {
+		return "1 key"
+	}
+	return strconv.Itoa(n) + " keys"
 }

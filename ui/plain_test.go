@@ -77,6 +77,33 @@ func TestPlainMCPLooksPlain(t *testing.T) {
 	}
 }
 
+// TestTapCallWithoutContextIsPlain: a tap reports a plain call with no
+// context at all; its detail says plain MCP, and a SOAT call's says where
+// its context is, neither that a feed hides the token.
+func TestTapCallWithoutContextIsPlain(t *testing.T) {
+	store := model.NewStore(model.Options{})
+	store.Apply(model.Event{Time: at(0), Source: model.SourceTap, SourceName: "tap:plain", Kind: model.KindToolCall,
+		Tool: "echo", Exchange: "1", RequestID: "1"})
+	store.Apply(model.Event{Time: at(1), Source: model.SourceTap, SourceName: "tap:soat", Kind: model.KindToolCall,
+		Tool: "get_order", Exchange: "1", RequestID: "1", SoatContext: map[string]string{"tenantId": "acme"}})
+	m := newModel(store, testOptions(nil))
+	send(m, tea.WindowSizeMsg{Width: 120, Height: 60})
+	for _, tc := range []struct{ keys, want string }{
+		{"g", "TOKEN  none: plain MCP"},
+		{"G", "TOKEN  none: SOAT carries its context in headers"},
+	} {
+		send(m, keyMsgs(tc.keys, "<enter>")...)
+		detail := ansi.Strip(m.View())
+		if !strings.Contains(detail, tc.want) || strings.Contains(detail, "a feed does not carry it") {
+			t.Errorf("want %q in the detail:\n%s", tc.want, detail)
+		}
+		if tc.keys == "G" && !strings.Contains(detail, "SOAT CONTEXT  1 key ") {
+			t.Errorf("detail:\n%s", detail)
+		}
+		send(m, keyMsgs("<esc>")...)
+	}
+}
+
 // TestNoTokenWhereTokensAreCarried: on a tap whose other calls carry a
 // token, a call without one still says "no token".
 func TestNoTokenWhereTokensAreCarried(t *testing.T) {
