@@ -102,16 +102,19 @@ func (r *followReader) keep(b []byte) {
 
 // changed says why the file is no longer the one read so far ("" when it
 // is): another file at the path, or this one cut or rewritten.
+//
+// The path is checked even before anything was read: a recording started
+// after the follower replaces the empty file that was there.
 func (r *followReader) changed() string {
-	if r.off == 0 {
-		return ""
-	}
 	cur, err := r.f.Stat()
 	if err != nil {
 		return ""
 	}
 	if at, err := os.Stat(r.path); err == nil && !os.SameFile(at, cur) {
 		return "another file is at its path"
+	}
+	if r.off == 0 {
+		return ""
 	}
 	if cur.Size() < r.off {
 		return "it was cut shorter"

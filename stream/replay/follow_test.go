@@ -243,6 +243,30 @@ func TestFollowReadsTheNewFileAtItsPath(t *testing.T) {
 	}
 }
 
+// TestFollowReadsTheRecordingThatReplacedAnEmptyFile: a follower started
+// on an empty file reads the recording made new at its path (a stdio tap's
+// --record removes FILE and makes it again), not the removed file.
+func TestFollowReadsTheRecordingThatReplacedAnEmptyFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got collect
+	go Run(ctx, path, Options{Follow: true}, &got)
+	time.Sleep(100 * time.Millisecond) // the follower is at the empty file's end
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(eventLine("a")+eventLine("b")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if types := got.waitTypes(t, 2, 2*time.Second); strings.Join(types, ",") != "a,b" {
+		t.Fatalf("played %v", types)
+	}
+}
+
 // TestFollowSaysAnUnfinishedLineDropped: the old file's last line, cut
 // mid-way by its writer's end, is not glued to the new file's first: it is
 // dropped, and said.
