@@ -114,7 +114,21 @@ func (m *detailModel) detailTimeline(d *detailText, c *model.Call) {
 	for i := range hist {
 		entries = append(entries, timelineEntry{at: hist[i].Time(), point: &hist[i]})
 	}
-	sort.SliceStable(entries, func(i, j int) bool { return entries[i].at.Before(entries[j].at) })
+	// At one instant a call comes before its progress and its progress
+	// before its result: a tap stamps what it read in one chunk alike.
+	order := func(e timelineEntry) int {
+		switch {
+		case e.point != nil:
+			return 1
+		case e.ev.Kind == model.KindToolCall:
+			return 0
+		}
+		return 2
+	}
+	sort.SliceStable(entries, func(i, j int) bool {
+		a, b := entries[i], entries[j]
+		return a.at.Before(b.at) || a.at.Equal(b.at) && order(a) < order(b)
+	})
 	note := strconv.Itoa(len(entries)) + " events"
 	if kept := len(timeline) + c.SentCount() + c.Progress.Relayed; c.Events > len(entries) && kept > 0 {
 		note += " kept of " + strconv.Itoa(c.Events)
