@@ -106,24 +106,26 @@ type Attempt struct {
 }
 
 // Result is what a call answered, merged from every source that saw it.
+// Its JSON (a call's document: get_call, `y`) names its fields as a
+// tool.result line does.
 type Result struct {
-	Time                     time.Time
-	IsError                  bool
-	Error                    string
-	Replayed                 bool
-	DurationMS               int64
-	HTTPStatus               int
-	RPCCode                  int
-	TextChars                int
-	TextPreview              string
-	Offloaded                bool
-	Images                   []Image
-	StructuredContent        json.RawMessage
-	StructuredContentBytes   int
-	StructuredContentDropped bool
-	Late                     bool
-	ResultType               string
-	Denied                   string
+	Time                     time.Time       `json:"time"`
+	IsError                  bool            `json:"is_error"`
+	Error                    string          `json:"error,omitempty"`
+	Replayed                 bool            `json:"replayed,omitempty"`
+	DurationMS               int64           `json:"duration_ms,omitempty"`
+	HTTPStatus               int             `json:"http_status,omitempty"`
+	RPCCode                  int             `json:"rpc_code,omitempty"`
+	TextChars                int             `json:"text_chars,omitempty"`
+	TextPreview              string          `json:"text_preview,omitempty"`
+	Offloaded                bool            `json:"offloaded,omitempty"`
+	Images                   []Image         `json:"images,omitempty"`
+	StructuredContent        json.RawMessage `json:"structured_content,omitempty"`
+	StructuredContentBytes   int             `json:"structured_content_bytes,omitempty"`
+	StructuredContentDropped bool            `json:"structured_content_dropped,omitempty"`
+	Late                     bool            `json:"late,omitempty"`
+	ResultType               string          `json:"result_type,omitempty"`
+	Denied                   string          `json:"denied,omitempty"`
 }
 
 // Progress is the progress state of a call: the latest values, counts per
