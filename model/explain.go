@@ -68,6 +68,9 @@ func (x *Explanation) token(c *Call) {
 			f.HTTPStatus = a.Result.HTTPStatus
 		}
 		x.add(f)
+	case ctx == nil && !c.AgentArea() && tapped(c):
+		// A tap reports a plain call with no context at all.
+		x.add(Finding{Level: LevelInfo, What: plainCall})
 	case ctx == nil:
 		return
 	case ctx.Verdict == VerdictRejected:
@@ -93,13 +96,25 @@ func (x *Explanation) token(c *Call) {
 		x.add(Finding{Level: LevelWarning, What: what, Rule: ruleVerification,
 			Must: "give toolscope the instance's context_secret to judge the token as the server must"})
 	case ctx.Verdict == VerdictAbsent && !c.HasMeta():
-		x.add(Finding{Level: LevelInfo, What: "a plain MCP call: no AgentArea context token and no agentarea/* _meta keys, " +
-			"so no token check and no relay rule apply"})
+		x.add(Finding{Level: LevelInfo, What: plainCall})
 	case ctx.Verdict == VerdictAbsent:
 		x.add(Finding{Level: LevelError, What: "agentarea/* _meta keys without a token: " + SaysAbsent, Rule: ruleVerification,
 			Must:       "the server must answer HTTP 401 · JSON-RPC -32001 (missing token) and not trust _meta alone",
 			HTTPStatus: 401, RPCCode: -32001})
 	}
+}
+
+const plainCall = "a plain MCP call: no AgentArea context token and no agentarea/* _meta keys, " +
+	"so no token check and no relay rule apply"
+
+// tapped says whether a tap carried one of the call's attempts.
+func tapped(c *Call) bool {
+	for i := range c.Attempts {
+		if c.Attempts[i].Exchange != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // failedStep is the first verification step that failed, with its detail.
@@ -154,6 +169,12 @@ func (x *Explanation) outcome(c *Call, now time.Time) {
 		x.add(Finding{Level: LevelWarning, What: "the call was cancelled: " + cmp.Or(reason, "no reason given"),
 			Must: "a client that disconnects or sends notifications/cancelled ends the call; the server should stop its work"})
 	case StatusLate:
+		if !c.AgentArea() { // no platform failed it: toolscope's --timeout passed
+			x.add(Finding{Level: LevelWarning, What: "the result came after toolscope's --timeout (" + timeoutText(c) + "): " +
+				"a client that waits no longer gave up on it",
+				Must: "the server should answer sooner, or toolscope's --timeout should be what this tool needs (1 s to 1800 s)"})
+			return
+		}
 		x.add(Finding{Level: LevelError, What: "the result came after the call's timeout (" + timeoutText(c) + "): the platform had " +
 			"already failed the call, so the model never read it", Rule: ruleTimeout,
 			Must: "the server must answer within the timeout, or the instance's tool_timeout_seconds must be raised"})

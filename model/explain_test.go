@@ -76,6 +76,30 @@ func TestExplainPlainMCP(t *testing.T) {
 	}
 }
 
+// TestExplainPlainMCPWithoutContext: a tap reports a plain call with no
+// context at all; it is said to be plain MCP all the same, and a result
+// after --timeout is not said to be one a platform failed.
+func TestExplainPlainMCPWithoutContext(t *testing.T) {
+	c := &Call{ID: "tap#1", Tool: "echo", Status: StatusOK, TimeoutMS: 10000,
+		Attempts: []Attempt{{N: 1, Exchange: "1", HasResult: true}}}
+	if x := Explain(c, time.Now()); len(x.Findings) != 1 || !strings.Contains(x.Findings[0].What, "plain MCP call") {
+		t.Errorf("%+v", x)
+	}
+	c.Status, c.Attempts[0].Result.Late = StatusLate, true
+	var text strings.Builder
+	for _, f := range Explain(c, time.Now()).Findings {
+		text.WriteString(f.What + " | " + f.Rule + " | " + f.Must + "\n")
+	}
+	if got := text.String(); strings.Contains(got, "platform") || strings.Contains(got, "tool_timeout_seconds") ||
+		!strings.Contains(got, "after toolscope's --timeout (10s)") {
+		t.Errorf("plain late findings:\n%s", got)
+	}
+	feed := &Call{ID: "t/c1", Tool: "echo", Status: StatusOK, SeenByFeed: true, Attempts: []Attempt{{N: 1, FeedCall: true, HasResult: true}}}
+	if x := Explain(feed, time.Now()); len(x.Findings) != 0 {
+		t.Errorf("a feed's call: %+v", x)
+	}
+}
+
 // TestExplainPlainResult: a plain MCP call's long text, large structured
 // content and many large images are not findings (no platform is there to
 // offload or drop them); image data that breaks MCP is.

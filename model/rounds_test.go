@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -106,7 +107,8 @@ func TestExplainNeedsInput(t *testing.T) {
 	if !strings.HasPrefix(x.Summary, "needs input for 1.0s: asked elicitation: Deploy to prod?") {
 		t.Errorf("summary %q", x.Summary)
 	}
-	if len(x.Findings) == 0 || !strings.Contains(x.Findings[0].What, "waits for round 2") || !strings.Contains(x.Findings[0].Must, "requestState") {
+	i := slices.IndexFunc(x.Findings, func(f Finding) bool { return strings.Contains(f.What, "waits for round 2") })
+	if i < 0 || !strings.Contains(x.Findings[i].Must, "requestState") {
 		t.Errorf("findings %+v", x.Findings)
 	}
 }
