@@ -152,12 +152,18 @@ func TestPlainResultHasNoPlatformLimits(t *testing.T) {
 func TestSummarisedHeaderSaysWhatTapsSpeak(t *testing.T) {
 	for _, tc := range []struct {
 		agentArea []bool
+		idle      int // taps that carried no call yet: not said to speak anything
 		want      string
 	}{
-		{[]bool{false, false, false}, "3 taps connected · plain MCP"},
-		{[]bool{false, true, false}, "3 taps connected · 2 plain MCP, 1 AgentArea"},
+		{[]bool{false, false, false}, 0, "3 taps connected · plain MCP"},
+		{[]bool{false, true, false}, 0, "3 taps connected · 2 plain MCP, 1 AgentArea"},
+		{[]bool{true, true}, 2, "4 taps connected · 2 AgentArea"},
 	} {
 		store := model.NewStore(model.Options{})
+		for i := range tc.idle {
+			name := "tap:an-idle-tap-with-a-long-name-" + string(rune('a'+i))
+			store.Apply(model.Event{Time: at(0), Source: model.SourceTap, SourceName: name, Kind: model.KindSourceStatus, State: model.StateConnected})
+		}
 		for i, aa := range tc.agentArea {
 			name := "tap:a-plain-mcp-server-with-a-long-name-" + string(rune('a'+i))
 			store.Apply(model.Event{Time: at(0), Source: model.SourceTap, SourceName: name, Kind: model.KindSourceStatus, State: model.StateConnected})

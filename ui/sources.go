@@ -89,7 +89,7 @@ func (c *common) sourceSummary(detail int) []string {
 		if g.n > 1 {
 			label = c.sourceLabel(g.first, strconv.Itoa(g.n)+" "+model.Sanitize(g.kind)+"s", min(detail, 1))
 			if detail >= 1 && len(g.speak) > 0 {
-				label += c.st.muted.on(" · " + g.speak.String())
+				label += c.st.muted.on(" · " + g.speak.String(g.n))
 			}
 		}
 		if troubled(g.state) {
@@ -199,10 +199,11 @@ func (sc *speakCounts) add(what string) {
 	}{what, 1})
 }
 
-// String is what they all speak ("plain MCP"), or each with its count
-// ("1 AgentArea, 2 plain MCP").
-func (sc speakCounts) String() string {
-	if len(sc) == 1 {
+// String is what all n speak ("plain MCP"), or each with its count
+// ("1 AgentArea, 2 plain MCP"): a tap that has carried no call yet is not
+// counted, so one word is said only when it is every tap's.
+func (sc speakCounts) String(n int) string {
+	if len(sc) == 1 && sc[0].n == n {
 		return sc[0].what
 	}
 	parts := make([]string, len(sc))
