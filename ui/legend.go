@@ -53,5 +53,5 @@ var logLegend = []string{
 
 var headerLegend = []string{
 	"header  N events (the sources' own, warnings apart) · N calls · N running · N need input (calls waiting for the client's input) · N/s events a second · ⚠ N warnings (a call's are in its detail, the rest in the l log) · N evicted: finished calls let go to bound memory · ↓ follow: the newest call stays selected · ⏸ PAUSED: drawing stopped, N events wait",
-	"sources  ● connected (an output: ok) · ● connecting · ● reconnecting N: the Nth try · ● failing: up, but what it talks to does not answer (a tap's upstream, the OpenTelemetry collector), with why · ✕ failed: stopped, with why · ○ ended; the lines under the calls say a troubled source's reason whole",
+	"sources  ● connected (an output: ok) · ● connecting · ● reconnecting N: the Nth try · ● failing: up, but what it talks to does not answer (a tap's upstream, the OpenTelemetry collector), with why · ✕ failed: stopped, with why · ○ ended; a tap that has seen calls says what it speaks: AgentArea (a token or agentarea/* keys), SOAT (its context headers) or plain MCP (neither: no token to check, nothing relayed); the lines under the calls say a troubled source's reason whole",
 }
