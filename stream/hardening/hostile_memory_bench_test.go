@@ -39,7 +39,8 @@ import (
 // the last one `tap --output json` before a loopback upstream. Each reports
 // the process's peak resident size (peak-rss-MiB, VmHWM) and its resident
 // size once the workload is in and the process has been idle 2.5 s
-// (rss-MiB, VmRSS: idle memory is returned by then), and fails past the
+// (rss-MiB, VmRSS: idle memory is returned by then), the CPU time it took
+// to get there (cpu-s, user+sys), and fails past the
 // documented ceiling of 512 MiB. Each case takes a few seconds; run it with
 // -benchtime 1x. TOOLSCOPE_BENCH_HOSTILE_SCALE=N multiplies every count
 // (events, calls, uploads, the huge event's size, a history page's events)
@@ -83,9 +84,11 @@ func BenchmarkHostileMemory(b *testing.B) {
 				m := c.run(b, bin)
 				worst.peak = max(worst.peak, m.peak)
 				worst.rss = max(worst.rss, m.rss)
+				worst.cpu = max(worst.cpu, m.cpu)
 			}
 			b.ReportMetric(float64(worst.peak)/(1<<20), "peak-rss-MiB")
 			b.ReportMetric(float64(worst.rss)/(1<<20), "rss-MiB")
+			b.ReportMetric(worst.cpu.Seconds(), "cpu-s")
 			if worst.peak > memoryCeiling {
 				b.Errorf("peak resident %d MiB: past the documented ceiling of %d MiB", worst.peak>>20, memoryCeiling>>20)
 			}
@@ -100,8 +103,12 @@ const memoryCeiling = 512 << 20
 // read: past cli/idlememory.go's check of every half second.
 const idleSettle = 2500 * time.Millisecond
 
-// memoryFigures is a process's peak and settled resident size, in bytes.
-type memoryFigures struct{ peak, rss int64 }
+// memoryFigures is a process's peak and settled resident size, in bytes;
+// cpu is its CPU time (user+sys) until then.
+type memoryFigures struct {
+	peak, rss int64
+	cpu       time.Duration
+}
 
 // hostileTask is the task every hostile feed serves.
 const hostileTask = "task-hostile"
@@ -273,6 +280,7 @@ func runHostileWatch(b *testing.B, bin string, history http.HandlerFunc, live fu
 	time.Sleep(idleSettle)
 	var m memoryFigures
 	m.rss, m.peak = procMemory(b, cmd.Process.Pid)
+	m.cpu = procCPU(b, cmd.Process.Pid)
 	close(release)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -347,6 +355,7 @@ func runHeldUploads(b *testing.B, bin string, n, size int) memoryFigures {
 	time.Sleep(idleSettle)
 	var m memoryFigures
 	m.rss, m.peak = procMemory(b, cmd.Process.Pid)
+	m.cpu = procCPU(b, cmd.Process.Pid)
 	for _, c := range conns {
 		c.Close()
 	}
