@@ -39,10 +39,13 @@ import (
 // the last one `tap --output json` before a loopback upstream. Each reports
 // the process's peak resident size (peak-rss-MiB, VmHWM) and its resident
 // size once the workload is in and the process has been idle 2.5 s
-// (rss-MiB, VmRSS: idle memory is returned by then), the CPU time it took
-// to get there (cpu-s, user+sys), and fails past the
-// documented ceiling of 512 MiB. Each case takes a few seconds; run it with
-// -benchtime 1x. TOOLSCOPE_BENCH_HOSTILE_SCALE=N multiplies every count
+// (rss-MiB, VmRSS: idle memory is returned by then) and the CPU time it
+// took to get there (cpu-s, user+sys). It fails past the documented ceiling
+// of 512 MiB, and when a feed case's output shows its source was not read
+// to the end (its last event, the warning it must draw). Each case takes a
+// few seconds (20 s for the long ids under load: the SSE client splits
+// each 2 MiB frame); run it with -benchtime 1x.
+// TOOLSCOPE_BENCH_HOSTILE_SCALE=N multiplies every count
 // (events, calls, uploads, the huge event's size, a history page's events)
 // for a bigger run; TOOLSCOPE_BENCH_BIN measures another build.
 func BenchmarkHostileMemory(b *testing.B) {
@@ -58,19 +61,19 @@ func BenchmarkHostileMemory(b *testing.B) {
 		run  func(b *testing.B, bin string) memoryFigures
 	}{
 		{"long-event-ids", func(b *testing.B, bin string) memoryFigures {
-			return runHostileWatch(b, bin, nil, longEventIDs(400*scale, 1<<20))
+			return runHostileWatch(b, bin, nil, longEventIDs(400*scale, 1<<20), map[string]int{`"event_id":"00000399`: 1})
 		}},
 		{"huge-history-event", func(b *testing.B, bin string) memoryFigures {
-			return runHostileWatch(b, bin, hugeHistoryEvent(int64(scale)<<28), nil)
+			return runHostileWatch(b, bin, hugeHistoryEvent(int64(scale)<<28), nil, map[string]int{`"code":"history_event_too_large"`: 1, `"event_id":"h-2"`: 1})
 		}},
 		{"endless-history", func(b *testing.B, bin string) memoryFigures {
-			return runHostileWatch(b, bin, endlessHistory(100*scale), nil)
+			return runHostileWatch(b, bin, endlessHistory(100*scale), nil, map[string]int{`"code":"history_truncated"`: 1, `"event_id":"p1000-0"`: 1})
 		}},
 		{"running-calls", func(b *testing.B, bin string) memoryFigures {
-			return runHostileWatch(b, bin, nil, feedCallsLive(50000*scale, 0, 0))
+			return runHostileWatch(b, bin, nil, feedCallsLive(50000*scale, 0, 0), map[string]int{`"kind":"tool.call"`: 50000*scale + 1})
 		}},
 		{"finished-calls", func(b *testing.B, bin string) memoryFigures {
-			return runHostileWatch(b, bin, nil, feedCallsLive(30000*scale, 2000, 8000))
+			return runHostileWatch(b, bin, nil, feedCallsLive(30000*scale, 2000, 8000), map[string]int{`"kind":"tool.result"`: 30000 * scale})
 		}},
 		{"held-uploads", func(b *testing.B, bin string) memoryFigures {
 			return runHeldUploads(b, bin, 100*scale, 8<<20)
@@ -195,8 +198,10 @@ func endlessHistory(perPage int) http.HandlerFunc {
 // endpoint is history (nil: an empty page) and whose live stream writes
 // live (nil: nothing) and then a last call, hostileEnd. Once the output
 // shows that call and the process has been idle idleSettle, its memory is
-// read; then the feed ends the task and the watcher must exit 0.
-func runHostileWatch(b *testing.B, bin string, history http.HandlerFunc, live func(w *bufio.Writer)) memoryFigures {
+// read; then the feed ends the task and the watcher must exit 0, its output
+// holding at least want[s] lines with each string s (the workload was read
+// to its end, not given up early).
+func runHostileWatch(b *testing.B, bin string, history http.HandlerFunc, live func(w *bufio.Writer), want map[string]int) memoryFigures {
 	b.Helper()
 	release := make(chan struct{})
 	var connections atomic.Int64
@@ -249,15 +254,25 @@ func runHostileWatch(b *testing.B, bin string, history http.HandlerFunc, live fu
 		}
 	})
 	ended := make(chan struct{})
-	lines := make(chan int64, 1)
+	counted := make(chan map[string]int, 1)
 	go func() {
-		// Lines can be megabytes long: read in slices, count line ends.
+		// Lines can be megabytes long: read in slices (a line's start is
+		// always a slice's start), count line ends.
 		r := bufio.NewReaderSize(stdout, 1<<20)
-		var n int64
+		seen := map[string]int{}
+		lineStart := true
 		for {
 			chunk, err := r.ReadSlice('\n')
-			if bytes.HasSuffix(chunk, []byte("\n")) {
-				n++
+			if lineStart {
+				for s := range want {
+					if bytes.Contains(chunk, []byte(s)) {
+						seen[s]++
+					}
+				}
+			}
+			lineStart = bytes.HasSuffix(chunk, []byte("\n"))
+			if lineStart {
+				seen["lines"]++
 			}
 			if bytes.Contains(chunk, []byte(`"`+hostileEnd+`"`)) {
 				select {
@@ -267,7 +282,7 @@ func runHostileWatch(b *testing.B, bin string, history http.HandlerFunc, live fu
 				}
 			}
 			if err != nil && err != bufio.ErrBufferFull {
-				lines <- n
+				counted <- seen
 				return
 			}
 		}
@@ -297,7 +312,12 @@ func runHostileWatch(b *testing.B, bin string, history http.HandlerFunc, live fu
 	if n := connections.Load(); n != 1 {
 		b.Logf("the feed connected %d times", n)
 	}
-	b.Logf("%d lines of output", <-lines)
+	seen := <-counted
+	for s, n := range want {
+		if seen[s] < n {
+			b.Errorf("%d lines of output hold %s, want at least %d (%d lines in all)", seen[s], s, n, seen["lines"])
+		}
+	}
 	return m
 }
 
