@@ -31,8 +31,12 @@ type Judge struct {
 	CredentialHeader string
 	SoatPrefix       string // "": soat.DefaultPrefix
 	// Enforce: an ambiguous request is refused, not forwarded (its warning
-	// says so).
+	// says so), and a judgment names the Answer a server following the
+	// contracts gives instead of running the request.
 	Enforce bool
+	// MaxParseBytes is the parse limit a body over it was not read under
+	// (--max-parse-bytes), named in its Answer.
+	MaxParseBytes int64
 	// RelayInterval is the platform's relay rate a feed is held to (0:
 	// model.RelayInterval; the demo runs its clock faster).
 	RelayInterval time.Duration
@@ -90,6 +94,9 @@ type Judgment struct {
 	// or a header: Content-Encoding, a charset, two tokens), nil when
 	// every server reads it alike. --enforce refuses such a request.
 	Strict *jsonrpc.Ambiguity
+	// Answer is the error to answer with instead of running the request
+	// (Enforce), nil when it may run.
+	Answer *Answer
 }
 
 // CallJudgment is what the contracts say of one tools/call.
@@ -117,8 +124,16 @@ type CallJudgment struct {
 }
 
 // Request reads one request's body (jsonrpc.Read, the one reading) and
-// judges the request.
+// judges the request; with Enforce, the judgment names its Answer.
 func (j *Judge) Request(r Request) Judgment {
+	out := j.judge(r)
+	if j.Enforce {
+		out.Answer = j.answer(r, &out)
+	}
+	return out
+}
+
+func (j *Judge) judge(r Request) Judgment {
 	var out Judgment
 	r.dropped = connectionListed(r.Header)
 	post := r.Method == "" || r.Method == http.MethodPost
