@@ -3,6 +3,7 @@ package token
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"toolscope/decoder/jsonrpc"
@@ -111,7 +112,9 @@ func checkToolClaim(claims map[string]any, toolName string) (*failure, string) {
 		return nil, "no tool claim (checked only when present)"
 	}
 	if s, ok := v.(string); ok && s == toolName {
-		return nil, "tool " + describe(s) + " equals params.name"
+		var buf [128]byte
+		b := strconv.AppendQuote(append(buf[:0], "tool "...), model.Truncate(s, 80)) // as describe quotes it
+		return nil, string(append(b, " equals params.name"...))
 	}
 	return fail(http.StatusForbidden, jsonrpc.CodeForbidden, fmt.Sprintf("tool claim %s does not match params.name %s", describe(v), describe(toolName))), ""
 }
