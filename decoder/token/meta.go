@@ -13,9 +13,9 @@ import (
 	"toolscope/model"
 )
 
-// agentAreaKeys lists the agentarea/* keys of _meta, sorted.
-func agentAreaKeys(meta map[string]any) []string {
-	keys := make([]string, 0, len(meta)) // one allocation, not one per doubling
+// agentAreaKeys appends the agentarea/* keys of _meta to keys, sorted
+// (the caller's array holds a call's few).
+func agentAreaKeys(keys []string, meta map[string]any) []string {
 	for k := range meta {
 		if strings.HasPrefix(k, jsonrpc.AgentAreaPrefix) {
 			keys = append(keys, k)
@@ -25,10 +25,10 @@ func agentAreaKeys(meta map[string]any) []string {
 	return keys
 }
 
-// contextClaimNames lists the claims that are not registered JWT claims
-// (the call's context), sorted so that findings come in a stable order.
-func contextClaimNames(claims map[string]any) []string {
-	names := make([]string, 0, len(claims))
+// contextClaimNames appends the claims that are not registered JWT claims
+// (the call's context) to names, sorted so that findings come in a stable
+// order (the caller's array holds a token's few).
+func contextClaimNames(names []string, claims map[string]any) []string {
 	for k := range claims {
 		if !isRegisteredClaim(k) {
 			names = append(names, k)
