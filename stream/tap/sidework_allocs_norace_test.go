@@ -24,9 +24,9 @@ import (
 // gone; 111 once the token's key lists were sized once and the store
 // kept a call event's texts in one allocation; 90 once Verify decoded the
 // token's segments into one pooled buffer, listed its keys on the stack
-// and built its details without fmt, _meta's contract keys were the constants, and the arguments'
-// digest used a pooled buffer (each call a new one with a fresh token, as
-// on the wire: no warning).
+// and built its details without fmt, _meta's contract keys were the
+// constants and the arguments' digest used a pooled buffer (each call a
+// new one with a fresh token, as on the wire: no warning).
 func TestSideWorkAllocations(t *testing.T) {
 	tp, store := newSideTap(t, "allocs", "")
 	calls := newBenchCalls(t, 64) // 51 runs: each token and exchange is new
