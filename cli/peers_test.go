@@ -42,9 +42,10 @@ type peerCall struct {
 }
 
 // everythingCalls exercise server-everything's tools that answer the same
-// every time: text, a sum, progress, an image, structured content.
+// every time: text (past AgentArea's 8000-character offload, which plain
+// MCP does not have), a sum, progress, an image, structured content.
 var everythingCalls = []peerCall{
-	{Name: "echo", Arguments: map[string]any{"message": "héllo"}},
+	{Name: "echo", Arguments: map[string]any{"message": strings.Repeat("héllo ", 1500)}},
 	{Name: "get-sum", Arguments: map[string]any{"a": 2, "b": 3}},
 	{Name: "trigger-long-running-operation", Arguments: map[string]any{"duration": 0.5, "steps": 5}, Progress: true, Want: 5},
 	{Name: "get-tiny-image", Arguments: map[string]any{}},
@@ -152,11 +153,14 @@ func (r *tapRun) stop(t *testing.T) []model.Event {
 	return evs
 }
 
-// checkPlainLine: a JSON line about plain MCP says no relayed.
+// checkPlainLine: a JSON line about plain MCP says no relayed, no context
+// verdict and none of the platform's result limits.
 func checkPlainLine(t *testing.T, line []byte) {
 	t.Helper()
-	if bytes.Contains(line, []byte(`"kind":"tool.progress"`)) && bytes.Contains(line, []byte(`"relayed"`)) {
-		t.Errorf("plain MCP progress with relayed: %s", line)
+	for kind, field := range map[string]string{"tool.progress": `"relayed"`, "tool.call": `"context"`, "tool.result": `"offloaded"`} {
+		if bytes.Contains(line, []byte(`"kind":"`+kind+`"`)) && bytes.Contains(line, []byte(field)) {
+			t.Errorf("plain MCP %s with %s: %.300s", kind, field, line)
+		}
 	}
 }
 
@@ -269,8 +273,10 @@ func checkPlainCalls(t *testing.T, evs []model.Event, calls []peerCall, failing 
 		case c == nil:
 			t.Errorf("the tap did not see %s", pc.Name)
 			continue
-		case c.Relays || c.AgentArea() || c.Progress.WouldRelay != 0:
-			t.Errorf("%s: relays %v, AgentArea %v, would relay %d: not plain", pc.Name, c.Relays, c.AgentArea(), c.Progress.WouldRelay)
+		case c.Relays || c.AgentArea() || c.Progress.WouldRelay != 0 || c.Context != nil:
+			t.Errorf("%s: relays %v, AgentArea %v, would relay %d, context %+v: not plain", pc.Name, c.Relays, c.AgentArea(), c.Progress.WouldRelay, c.Context)
+		case c.Flags&(model.FlagOffloaded|model.FlagStructuredDropped|model.FlagLimit) != 0:
+			t.Errorf("%s: flags %v: the platform's limits on plain MCP", pc.Name, c.FlagNames())
 		case c.Progress.Sent != pc.Want:
 			t.Errorf("%s: the tap saw %d progress notifications, want %d", pc.Name, c.Progress.Sent, pc.Want)
 		}

@@ -23,7 +23,7 @@ func ExampleSummarizeResult() {
 		            {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgoAAAANSUhEUg=="}],
 		"structuredContent": {"orders": ["A-17", "A-18", "A-19"]},
 		"_meta": {"agentarea/replayed": true}}}`))
-	s, warnings := decoder.SummarizeResult(body.Messages[0].Summary)
+	s, warnings := decoder.SummarizeResult(body.Messages[0].Summary, true)
 	fmt.Println(s.TextChars, s.Offloaded, s.Images[0].MimeType, s.Images[0].Size, s.StructuredContentBytes, s.Replayed, s.ResultType, len(warnings))
 	// Output: 8 false image/png 16 33 true complete 0
 }

@@ -9,10 +9,11 @@ import (
 	"toolscope/model"
 )
 
-// checkImage summarises one base64 image (block i of the content) against
-// the platform's limits: its decoded size, its declared type against PNG,
-// JPEG, GIF and WebP, and the type its first bytes show.
-func checkImage(i int, declared string, data []byte, warn func(code model.WarningCode, format string, args ...any)) model.Image {
+// checkImage summarises one base64 image (block i of the content). MCP's
+// rules hold for any call: the data is base64, and bytes of a type
+// toolscope recognises are of the declared type. On an AgentArea call the
+// platform's limits too: PNG, JPEG, GIF or WebP, at most 5 MB decoded.
+func checkImage(i int, declared string, data []byte, agentArea bool, warn warnFunc) model.Image {
 	mt := normalizeMime(declared)
 	img := model.Image{MimeType: mt}
 	size, ok := base64DecodedSize(data)
@@ -24,17 +25,18 @@ func checkImage(i int, declared string, data []byte, warn func(code model.Warnin
 	img.Size = size
 	sniffed := sniffImage(data)
 	switch {
-	case !supportedImageTypes[mt]:
+	case agentArea && !supportedImageTypes[mt]:
 		warn(model.WarnImageTypeUnsupported, "content[%d]: image type %q is not PNG, JPEG, GIF or WebP", i, declared)
 		img.Problem = "type not supported"
-	case sniffed != mt:
+	case sniffed != mt && (supportedImageTypes[mt] || sniffed != ""):
+		// A type toolscope cannot sniff (SVG, TIFF on plain MCP) is not judged.
 		what := "unrecognisable image bytes"
 		if sniffed != "" {
 			what = "bytes of " + sniffed
 		}
 		warn(model.WarnImageMimeMismatch, "content[%d]: declared %s but holds %s", i, mt, what)
 	}
-	if size > model.MaxImageBytes {
+	if agentArea && size > model.MaxImageBytes {
 		warn(model.WarnImageTooLarge, "content[%d]: %s image is %d bytes; the limit is %d", i, mt, size, model.MaxImageBytes)
 		if img.Problem == "" {
 			img.Problem = "over 5 MB"

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"toolscope/decoder/jsonrpc"
@@ -30,15 +31,22 @@ type Judge struct {
 	CredentialHeader string
 	SoatPrefix       string // "": soat.DefaultPrefix
 	// Enforce: an ambiguous request is refused, not forwarded (its warning
-	// says so).
+	// says so), and a judgment names the Answer a server following the
+	// contracts gives instead of running the request.
 	Enforce bool
+	// MaxParseBytes is the parse limit a body over it was not read under
+	// (--max-parse-bytes), named in its Answer.
+	MaxParseBytes int64
 	// RelayInterval is the platform's relay rate a feed is held to (0:
 	// model.RelayInterval; the demo runs its clock faster).
 	RelayInterval time.Duration
 
 	cross crossIndex
-	mu    sync.Mutex // guards gaps
-	gaps  relayGaps
+	// contextSeen: a call came with AgentArea context, so the calls this
+	// judge serves are AgentArea's, and one without context misses it.
+	contextSeen atomic.Bool
+	mu          sync.Mutex // guards gaps
+	gaps        relayGaps
 }
 
 // The token's and the MCP version's headers as http.Header keys them (Get
@@ -86,6 +94,9 @@ type Judgment struct {
 	// or a header: Content-Encoding, a charset, two tokens), nil when
 	// every server reads it alike. --enforce refuses such a request.
 	Strict *jsonrpc.Ambiguity
+	// Answer is the error to answer with instead of running the request
+	// (Enforce), nil when it may run.
+	Answer *Answer
 }
 
 // CallJudgment is what the contracts say of one tools/call.
@@ -93,7 +104,17 @@ type CallJudgment struct {
 	Message  *jsonrpc.Message
 	Exchange string
 	// Context is the token's verdict, steps and claims.
-	Context  model.Context
+	Context model.Context
+	// AgentArea: the call came with AgentArea context (a token, even one
+	// the server never receives, or agentarea/* keys): AgentArea's contract
+	// applies to it, the platform's result limits included
+	// (model.Call.AgentArea is the same notion).
+	AgentArea bool
+	// Plain: no AgentArea context on the call nor on any call the judge saw
+	// before it, and no secret or credential header that requires it:
+	// plain MCP, with no token to miss, so its tool.call carries no
+	// context verdict.
+	Plain    bool
 	Warnings []model.Warning
 	// Soat is the SOAT context bag the call came with, keys as received.
 	Soat map[string]string
@@ -103,8 +124,16 @@ type CallJudgment struct {
 }
 
 // Request reads one request's body (jsonrpc.Read, the one reading) and
-// judges the request.
+// judges the request; with Enforce, the judgment names its Answer.
 func (j *Judge) Request(r Request) Judgment {
+	out := j.judge(r)
+	if j.Enforce {
+		out.Answer = j.answer(r, &out)
+	}
+	return out
+}
+
+func (j *Judge) judge(r Request) Judgment {
 	var out Judgment
 	r.dropped = connectionListed(r.Header)
 	post := r.Method == "" || r.Method == http.MethodPost

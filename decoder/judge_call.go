@@ -38,6 +38,11 @@ func (j *Judge) call(r Request, inBatch bool, m *jsonrpc.Message, n int) CallJud
 		MetaProblem:       m.Meta.Problem,
 	})
 	c.Context = ctx
+	c.AgentArea = sent.tokenSent || ctx.Present || len(m.Meta.AgentArea) > 0
+	if c.AgentArea {
+		j.contextSeen.Store(true)
+	}
+	c.Plain = !c.AgentArea && len(j.Secrets) == 0 && j.CredentialHeader == "" && !j.contextSeen.Load()
 	c.Warnings = append(c.Warnings, ws...)
 	c.Warnings = append(c.Warnings, callRules(callRulesInput{ToolName: m.Call.Name, Meta: m.Meta.AgentArea,
 		ProgressToken: m.Meta.ProgressToken != nil, TokenPresent: sent.tokenSent, Claims: ctx.Claims,

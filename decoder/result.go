@@ -60,13 +60,19 @@ type ResultSummary struct {
 	InputRequests []model.InputRequest
 }
 
-// SummarizeResult judges a tools/call result, as jsonrpc.Read read it,
-// against the platform's rules: what the model reads (offloaded past 8000
-// characters), the images (type, size, how many), structuredContent (left
-// out past 16000 characters). nil is a result that is not an object.
-// Malformed parts are result_malformed warnings; the summary holds what
-// could be read.
-func SummarizeResult(r *jsonrpc.Result) (ResultSummary, []model.Warning) {
+// SummarizeResult judges a tools/call result, as jsonrpc.Read read it.
+// MCP's rules hold for every result: its fields readable, a known
+// resultType, image data that is base64 of the declared type. agentArea
+// says the call speaks AgentArea (model.Call.AgentArea: it came with a
+// token or agentarea/* keys, or a feed reported it), so the platform
+// stands between the server and the model and its limits apply too: what
+// the model reads (offloaded past 8000 characters, structuredContent when
+// content is empty), the images (type, 5 MB, 8 per result),
+// structuredContent (left out past 16000 characters). A plain MCP call has
+// no platform in between: none of that happens to its result. nil is a
+// result that is not an object. Malformed parts are result_malformed
+// warnings; the summary holds what could be read.
+func SummarizeResult(r *jsonrpc.Result, agentArea bool) (ResultSummary, []model.Warning) {
 	s := ResultSummary{ResultType: resultComplete}
 	var ws []model.Warning
 	warn := func(code model.WarningCode, format string, args ...any) {
@@ -79,9 +85,9 @@ func SummarizeResult(r *jsonrpc.Result) (ResultSummary, []model.Warning) {
 	for _, p := range r.Problems {
 		warn(model.WarnResultMalformed, "%s", p)
 	}
-	s.summarizeImages(r.Images, warn)
-	s.summarizeStructured(r.Structured, warn)
-	s.summarizeText(r, warn)
+	s.summarizeImages(r.Images, agentArea, warn)
+	s.summarizeStructured(r.Structured, agentArea, warn)
+	s.summarizeText(r, agentArea, warn)
 	s.IsError, s.Replayed = r.IsError, r.Replayed
 	if s.IsError {
 		s.Error = model.Prefix(r.Text, model.PreviewChars)
@@ -123,12 +129,13 @@ func inputRequest(ir jsonrpc.InputRequest) model.InputRequest {
 // warnFunc records a warning about the result.
 type warnFunc = func(code model.WarningCode, format string, args ...any)
 
-// summarizeImages checks the images against the platform's limits.
-func (s *ResultSummary) summarizeImages(images []jsonrpc.Image, warn warnFunc) {
+// summarizeImages checks the images: each against MCP, and on an AgentArea
+// call each and their count against the platform's limits.
+func (s *ResultSummary) summarizeImages(images []jsonrpc.Image, agentArea bool, warn warnFunc) {
 	for _, im := range images {
-		s.Images = append(s.Images, checkImage(im.Block, im.MimeType, im.Data, warn))
+		s.Images = append(s.Images, checkImage(im.Block, im.MimeType, im.Data, agentArea, warn))
 	}
-	if len(s.Images) > model.MaxImages {
+	if agentArea && len(s.Images) > model.MaxImages {
 		warn(model.WarnTooManyImages, "%d images in one result; the platform keeps at most %d", len(s.Images), model.MaxImages)
 		for i := model.MaxImages; i < len(s.Images); i++ {
 			if s.Images[i].Problem == "" {
@@ -138,9 +145,9 @@ func (s *ResultSummary) summarizeImages(images []jsonrpc.Image, warn warnFunc) {
 	}
 }
 
-// summarizeStructured measures structuredContent against the platform's
-// limit, as its compact JSON and as Python writes it.
-func (s *ResultSummary) summarizeStructured(sc json.RawMessage, warn warnFunc) {
+// summarizeStructured measures structuredContent, on an AgentArea call
+// against the platform's limit, as its compact JSON and as Python writes it.
+func (s *ResultSummary) summarizeStructured(sc json.RawMessage, agentArea bool, warn warnFunc) {
 	if sc == nil {
 		return
 	}
@@ -148,6 +155,9 @@ func (s *ResultSummary) summarizeStructured(sc json.RawMessage, warn warnFunc) {
 	compact := compactJSON(sc)
 	s.StructuredContentBytes = len(compact)
 	s.StructuredContentChars = utf8.RuneCount(compact)
+	if !agentArea {
+		return
+	}
 	if s.StructuredContentChars > model.MaxStructuredChars {
 		s.StructuredContentDropped = true
 		warn(model.WarnStructuredContentDropped, "structuredContent is %d characters of JSON; over %d the platform leaves it out of the tool.result event",
@@ -158,19 +168,20 @@ func (s *ResultSummary) summarizeStructured(sc json.RawMessage, warn warnFunc) {
 	}
 }
 
-// summarizeText measures what the model reads against the offload limit.
-func (s *ResultSummary) summarizeText(r *jsonrpc.Result, warn warnFunc) {
+// summarizeText measures the result's text; on an AgentArea call it is
+// what the model reads, held to the offload limit.
+func (s *ResultSummary) summarizeText(r *jsonrpc.Result, agentArea bool, warn warnFunc) {
 	s.EmptyContent = r.Blocks == 0
 	modelText := r.Text
-	if s.EmptyContent && s.StructuredContent != nil {
-		// The model reads structuredContent as text instead.
+	if agentArea && s.EmptyContent && s.StructuredContent != nil {
+		// The platform gives the model structuredContent as text instead.
 		modelText = string(compactJSON(s.StructuredContent))
 		warn(model.WarnContentEmpty, "content is empty; the model reads structuredContent as text")
 	}
 	s.Text = modelText
 	s.TextChars = utf8.RuneCountInString(modelText)
 	s.TextPreview = model.Prefix(modelText, model.PreviewChars)
-	if s.TextChars > model.MaxTextChars {
+	if agentArea && s.TextChars > model.MaxTextChars {
 		s.Offloaded = true
 		warn(model.WarnTextOffloaded, "the model reads %d characters; over %d the text is offloaded and the model sees a pointer and a preview",
 			s.TextChars, model.MaxTextChars)

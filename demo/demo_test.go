@@ -81,9 +81,9 @@ func TestRunShowsEveryScenario(t *testing.T) {
 		// The same every run, apart from ids and times: one line per call.
 		want := []string{
 			"build_report ok attempts=1 sent=3 token=valid structured dropped offloaded",
-			"cancel_order ok attempts=1 sent=0 token=absent rounds=2",
+			"cancel_order ok attempts=1 sent=0 token=none rounds=2",
 			"export_ledger cancelled attempts=1 sent=x token=valid cancelled",
-			"get_order ok attempts=1 sent=0 token=absent pii",
+			"get_order ok attempts=1 sent=0 token=none pii",
 			"lookup_customer error attempts=1 sent=0 token=rejected rejected http=401",
 			"lookup_customer error attempts=1 sent=0 token=rejected rejected http=403",
 			"lookup_customer ok attempts=1 sent=0 token=valid",

@@ -24,7 +24,7 @@ func applyResultRules(r *jsonrpc.Result, data map[string]any) {
 		data["error"] = "MCP tool call failed: unreadable result: not a JSON object"
 		return
 	}
-	s, _ := decoder.SummarizeResult(r)
+	s, _ := decoder.SummarizeResult(r, true)
 	if s.Offloaded {
 		data["result"] = offloadPointer(s.Text)
 	} else {

@@ -42,7 +42,7 @@ func (s *demoServer) guard(next http.Handler) http.Handler {
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
 		if err != nil {
-			jsonrpc.WriteError(w, http.StatusRequestEntityTooLarge, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "request body too large"))
+			jsonrpc.WriteResponse(w, http.StatusRequestEntityTooLarge, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "request body too large"))
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -53,7 +53,7 @@ func (s *demoServer) guard(next http.Handler) http.Handler {
 			return
 		}
 		if !s.credentialOK(r.Header) {
-			jsonrpc.WriteError(w, http.StatusUnauthorized, jsonrpc.ErrorResponse(read.Messages[0].ID, jsonrpc.CodeUnauthorized, "missing or invalid credential"))
+			jsonrpc.WriteResponse(w, http.StatusUnauthorized, jsonrpc.ErrorResponse(read.Messages[0].ID, jsonrpc.CodeUnauthorized, "missing or invalid credential"))
 			return
 		}
 		if len(judged.Calls) == 0 {
@@ -66,7 +66,7 @@ func (s *demoServer) guard(next http.Handler) http.Handler {
 			if status == 0 || code == 0 {
 				status, code, reason = http.StatusUnauthorized, jsonrpc.CodeUnauthorized, "context token rejected"
 			}
-			jsonrpc.WriteError(w, status, jsonrpc.ErrorResponse(c.Message.ID, code, reason))
+			jsonrpc.WriteResponse(w, status, jsonrpc.ErrorResponse(c.Message.ID, code, reason))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), claimsKey{}, c.Context.Claims)))

@@ -115,10 +115,13 @@ func timePtr(t time.Time) *time.Time {
 	return &u
 }
 
-// NewCallJSON renders the call as the store holds it: redacted by the hub
-// before it reached the store (the one Redactor). A raw value that is not
-// JSON becomes a JSON string, so the document always marshals.
-func NewCallJSON(c *Call, now time.Time) CallJSON {
+// CallJSON renders one of the snapshot's calls as the store holds it:
+// redacted by the hub before it reached the store (the one Redactor). A
+// raw value that is not JSON becomes a JSON string, so the document always
+// marshals. A call AgentArea's contract does not apply to
+// (SpeaksAgentArea) has no context: plain MCP has no token to miss, though
+// a recording may say "absent" of it.
+func (s *Snapshot) CallJSON(c *Call, now time.Time) CallJSON {
 	out := CallJSON{
 		ID: c.ID, TaskID: c.TaskID, ToolCallID: c.ToolCallID, Tool: c.Tool, AgentName: c.AgentName,
 		IdempotencyKey: c.IdempotencyKey, RequestID: c.RequestID, Sources: c.Sources, Status: c.Status,
@@ -142,9 +145,16 @@ func NewCallJSON(c *Call, now time.Time) CallJSON {
 		t := p.Total
 		out.Progress.Total = &t
 	}
+	agentArea := s.SpeaksAgentArea(c)
+	if !agentArea {
+		out.Context = nil
+	}
 	for _, a := range c.Attempts {
 		aj := AttemptJSON{N: a.N, SourceName: a.SourceName, Exchange: a.Exchange, RequestID: a.RequestID,
-			Started: timePtr(a.Started), Ended: timePtr(a.Ended), Context: a.Context.Expanded(), Cancelled: a.Cancelled}
+			Started: timePtr(a.Started), Ended: timePtr(a.Ended), Cancelled: a.Cancelled}
+		if agentArea {
+			aj.Context = a.Context.Expanded()
+		}
 		if a.HasResult {
 			r := a.Result
 			r.StructuredContent = validJSON(r.StructuredContent)
@@ -162,6 +172,9 @@ func NewCallJSON(c *Call, now time.Time) CallJSON {
 	}
 	out.Warnings = c.Warnings
 	for _, e := range c.Timeline() {
+		if !agentArea {
+			e.Context = nil
+		}
 		e.Arguments = validJSON(e.Arguments)
 		e.InputResponses = validJSON(e.InputResponses)
 		e.StructuredContent = validJSON(e.StructuredContent)
@@ -171,10 +184,10 @@ func NewCallJSON(c *Call, now time.Time) CallJSON {
 	return out
 }
 
-// MarshalCallJSON is NewCallJSON indented, with control characters escaped
+// MarshalCallJSON is CallJSON indented, with control characters escaped
 // so the document is safe to show on a terminal.
-func MarshalCallJSON(c *Call, now time.Time) ([]byte, error) {
-	b, err := json.MarshalIndent(NewCallJSON(c, now), "", "  ")
+func (s *Snapshot) MarshalCallJSON(c *Call, now time.Time) ([]byte, error) {
+	b, err := json.MarshalIndent(s.CallJSON(c, now), "", "  ")
 	if err != nil {
 		return nil, err
 	}

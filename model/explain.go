@@ -207,7 +207,9 @@ func timeoutText(c *Call) string {
 	return FormatTimeout(DefaultTimeout.Milliseconds()) + " (the default)"
 }
 
-// result: the answer against the platform's limits.
+// result: the answer against MCP's rules and, on a call that speaks
+// AgentArea, the platform's limits (a plain MCP call has no platform in
+// between: decoder.SummarizeResult holds it to MCP alone).
 func (x *Explanation) result(c *Call) {
 	a := c.LastAttempt()
 	if a == nil || !a.HasResult {
@@ -216,6 +218,16 @@ func (x *Explanation) result(c *Call) {
 	r := &a.Result
 	if r.Replayed {
 		x.add(Finding{Level: LevelInfo, What: "replayed: " + SaysReplayed, Rule: ruleReplayed})
+	}
+	agentArea := c.AgentArea()
+	if !agentArea {
+		for _, im := range r.Images {
+			if im.Problem != "" {
+				x.add(Finding{Level: LevelWarning, What: "image " + cmp.Or(im.ID, im.MimeType) + ": " + im.Problem,
+					Rule: ruleImageData, Must: "send base64 image data of the declared type"})
+			}
+		}
+		return
 	}
 	if r.Offloaded || r.TextChars > MaxTextChars {
 		x.add(Finding{Level: LevelWarning, Code: string(WarnTextOffloaded), What: fmt.Sprintf("text of %d characters, over %d: %s", r.TextChars, MaxTextChars, SaysOffloaded),

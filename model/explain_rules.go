@@ -16,6 +16,7 @@ const (
 	ruleResultsSC   = "AgentArea tool context, \"Results\": structuredContent over 16000 characters of JSON is left out " +
 		"of the tool.result event (structured_content_dropped: true); the model does not read structuredContent"
 	ruleResultsImg = "AgentArea tool context, \"Results\": PNG, JPEG, GIF and WebP up to 5 MB, at most 8 per result"
+	ruleImageData  = "MCP, ImageContent: data is the base64-encoded image, of the type mimeType declares"
 	ruleIsError    = "MCP tools and AgentArea tool context, \"Results\": isError: true is a failed tool.result; its content is the error the model reads"
 	ruleRelay      = "AgentArea tool context, \"Progress\": at most one tool.progress per 0.5 s per call is relayed, " +
 		"notifications in between are dropped; a completion (progress >= total) is always relayed"

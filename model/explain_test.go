@@ -75,3 +75,35 @@ func TestExplainPlainMCP(t *testing.T) {
 		t.Errorf("%+v", x)
 	}
 }
+
+// TestExplainPlainResult: a plain MCP call's long text, large structured
+// content and many large images are not findings (no platform is there to
+// offload or drop them); image data that breaks MCP is.
+func TestExplainPlainResult(t *testing.T) {
+	images := make([]Image, MaxImages+1)
+	for i := range images {
+		images[i] = Image{MimeType: "image/bmp", Size: MaxImageBytes + 1}
+	}
+	images[0] = Image{MimeType: "image/png", Problem: "data is not valid base64"}
+	result := Result{TextChars: 13628, StructuredContentBytes: 20136, Images: images}
+	plain := &Call{ID: "tap#1", Tool: "render", Status: StatusOK, Attempts: []Attempt{{N: 1, Exchange: "1", HasResult: true, Result: result}}}
+	var text strings.Builder
+	for _, f := range Explain(plain, time.Now()).Findings {
+		text.WriteString(f.What + " | " + f.Rule + "\n")
+	}
+	if got := text.String(); strings.Contains(got, "offloaded") || strings.Contains(got, "over 16000") || strings.Contains(got, "refused") ||
+		!strings.Contains(got, "image image/png: data is not valid base64 | MCP, ImageContent") {
+		t.Errorf("plain findings:\n%s", got)
+	}
+	agentArea := *plain
+	agentArea.Context = &Context{Present: true, Verdict: VerdictValid}
+	text.Reset()
+	for _, f := range Explain(&agentArea, time.Now()).Findings {
+		text.WriteString(f.What + "\n")
+	}
+	for _, want := range []string{"over 8000: offloaded", "over 16000", "9 images, over 8", "is refused: 5242881 bytes, over 5 MB"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the AgentArea call's findings lack %q:\n%s", want, text.String())
+		}
+	}
+}

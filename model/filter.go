@@ -55,18 +55,26 @@ func statusIs(status, v string) bool {
 }
 
 // filterFlag is one name flag: knows, with the names it also answers to.
+// has is asked of a call of the snapshot s.
 type filterFlag struct {
 	name    string
 	aliases []string
-	has     func(c *Call) bool
+	has     func(s *Snapshot, c *Call) bool
 }
 
-func flagBit(bit CallFlag) func(*Call) bool {
-	return func(c *Call) bool { return c.Flags&bit != 0 }
+func flagBit(bit CallFlag) func(*Snapshot, *Call) bool {
+	return func(_ *Snapshot, c *Call) bool { return c.Flags&bit != 0 }
 }
 
-func verdictIs(v string) func(*Call) bool {
-	return func(c *Call) bool { return c.Context != nil && c.Context.Verdict == v }
+func verdictIs(v string) func(*Snapshot, *Call) bool {
+	return func(_ *Snapshot, c *Call) bool { return c.Context != nil && c.Context.Verdict == v }
+}
+
+// missingToken: the call has no token where AgentArea's contract applies
+// (SpeaksAgentArea), as the screen's "no token"; a plain MCP call has no
+// token to miss, even where a recording says "absent" of it.
+func missingToken(s *Snapshot, c *Call) bool {
+	return verdictIs(VerdictAbsent)(s, c) && s.SpeaksAgentArea(c)
 }
 
 // filterFlags are the names the table's flags column shows, in its order.
@@ -74,10 +82,10 @@ var filterFlags = []filterFlag{
 	{"attempt", []string{"retry", "retried"}, flagBit(FlagRetried)},
 	{"replayed", []string{"replay"}, flagBit(FlagReplayed)},
 	{"valid", nil, verdictIs(VerdictValid)},
-	{"rejected", nil, func(c *Call) bool { return c.Flags&FlagRejected != 0 || verdictIs(VerdictRejected)(c) }},
+	{"rejected", nil, func(s *Snapshot, c *Call) bool { return c.Flags&FlagRejected != 0 || verdictIs(VerdictRejected)(s, c) }},
 	{"unverified", nil, verdictIs(VerdictUnverified)},
-	{"no-token", []string{"notoken", "absent"}, verdictIs(VerdictAbsent)},
-	{"token", nil, func(c *Call) bool { return c.Context != nil && c.Context.Present }},
+	{"no-token", []string{"notoken", "absent"}, missingToken},
+	{"token", nil, func(_ *Snapshot, c *Call) bool { return c.Context != nil && c.Context.Present }},
 	{"img", []string{"image", "images"}, flagBit(FlagImages)},
 	{"sc", []string{"structured"}, flagBit(FlagStructured)},
 	{"dropped", []string{"sc-dropped"}, flagBit(FlagStructuredDropped)},
@@ -185,18 +193,18 @@ func (t *filterTerm) unknownValues() []FilterProblem {
 // Empty says whether the filter lets every call through.
 func (f *Filter) Empty() bool { return len(f.terms) == 0 }
 
-// Match says whether a call passes every term.
-func (f *Filter) Match(c *Call) bool {
+// Match says whether a call of the snapshot s passes every term.
+func (f *Filter) Match(s *Snapshot, c *Call) bool {
 	for i := range f.terms {
 		t := &f.terms[i]
-		if t.matches(c) == t.negate {
+		if t.matches(s, c) == t.negate {
 			return false
 		}
 	}
 	return true
 }
 
-func (t *filterTerm) matches(c *Call) bool {
+func (t *filterTerm) matches(s *Snapshot, c *Call) bool {
 	switch t.field {
 	case "tool":
 		return ContainsFoldASCII(c.Tool, t.value) || ContainsFoldASCII(c.AgentName, t.value)
@@ -223,7 +231,7 @@ func (t *filterTerm) matches(c *Call) bool {
 		return false
 	case "flag":
 		for _, v := range strings.Split(t.value, ",") {
-			if f := filterFlagIndex[v]; f != nil && f.has(c) {
+			if f := filterFlagIndex[v]; f != nil && f.has(s, c) {
 				return true
 			}
 		}

@@ -23,8 +23,9 @@ func filterCalls() []*Call {
 func matching(q string) string {
 	f := ParseFilter(q)
 	var ids []string
-	for _, c := range filterCalls() {
-		if f.Match(c) {
+	snap := &Snapshot{Calls: filterCalls()}
+	for _, c := range snap.Calls {
+		if f.Match(snap, c) {
 			ids = append(ids, c.ToolCallID)
 		}
 	}
@@ -77,5 +78,30 @@ func TestFilterProblemsSayWhatIsValid(t *testing.T) {
 	}
 	if !slices.Contains(FilterFlagNames, "pii") || slices.Contains(FilterFlagNames, "retry") {
 		t.Errorf("FilterFlagNames lists the canonical names only: %v", FilterFlagNames)
+	}
+}
+
+// TestFilterNoTokenIsNotPlainMCP: flag:no-token finds a call without a
+// token where the source carries tokens, never a plain MCP call, even one
+// an older recording says is "absent".
+func TestFilterNoTokenIsNotPlainMCP(t *testing.T) {
+	absent := func(id, source string) *Call {
+		return &Call{ID: id, Tool: "t", Sources: []string{source}, Context: &Context{Verdict: VerdictAbsent}}
+	}
+	snap := &Snapshot{
+		Calls:   []*Call{absent("plain#1", "tap:plain"), absent("aa#2", "tap:aa"), {ID: "plain#3", Tool: "t", Sources: []string{"tap:plain"}}},
+		Sources: []SourceState{{Name: "tap:plain"}, {Name: "tap:aa", AgentArea: true}},
+	}
+	for q, want := range map[string]string{"flag:no-token": "aa#2", "flag:absent": "aa#2", "-flag:no-token": "plain#1,plain#3"} {
+		f := ParseFilter(q)
+		var ids []string
+		for _, c := range snap.Calls {
+			if f.Match(snap, c) {
+				ids = append(ids, c.ID)
+			}
+		}
+		if got := strings.Join(ids, ","); got != want {
+			t.Errorf("%s: %s, want %s", q, got, want)
+		}
 	}
 }

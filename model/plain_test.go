@@ -28,11 +28,12 @@ func TestPlainMCPCall(t *testing.T) {
 	if c.Relays || c.AgentArea() || c.Progress.Sent != 3 || c.Progress.WouldRelay != 0 {
 		t.Errorf("relays %v agentarea %v sent %d would relay %d", c.Relays, c.AgentArea(), c.Progress.Sent, c.Progress.WouldRelay)
 	}
-	b, err := json.Marshal(NewCallJSON(c, at(60)))
+	b, err := json.Marshal(snap.CallJSON(c, at(60)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(b), `"relayed"`) || !strings.Contains(string(b), `"sent":3`) {
+	// An older recording's "absent" is not shown: plain MCP has no token to miss.
+	if strings.Contains(string(b), `"relayed"`) || strings.Contains(string(b), `"context"`) || !strings.Contains(string(b), `"sent":3`) {
 		t.Errorf("call JSON: %s", b)
 	}
 	if src := snap.Sources[0]; src.AgentArea || src.Soat {
@@ -51,6 +52,10 @@ func TestPlainMCPCall(t *testing.T) {
 	}
 	if !snap.Sources[0].AgentArea {
 		t.Error("the source does not speak AgentArea after a call with a token")
+	}
+	// Now the source carries tokens: the first call misses one.
+	if b, _ := json.Marshal(snap.CallJSON(snap.Calls[0], at(200))); !strings.Contains(string(b), `"verdict":"absent"`) {
+		t.Errorf("the call without a token on a source that carries them: %s", b)
 	}
 }
 
@@ -73,5 +78,22 @@ func TestTextLinePlainMCP(t *testing.T) {
 	p.Relayed = BoolRef(false)
 	if line := TextLine(p); !strings.Contains(line, "relayed=false") {
 		t.Errorf("progress the platform drops: %s", line)
+	}
+}
+
+// TestRequiredTokenSpeaksAgentArea: a tap given a secret judges a call
+// without a token rejected: AgentArea's contract applies to it, so its
+// document keeps the verdict, though no call there ever carried a token.
+func TestRequiredTokenSpeaksAgentArea(t *testing.T) {
+	s := NewStore(Options{})
+	s.Apply(Event{Time: at(0), Source: SourceTap, SourceName: "tap", Kind: KindToolCall, Tool: "count", Exchange: "1",
+		Context: &Context{Verdict: VerdictRejected, HTTPStatus: 401}})
+	snap := s.Snapshot()
+	c := snap.Calls[0]
+	if !snap.SpeaksAgentArea(c) {
+		t.Error("a rejected call does not speak AgentArea")
+	}
+	if b, _ := json.Marshal(snap.CallJSON(c, at(10))); !strings.Contains(string(b), `"verdict":"rejected"`) {
+		t.Errorf("call JSON: %s", b)
 	}
 }

@@ -89,7 +89,7 @@ func TestNeedsInputWaits(t *testing.T) {
 	if server != 40*time.Millisecond || waiting != 500*time.Millisecond {
 		t.Fatalf("server %v, waiting %v", server, waiting)
 	}
-	if f := ParseFilter("status:needs-input"); !f.Match(c) || len(f.Problems) > 0 {
+	if f := ParseFilter("status:needs-input"); !f.Match(s.Snapshot(), c) || len(f.Problems) > 0 {
 		t.Fatal("status:needs-input does not match a call waiting for input")
 	}
 }

@@ -55,11 +55,13 @@ type Snapshot struct {
 }
 
 // SpeaksAgentArea says whether AgentArea's contract applies to a call: it
-// carries AgentArea context, or a source that saw it carries it on other
-// calls (a call there without a token is missing one). A call of sources
-// that only ever carried plain MCP is judged by MCP alone: no token verdict.
+// carries AgentArea context, its tap was told to require a token (a
+// verdict other than absent: a secret or a credential header was given),
+// or a source that saw it carries AgentArea context on other calls (a call
+// there without a token is missing one). A call of sources that only ever
+// carried plain MCP is judged by MCP alone: no token verdict.
 func (s *Snapshot) SpeaksAgentArea(c *Call) bool {
-	if c.AgentArea() {
+	if c.AgentArea() || c.Context != nil && c.Context.Verdict != VerdictAbsent {
 		return true
 	}
 	for i := range s.Sources {

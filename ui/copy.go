@@ -55,7 +55,7 @@ func (m *Model) copyFocused() tea.Cmd {
 		m.setFlash("no clipboard: not a terminal")
 		return nil
 	}
-	b, err := model.MarshalCallJSON(c, m.now)
+	b, err := m.snap.MarshalCallJSON(c, m.now)
 	if err != nil {
 		m.setFlash("copy failed: " + err.Error())
 		return nil

@@ -196,35 +196,49 @@ func (m *detailModel) detailResult(d *detailText, c *model.Call) {
 	if r.DurationMS > 0 {
 		d.kv("duration", model.FormatDuration(time.Duration(r.DurationMS)*time.Millisecond))
 	}
-	text := strconv.Itoa(r.TextChars) + " chars " + st.muted.on("(limit "+strconv.Itoa(model.MaxTextChars)+")")
-	if r.Offloaded || r.TextChars > model.MaxTextChars {
-		text += " " + st.warn.on(model.SaysOffloaded)
+	// The platform's limits are AgentArea's: a plain MCP call's result
+	// reaches its client as the server sent it.
+	limits := c.AgentArea()
+	text := strconv.Itoa(r.TextChars) + " chars"
+	if limits {
+		text += " " + st.muted.on("(limit "+strconv.Itoa(model.MaxTextChars)+")")
+		if r.Offloaded || r.TextChars > model.MaxTextChars {
+			text += " " + st.warn.on(model.SaysOffloaded)
+		}
 	}
 	d.kv("text", text)
 	if r.TextPreview != "" {
 		d.line("   " + st.label.on("preview"))
 		d.block(r.TextPreview, 5, 20)
 	}
-	m.resultImages(d, r)
-	m.resultStructured(d, r)
+	m.resultImages(d, r, limits)
+	m.resultStructured(d, r, limits)
 }
 
-// resultImages lists the images, each against the platform's limits.
-func (m *detailModel) resultImages(d *detailText, r *model.Result) {
+// resultImages lists the images, each against MCP's rules and, with
+// limits, the platform's.
+func (m *detailModel) resultImages(d *detailText, r *model.Result, limits bool) {
 	if len(r.Images) == 0 {
 		return
 	}
 	st := d.st
-	note := strconv.Itoa(len(r.Images)) + st.muted.on(" (at most "+strconv.Itoa(model.MaxImages)+")")
-	if len(r.Images) > model.MaxImages {
-		note = st.warn.on(strconv.Itoa(len(r.Images)) + " (over " + strconv.Itoa(model.MaxImages) + ")")
+	note := strconv.Itoa(len(r.Images))
+	switch {
+	case !limits:
+	case len(r.Images) > model.MaxImages:
+		note = st.warn.on(note + " (over " + strconv.Itoa(model.MaxImages) + ")")
+	default:
+		note += st.muted.on(" (at most " + strconv.Itoa(model.MaxImages) + ")")
 	}
 	d.kv("images", note)
 	for _, im := range r.Images {
-		verdict := st.ok.on("✓ within limits")
+		verdict := st.ok.on("✓")
+		if limits {
+			verdict = st.ok.on("✓ within limits")
+		}
 		if im.Problem != "" {
 			verdict = st.err.on("✗ " + model.Sanitize(im.Problem))
-		} else if im.Size > model.MaxImageBytes {
+		} else if limits && im.Size > model.MaxImageBytes {
 			verdict = st.err.on("✗ over 5 MB")
 		}
 		d.line("     " + st.muted.on(fit(model.Sanitize(im.ID), 12)) + " " + fit(model.Sanitize(im.MimeType), 12) + " " +
@@ -232,8 +246,9 @@ func (m *detailModel) resultImages(d *detailText, r *model.Result) {
 	}
 }
 
-// resultStructured is the structured content's size against its limit, then the content.
-func (m *detailModel) resultStructured(d *detailText, r *model.Result) {
+// resultStructured is the structured content's size (with limits, against
+// the platform's), then the content.
+func (m *detailModel) resultStructured(d *detailText, r *model.Result, limits bool) {
 	if r.StructuredContentBytes == 0 && len(r.StructuredContent) == 0 && !r.StructuredContentDropped {
 		return
 	}
@@ -242,7 +257,10 @@ func (m *detailModel) resultStructured(d *detailText, r *model.Result) {
 	if size == 0 {
 		size = len(r.StructuredContent)
 	}
-	note := formatBytes(size) + st.muted.on(" (limit "+strconv.Itoa(model.MaxStructuredChars)+" chars)")
+	note := formatBytes(size)
+	if limits {
+		note += st.muted.on(" (limit " + strconv.Itoa(model.MaxStructuredChars) + " chars)")
+	}
 	if r.StructuredContentDropped {
 		note += " " + st.warn.on(model.SaysDropped)
 	}

@@ -91,3 +91,61 @@ func TestNoTokenWhereTokensAreCarried(t *testing.T) {
 		t.Errorf("screen:\n%s", screen)
 	}
 }
+
+// TestPlainResultHasNoPlatformLimits: the detail of a plain call's result
+// holds it to no platform limit: no "(limit …)", no "within limits", no
+// "offloaded"; an AgentArea call's does.
+func TestPlainResultHasNoPlatformLimits(t *testing.T) {
+	store := plainStore()
+	for _, ev := range []model.Event{
+		{Kind: model.KindToolCall, Context: &model.Context{Verdict: model.VerdictAbsent}},
+		{Kind: model.KindToolResult, HTTPStatus: 200, TextChars: 9000, StructuredContentBytes: 20000, // past AgentArea's limits
+			Images: []model.Image{{MimeType: "image/bmp", Size: model.MaxImageBytes + 1}}},
+	} {
+		ev.Time, ev.Source, ev.SourceName, ev.Tool, ev.Exchange, ev.RequestID = at(1700), model.SourceTap, "tap:plain", "render", "4", "4"
+		store.Apply(ev)
+	}
+	m := newModel(store, testOptions(nil))
+	send(m, tea.WindowSizeMsg{Width: 120, Height: 80})
+	send(m, keyMsgs("G", "<enter>")...) // render, the last
+	detail := ansi.Strip(m.View())
+	for _, no := range []string{"(limit", "within limits", "at most 8", "offloaded", "over 5 MB"} {
+		if strings.Contains(detail, no) {
+			t.Errorf("%q in a plain call's detail:\n%s", no, detail)
+		}
+	}
+	if !strings.Contains(detail, "9000 chars") || !strings.Contains(detail, "image/bmp") {
+		t.Errorf("detail:\n%s", detail)
+	}
+}
+
+// TestSummarisedHeaderSaysWhatTapsSpeak: when the taps' names do not fit,
+// the header's summary says what they speak: one word when they all speak
+// it, else each with its count.
+func TestSummarisedHeaderSaysWhatTapsSpeak(t *testing.T) {
+	for _, tc := range []struct {
+		agentArea []bool
+		want      string
+	}{
+		{[]bool{false, false, false}, "3 taps connected · plain MCP"},
+		{[]bool{false, true, false}, "3 taps connected · 2 plain MCP, 1 AgentArea"},
+	} {
+		store := model.NewStore(model.Options{})
+		for i, aa := range tc.agentArea {
+			name := "tap:a-plain-mcp-server-with-a-long-name-" + string(rune('a'+i))
+			store.Apply(model.Event{Time: at(0), Source: model.SourceTap, SourceName: name, Kind: model.KindSourceStatus, State: model.StateConnected})
+			call := model.Event{Time: at(10), Source: model.SourceTap, SourceName: name, Kind: model.KindToolCall, Tool: "echo", Exchange: "1"}
+			if aa {
+				call.Context = &model.Context{Present: true, Verdict: model.VerdictUnverified}
+			}
+			store.Apply(call)
+		}
+		for _, width := range []int{80, 120} {
+			m := newModel(store, testOptions(nil))
+			send(m, tea.WindowSizeMsg{Width: width, Height: 24})
+			if screen := ansi.Strip(m.View()); !strings.Contains(strings.Split(screen, "\n")[1], tc.want) {
+				t.Errorf("%d columns: the header lacks %q:\n%s", width, tc.want, screen)
+			}
+		}
+	}
+}

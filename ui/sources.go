@@ -55,6 +55,8 @@ func (c *common) sourceSummary(detail int) []string {
 		kind, state string
 		n           int
 		first       model.SourceState
+		speak       speakCounts // what its taps that saw calls speak (a tap's
+		// calls may be counted by a feed that saw them first)
 	}
 	var groups []*group
 	find := func(kind, state string) *group {
@@ -77,12 +79,18 @@ func (c *common) sourceSummary(detail int) []string {
 			g.first = s
 		}
 		g.n++
+		if s.Source == model.SourceTap && (s.Calls > 0 || s.AgentArea || s.Soat) {
+			g.speak.add(speaks(s))
+		}
 	}
 	var problems, rest []string
 	for _, g := range groups {
 		label := c.sourceLabel(g.first, "", min(detail, 2))
 		if g.n > 1 {
 			label = c.sourceLabel(g.first, strconv.Itoa(g.n)+" "+model.Sanitize(g.kind)+"s", min(detail, 1))
+			if detail >= 1 && len(g.speak) > 0 {
+				label += c.st.muted.on(" · " + g.speak.String())
+			}
 		}
 		if troubled(g.state) {
 			problems = append(problems, label)
@@ -169,6 +177,39 @@ func speaks(s model.SourceState) string {
 		return "SOAT"
 	}
 	return "plain MCP"
+}
+
+// speakCounts counts a group's taps by what they speak, in the order first
+// seen.
+type speakCounts []struct {
+	what string
+	n    int
+}
+
+func (sc *speakCounts) add(what string) {
+	for i := range *sc {
+		if (*sc)[i].what == what {
+			(*sc)[i].n++
+			return
+		}
+	}
+	*sc = append(*sc, struct {
+		what string
+		n    int
+	}{what, 1})
+}
+
+// String is what they all speak ("plain MCP"), or each with its count
+// ("1 AgentArea, 2 plain MCP").
+func (sc speakCounts) String() string {
+	if len(sc) == 1 {
+		return sc[0].what
+	}
+	parts := make([]string, len(sc))
+	for i, s := range sc {
+		parts[i] = strconv.Itoa(s.n) + " " + s.what
+	}
+	return strings.Join(parts, ", ")
 }
 
 // shortReason is the end of an error chain ("… dial tcp 127.0.0.1:1:

@@ -96,7 +96,7 @@ func (m *tableModel) applyFilter() {
 	} else {
 		rows := m.rowsBuf[:0]
 		for _, c := range m.snap.Calls {
-			if (m.scope == "" || taskKey(c) == m.scope) && m.filter.Match(c) {
+			if (m.scope == "" || taskKey(c) == m.scope) && m.filter.Match(m.snap, c) {
 				rows = append(rows, c)
 			}
 		}

@@ -211,9 +211,9 @@ func ErrorResponse(id json.RawMessage, code int, message string) []byte {
 	return append(b, "}}"...)
 }
 
-// WriteError answers an HTTP request with a JSON-RPC error body
-// (ErrorResponse's), as a server or --enforce does.
-func WriteError(w http.ResponseWriter, status int, body []byte) {
+// WriteResponse answers an HTTP request with a JSON-RPC response body (a
+// result, or ErrorResponse's error), as a server or --enforce does.
+func WriteResponse(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)

@@ -22,8 +22,8 @@ const (
 
 // boundedCall is the call's document (model.CallJSON, what `y` copies)
 // with every value within its bound.
-func boundedCall(c *model.Call, now time.Time) model.CallJSON {
-	doc := model.NewCallJSON(c, now)
+func boundedCall(snap *model.Snapshot, c *model.Call, now time.Time) model.CallJSON {
+	doc := snap.CallJSON(c, now)
 	b := &bounder{}
 	doc.Arguments = b.raw("arguments", doc.Arguments, maxRawBytes)
 	doc.Meta = b.object("meta", doc.Meta, maxObjectBytes)

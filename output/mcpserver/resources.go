@@ -37,11 +37,12 @@ func (s *Server) readCall(_ context.Context, req *mcp.ReadResourceRequest) (*mcp
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	c, err := findCall(s.snapshot(), id)
+	snap := s.snapshot()
+	c, err := findCall(snap, id)
 	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	b, err := json.MarshalIndent(boundedCall(c, s.cfg.Now()), "", "  ")
+	b, err := json.MarshalIndent(boundedCall(snap, c, s.cfg.Now()), "", "  ")
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func (s *Server) listCalls(_ context.Context, _ *mcp.CallToolRequest, in ListCal
 	lines := []string{""}
 	for i := len(snap.Calls) - 1; i >= 0; i-- {
 		c := snap.Calls[i]
-		if !f.Match(c) {
+		if !f.Match(snap, c) {
 			continue
 		}
 		out.Matched++
@@ -130,11 +130,12 @@ type CallInput struct {
 }
 
 func (s *Server) getCall(_ context.Context, _ *mcp.CallToolRequest, in CallInput) (*mcp.CallToolResult, model.CallJSON, error) {
-	c, err := findCall(s.snapshot(), in.ID)
+	snap := s.snapshot()
+	c, err := findCall(snap, in.ID)
 	if err != nil {
 		return nil, model.CallJSON{}, err
 	}
-	doc := boundedCall(c, s.cfg.Now())
+	doc := boundedCall(snap, c, s.cfg.Now())
 	line := fmt.Sprintf("call %s: %s, %s after %s", doc.ID, c.Tool, doc.Status, time.Duration(doc.ElapsedMS)*time.Millisecond)
 	if cause := c.Cause(s.cfg.Now()); cause != "" {
 		line += "; " + cause

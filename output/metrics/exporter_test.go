@@ -122,6 +122,14 @@ func TestTapCallsScraped(t *testing.T) {
 	if _, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "missing", Arguments: map[string]any{}}); err == nil {
 		t.Fatal("a call of an unknown tool succeeded")
 	}
+	// None of those carried AgentArea context: no verdict. Then one with
+	// agentarea/* keys and no token, and one after it without anything:
+	// the tap carries AgentArea context now, so both miss a token.
+	for _, meta := range []mcp.Meta{{"agentarea/task_id": "t-1", "agentarea/tool_call_id": "c-1"}, nil} {
+		if _, err := session.CallTool(ctx, &mcp.CallToolParams{Meta: meta, Name: "echo", Arguments: map[string]any{"text": "aa"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	session.Close()
 	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer scancel()
@@ -133,14 +141,14 @@ func TestTapCallsScraped(t *testing.T) {
 		t.Fatalf("%s: %v, want a histogram (families: %v)", hist, f[hist].GetType(), keys(f))
 	}
 	echo := find(f, hist, map[string]string{"mcp_method_name": "tools/call", "gen_ai_tool_name": "echo", "gen_ai_operation_name": "execute_tool"})
-	if len(echo) != 1 || echo[0].GetHistogram().GetSampleCount() != 3 {
+	if len(echo) != 1 || echo[0].GetHistogram().GetSampleCount() != 5 {
 		t.Fatalf("echo series: %v", echo)
 	}
 	if _, has := labels(echo[0])["error_type"]; has {
 		t.Errorf("a success carries error.type: %v", labels(echo[0]))
 	}
-	if sum := echo[0].GetHistogram().GetSampleSum(); sum < 0.045 || sum > 5 {
-		t.Errorf("three echo calls of 15 ms took %v s in all", sum)
+	if sum := echo[0].GetHistogram().GetSampleSum(); sum < 0.075 || sum > 5 {
+		t.Errorf("five echo calls of 15 ms took %v s in all", sum)
 	}
 	if s := find(f, hist, map[string]string{"gen_ai_tool_name": "fail", "error_type": "tool_error"}); len(s) != 1 || s[0].GetHistogram().GetSampleCount() != 1 {
 		t.Errorf("an isError result: %v", s)
@@ -154,12 +162,12 @@ func TestTapCallsScraped(t *testing.T) {
 		}
 	}
 	calls := find(f, "toolscope_tool_calls_total", map[string]string{"gen_ai_tool_name": "echo", "toolscope_source": "tap"})
-	if len(calls) != 1 || calls[0].GetCounter().GetValue() != 3 {
+	if len(calls) != 1 || calls[0].GetCounter().GetValue() != 5 {
 		t.Errorf("calls counter: %v", calls)
 	}
-	verdicts := find(f, "toolscope_context_verdicts_total", map[string]string{"toolscope_context_verdict": "absent"})
-	if len(verdicts) != 1 || verdicts[0].GetCounter().GetValue() != 5 {
-		t.Errorf("verdicts: %v", verdicts)
+	verdicts := find(f, "toolscope_context_verdicts_total", nil)
+	if len(verdicts) != 1 || labels(verdicts[0])["toolscope_context_verdict"] != "absent" || verdicts[0].GetCounter().GetValue() != 2 {
+		t.Errorf("verdicts: %v (want absent twice: plain MCP calls are not counted)", verdicts)
 	}
 }
 

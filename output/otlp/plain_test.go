@@ -1,9 +1,19 @@
 package otlp
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"testing"
+	"time"
 
 	"toolscope/model"
+	"toolscope/model/modeltest"
+	"toolscope/stream/tap"
 )
 
 // TestPlainMCPSpanHasNoRelay: a tap's call without AgentArea context has
@@ -51,5 +61,53 @@ func TestPlainMCPSpanHasNoRelay(t *testing.T) {
 	}
 	if progress != 3 {
 		t.Errorf("%d progress events", progress)
+	}
+}
+
+// TestPlainTapCallHasNoVerdict: through a real tap, a plain MCP call's span
+// has no agentarea.context.verdict (no token to miss); once the tap has
+// carried AgentArea context, a call without a token has verdict absent.
+func TestPlainTapCallHasNoVerdict(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"content":[{"type":"text","text":"ok"}]}}`))
+	}))
+	t.Cleanup(upstream.Close)
+	c := newCollector(t)
+	e, _ := newTestExporter(t, c.URL, nil)
+	tp, err := tap.New(tap.Config{Name: "plain", Listen: "127.0.0.1:0", Upstream: upstream.URL}, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tp.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i, meta := range []map[string]any{nil, {"agentarea/task_id": "t-1"}, nil} {
+		body := modeltest.CallBody(t, i+1, fmt.Sprintf("call%d", i+1), map[string]any{}, meta)
+		res, err := http.Post("http://"+tp.Addr(), "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	tp.Shutdown(ctx)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	verdicts := map[string]string{}
+	for _, s := range c.all() {
+		v, ok := attr(s.Attributes, "agentarea.context.verdict")
+		verdicts[strAttr(t, s.Attributes, "gen_ai.tool.name")] = fmt.Sprint(ok, " ", v.GetStringValue())
+	}
+	want := map[string]string{"call1": "false ", "call2": "true absent", "call3": "true absent"}
+	if fmt.Sprint(verdicts) != fmt.Sprint(want) {
+		t.Errorf("verdicts %v, want %v", verdicts, want)
 	}
 }

@@ -41,10 +41,10 @@ func (sv *Server) HTTPHandler() http.Handler {
 		read := jsonrpc.Read(body)
 		switch {
 		case read.Err != nil:
-			writeJSON(w, http.StatusBadRequest, jsonrpc.ErrorResponse(nil, jsonrpc.CodeParseError, "toolscope mock: "+read.Err.Error()))
+			jsonrpc.WriteResponse(w, http.StatusBadRequest, jsonrpc.ErrorResponse(nil, jsonrpc.CodeParseError, "toolscope mock: "+read.Err.Error()))
 			return
 		case read.Batch:
-			writeJSON(w, http.StatusBadRequest, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "toolscope mock: batches are not served"))
+			jsonrpc.WriteResponse(w, http.StatusBadRequest, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "toolscope mock: batches are not served"))
 			return
 		}
 		m := read.Messages[0]
@@ -59,7 +59,7 @@ func (sv *Server) HTTPHandler() http.Handler {
 		if !(rep.stream || len(rep.steps) > 0) || !acceptsEventStream(r) {
 			rep.steps = nil // JSON carries the response alone
 			if waitUntil(r.Context(), start.Add(rep.finalAt)) {
-				writeJSON(w, http.StatusOK, rep.final)
+				jsonrpc.WriteResponse(w, http.StatusOK, rep.final)
 			}
 			return
 		}
@@ -89,10 +89,4 @@ func acceptsEventStream(r *http.Request) bool {
 		}
 	}
 	return false
-}
-
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(body)
 }

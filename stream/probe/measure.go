@@ -13,7 +13,7 @@ import (
 // most 8 images of 5 MB, and the tool's agent-facing name within 64.
 func measureLimits(p *prober, r reply) (bool, string) {
 	m, _ := r.response()
-	s, ws := decoder.SummarizeResult(m.Summary)
+	s, ws := decoder.SummarizeResult(m.Summary, true)
 	pass := !s.Offloaded && !s.StructuredContentDropped && len(s.Images) <= model.MaxImages
 	parts := []string{
 		fmt.Sprintf("text %d chars (offloaded over %d)", s.TextChars, model.MaxTextChars),

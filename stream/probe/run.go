@@ -244,8 +244,8 @@ func (p *prober) replay(ctx context.Context, cs Case, res *Result) {
 	}
 	a, _ := first.response()
 	b, _ := second.response()
-	sa, _ := decoder.SummarizeResult(a.Summary)
-	sb, _ := decoder.SummarizeResult(b.Summary)
+	sa, _ := decoder.SummarizeResult(a.Summary, true)
+	sb, _ := decoder.SummarizeResult(b.Summary, true)
 	same := sameContent(a.Result, b.Result)
 	switch {
 	case sb.Replayed && same:

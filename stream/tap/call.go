@@ -38,6 +38,9 @@ type call struct {
 	// with AgentArea context), so the 0.5 s rule is applied to it; plain
 	// MCP and the stdio tap have nothing that relays.
 	relays bool
+	// agentArea: the call came with AgentArea context, so the platform's
+	// result limits apply to its answer (decoder.SummarizeResult).
+	agentArea bool
 
 	mu       sync.Mutex
 	timer    *time.Timer
@@ -163,7 +166,7 @@ func (c *call) onResult(at time.Time, m *jsonrpc.Message, status int) {
 		decoder.ErrorSummary(m.Error).ApplyTo(&ev)
 	} else {
 		var s decoder.ResultSummary
-		s, ws = decoder.SummarizeResult(m.Summary)
+		s, ws = decoder.SummarizeResult(m.Summary, c.agentArea)
 		s.ApplyTo(&ev)
 	}
 	if c.ended {

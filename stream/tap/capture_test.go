@@ -58,7 +58,7 @@ func TestCaptureSDKSession(t *testing.T) {
 	upstream := newSDKServer(t, nil)
 	tp, sink := startCapturingTap(t, upstream.URL, 1<<20)
 	h := &harness{t: t, tap: tp}
-	res, progress := sdkCall(t, "http://"+tp.Addr(), 3, 3)
+	res, progress := sdkCall(t, streamable("http://"+tp.Addr()), 1, 3, 3)
 	h.shutdown()
 	if len(progress) != 3 || res.IsError {
 		t.Fatalf("call: %v %v", res, progress)
@@ -111,7 +111,7 @@ func TestCaptureBodyLimit(t *testing.T) {
 	upstream := newSDKServer(t, nil)
 	tp, sink := startCapturingTap(t, upstream.URL, 100)
 	h := &harness{t: t, tap: tp}
-	sdkCall(t, "http://"+tp.Addr(), 2, 2)
+	sdkCall(t, streamable("http://"+tp.Addr()), 1, 2, 2)
 	h.shutdown()
 	sink.mu.Lock()
 	defer sink.mu.Unlock()
@@ -141,7 +141,7 @@ func TestNoCaptureWithoutLimit(t *testing.T) {
 	upstream := newSDKServer(t, nil)
 	tp, sink := startCapturingTap(t, upstream.URL, 0)
 	h := &harness{t: t, tap: tp}
-	sdkCall(t, "http://"+tp.Addr(), 1, 1)
+	sdkCall(t, streamable("http://"+tp.Addr()), 1, 1, 1)
 	h.shutdown()
 	if len(sink.wires) != 0 {
 		t.Errorf("%d wire events without --record", len(sink.wires))

@@ -24,9 +24,10 @@ func BenchmarkEnforceDecision(b *testing.B) {
 		hdr := http.Header{"Content-Type": {"application/json"}}
 		hdr.Set(model.ContextHeader, token)
 		ex := &exchange{t: tp, id: "1", start: time.Now(), method: http.MethodPost, header: hdr, body: body, bodyWhole: true}
-		ex.req = tp.parseRequest(ex)
-		if a := tp.enforceAnswer(ex); a != nil {
-			b.Fatalf("refused: %s", a.reason)
+		judged := tp.judgeRequest(ex)
+		ex.req = tp.sortRequest(ex, judged, true)
+		if a := judged.Answer; a != nil {
+			b.Fatalf("refused: %s", a.Reason)
 		}
 	}
 }

@@ -84,83 +84,25 @@ type exchange struct {
 	unread  bool         // counted in t.unread until run ends
 }
 
-func (t *Tap) newExchange(r *http.Request) *exchange {
+// newExchange makes the exchange of request r, whose head arrived as raw.
+func (t *Tap) newExchange(r *http.Request, raw *rawHeader) *exchange {
 	start := time.Now()
 	seq := t.seq.Add(1)
 	ex := &exchange{
-		t:        t,
-		seq:      seq,
-		id:       strconv.FormatUint(seq, 10),
-		start:    start,
-		capture:  t.newWireCapture(r, start),
-		method:   r.Method,
-		header:   r.Header,
-		client:   r.Context(),
-		scope:    scope{session: r.Header.Get("Mcp-Session-Id"), conn: r.RemoteAddr},
-		outcomes: make(chan outcome, 1),
+		t:         t,
+		seq:       seq,
+		id:        strconv.FormatUint(seq, 10),
+		start:     start,
+		capture:   t.newWireCapture(r, start),
+		method:    r.Method,
+		header:    r.Header,
+		rawHeader: raw,
+		client:    r.Context(),
+		scope:     scope{session: r.Header.Get("Mcp-Session-Id"), conn: r.RemoteAddr},
+		outcomes:  make(chan outcome, 1),
 	}
 	ex.unread = t.unread.begin(r, seq)
 	return ex
-}
-
-// settle hands the exchange's outcome to its goroutine; the first one counts.
-func (ex *exchange) settle(o outcome) {
-	if ex.settled.CompareAndSwap(false, true) {
-		o.at = time.Now()
-		if o.resp != nil {
-			ex.pipe = o.resp.pipe
-		}
-		ex.outcomes <- o
-	}
-}
-
-// handlerDone runs when ServeHTTP returns, however it returns. Unless a
-// runner has the exchange already (an event stream, or the parse grace
-// passed), it queues it for a worker and returns at once: this connection's
-// next request is read only once ServeHTTP has returned, and it must not
-// wait for the last one's observation.
-func (ex *exchange) handlerDone() {
-	ex.settle(outcome{kind: outcomeAborted})
-	if ex.pipe != nil {
-		ex.pipe.finish(errClientGone) // no-op when the body already ended
-	}
-	if !ex.sideStart.Stop() {
-		return // a runner has it
-	}
-	if ex.served && ex.client.Err() == nil {
-		if ex.tee != nil {
-			// What the transport left unread stays unread: run must not wait
-			// for it (ServeHTTP's own deferred end comes after this).
-			ex.tee.end(false, "request body not read to its end")
-		}
-		ex.over = true // its calls' timeout timers are armed only if left open
-	}
-	ex.t.runners.queue(ex)
-}
-
-// defaultParseGrace is how long the side parser leaves a call whose answer is not
-// an event stream: one answered within it is parsed once its handler is
-// done, in one go on a runner (see handlerDone); a slower one's from then
-// on. 50 ms still reads as at once to a human eye, and it is longer than a
-// busy tap's calls take: at 3 ms, under load every call went to a runner
-// (a timer goroutine, two wake-ups and a wait on the answer per call) just
-// when CPU was shortest. An event stream's side work
-// starts when its head arrives (streamStarted): its progress is live.
-const defaultParseGrace = 50 * time.Millisecond
-
-// scheduleSideWork starts the exchange's side work on a runner when its
-// handler is done or the parse grace has passed, whichever comes first. Waiting
-// in the runner instead cost every call a timer, three wake-ups and a sleep.
-func (ex *exchange) scheduleSideWork() {
-	ex.sideStart = time.AfterFunc(ex.t.cfg.parseGrace, func() { ex.t.runners.start(ex) })
-}
-
-// streamStarted starts the side work now, on a runner, unless it has
-// started already: the answer is an event stream, parsed as it flows.
-func (ex *exchange) streamStarted() {
-	if ex.sideStart != nil && ex.sideStart.Stop() {
-		ex.t.runners.start(ex)
-	}
 }
 
 // run is the exchange's work on its runner: request events, then the

@@ -105,45 +105,12 @@ func TestClientLeavesMidStream(t *testing.T) {
 // is cancelled (a guess could cancel the wrong one) and the notification says
 // so. Once one of them has ended, the other is cancelled with the reason.
 func TestNotificationsCancelled(t *testing.T) {
-	release := make(chan struct{})
-	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if bytes.Contains(body, []byte("notifications/cancelled")) {
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(200)
-		fmt.Fprintf(w, progressEvent, 9, 1)
-		http.NewResponseController(w).Flush()
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
-	t.Cleanup(upstream.Close)
-	t.Cleanup(func() { close(release) })
-	h := startTap(t, Config{Upstream: upstream.URL})
+	h := startTap(t, Config{Upstream: heldUpstream(t).URL})
 
 	// Two calls share JSON-RPC id 9 (two connections).
 	bodies := map[string]io.Closer{}
 	for _, tool := range []string{"first", "second"} {
-		req, _ := http.NewRequest("POST", h.url, bytes.NewReader(callBody(t, 9, tool, map[string]any{}, map[string]any{"progressToken": 9})))
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bufio.NewReader(res.Body).ReadString('\n')
-		t.Cleanup(func() { res.Body.Close() })
-		bodies[tool] = res.Body
-		h.waitFor(tool+" in flight", func(s *model.Snapshot) bool {
-			for _, c := range s.Calls {
-				if c.Tool == tool && c.Progress.Sent == 1 {
-					return true
-				}
-			}
-			return false
-		})
+		bodies[tool] = h.openHeldCall(t, tool)
 	}
 	cancel := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"MCP tool call timed out"}}`)
 	if status, _, _ := post(t, h.url, cancel, nil); status != http.StatusAccepted {

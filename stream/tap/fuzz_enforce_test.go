@@ -46,8 +46,9 @@ func FuzzEnforceAgainstSDK(f *testing.F) {
 			header.Set(model.ContextHeader, token)
 		}
 		ex := &exchange{t: tp, id: "1", start: time.Now(), method: http.MethodPost, header: header, body: body, bodyWhole: true}
-		ex.req = tp.parseRequest(ex)
-		forwarded := tp.enforceAnswer(ex) == nil
+		judged := tp.judgeRequest(ex) // as ServeHTTP judges it under --enforce
+		ex.req = tp.sortRequest(ex, judged, true)
+		forwarded := judged.Answer == nil
 
 		before := len(g.calls())
 		req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))

@@ -1,15 +1,8 @@
 package tap
 
 import (
-	"bufio"
-	"bytes"
-	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
-
-	"toolscope/model"
 )
 
 // TestAmbiguousCancelThenClose: calls of a stateless server on connections
@@ -18,51 +11,16 @@ import (
 // of them; the call whose client closes its stream right after (AgentArea's
 // order) or right before (a go-sdk client's) is the one it named.
 func TestAmbiguousCancelThenClose(t *testing.T) {
-	release := make(chan struct{})
-	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if bytes.Contains(body, []byte("notifications/cancelled")) {
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(200)
-		fmt.Fprintf(w, progressEvent, 9, 1)
-		http.NewResponseController(w).Flush()
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
-	t.Cleanup(upstream.Close)
-	t.Cleanup(func() { close(release) })
-	h := startTap(t, Config{Upstream: upstream.URL})
+	h := startTap(t, Config{Upstream: heldUpstream(t).URL})
 
-	open := func(tool string) io.Closer {
-		res, err := http.Post(h.url, "application/json", bytes.NewReader(callBody(t, 9, tool, map[string]any{}, map[string]any{"progressToken": 9})))
-		if err != nil {
-			t.Fatal(err)
-		}
-		bufio.NewReader(res.Body).ReadString('\n')
-		t.Cleanup(func() { res.Body.Close() })
-		h.waitFor(tool+" in flight", func(s *model.Snapshot) bool {
-			for _, c := range s.Calls {
-				if c.Tool == tool && c.Progress.Sent == 1 {
-					return true
-				}
-			}
-			return false
-		})
-		return res.Body
-	}
 	cancel := func(reason string) {
 		body := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"` + reason + `"}}`
 		if status, _, _ := post(t, h.url, []byte(body), nil); status != http.StatusAccepted {
 			t.Fatalf("notification answered %d", status)
 		}
 	}
-	first := open("first")
-	second := open("second")
+	first := h.openHeldCall(t, "first")
+	second := h.openHeldCall(t, "second")
 	cancel("MCP tool call timed out: no result within 5 s") // then the stream closes, as AgentArea does
 	second.Close()
 	// The tap learns of a close when it has parsed the stream, not in wire
@@ -70,7 +28,7 @@ func TestAmbiguousCancelThenClose(t *testing.T) {
 	// claimed in either order (said in docs/commands/tap.md), so the second call is
 	// settled before the third opens.
 	h.waitCall("second")
-	third := open("third")
+	third := h.openHeldCall(t, "third")
 	third.Close() // the stream closes first, as a go-sdk client does
 	cancel("context canceled")
 

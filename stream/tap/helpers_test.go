@@ -1,10 +1,13 @@
 package tap
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -172,4 +175,51 @@ func (h *hits) count() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.n
+}
+
+// heldUpstream is a server that accepts notifications (202) and answers a
+// call with an event stream holding one progress event for token 9, then
+// holds the stream open until the client leaves or the test ends.
+func heldUpstream(t *testing.T) *httptest.Server {
+	release := make(chan struct{})
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte("notifications/cancelled")) {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		fmt.Fprintf(w, progressEvent, 9, 1)
+		http.NewResponseController(w).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(upstream.Close)
+	t.Cleanup(func() { close(release) })
+	return upstream
+}
+
+// openHeldCall sends a tools/call of tool with id 9 (and progress token 9)
+// on a connection of its own to a tap over heldUpstream, and returns its
+// response body, open, once the tap has seen the call's progress.
+func (h *harness) openHeldCall(t *testing.T, tool string) io.Closer {
+	t.Helper()
+	res, err := http.Post(h.url, "application/json", bytes.NewReader(callBody(t, 9, tool, map[string]any{}, map[string]any{"progressToken": 9})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bufio.NewReader(res.Body).ReadString('\n')
+	t.Cleanup(func() { res.Body.Close() })
+	h.waitFor(tool+" in flight", func(s *model.Snapshot) bool {
+		for _, c := range s.Calls {
+			if c.Tool == tool && c.Progress.Sent == 1 {
+				return true
+			}
+		}
+		return false
+	})
+	return res.Body
 }

@@ -23,7 +23,7 @@ func (t *Tap) refuseRebinding(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	msg := fmt.Sprintf("Host %.100q is not a loopback name on a loopback listener (DNS rebinding): refused by the tap", r.Host)
-	jsonrpc.WriteError(w, http.StatusForbidden, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "Forbidden: invalid Host header"))
+	jsonrpc.WriteResponse(w, http.StatusForbidden, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "Forbidden: invalid Host header"))
 	t.runners.aside(t, func() {
 		t.emit(model.Event{Kind: model.KindWarning, Code: string(model.WarnHostRejected), Message: msg})
 	})

@@ -174,7 +174,7 @@ func (t *Tap) modifyResponse(res *http.Response) error {
 func (t *Tap) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 	ex := exchangeFrom(r.Context())
 	if ex == nil { // forwarded unobserved: the request id is not known
-		jsonrpc.WriteError(w, http.StatusBadGateway, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInternalError, "toolscope tap: upstream unreachable: "+redactErr(err)))
+		jsonrpc.WriteResponse(w, http.StatusBadGateway, jsonrpc.ErrorResponse(nil, jsonrpc.CodeInternalError, "toolscope tap: upstream unreachable: "+redactErr(err)))
 		return
 	}
 	if ex.client.Err() != nil || errors.Is(err, errClientGone) {
@@ -186,7 +186,7 @@ func (t *Tap) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 	if ex.tee != nil {
 		ex.tee.drain(http.NewResponseController(w)) // the request id is in the body
 	}
-	jsonrpc.WriteError(w, http.StatusBadGateway, jsonrpc.ErrorResponse(ex.firstRequestID(), jsonrpc.CodeInternalError, msg))
+	jsonrpc.WriteResponse(w, http.StatusBadGateway, jsonrpc.ErrorResponse(ex.firstRequestID(), jsonrpc.CodeInternalError, msg))
 	ex.settle(outcome{kind: outcomeUnreachable, status: http.StatusBadGateway, rpcCode: jsonrpc.CodeInternalError, message: msg})
 }
 

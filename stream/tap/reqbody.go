@@ -11,10 +11,16 @@ import (
 	"sync/atomic"
 	"time"
 
+	"toolscope/decoder"
 	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
+// The request body, read once: the second step of a request's way through
+// the tap (ServeHTTP). Without --enforce it is forwarded as it arrives and a
+// copy is kept aside for the side work (forwardedBody); with --enforce it is
+// read first, to be judged before it is forwarded (bufferRequest).
+//
 // Request bodies are read under two bounds, so that slow or large uploads
 // cannot pile up in memory (the issue: 100 uploads held one byte short took
 // a gigabyte, and the upstream had none of them):
@@ -27,6 +33,14 @@ import (
 // parse_skipped warning), never the request. With --enforce the body must be
 // read before the tap decides: past the budget the request is refused
 // (503), past the deadline too (408).
+//
+// A tools/call arrives with its body in the same packet as its head. Such a
+// body is read at once and forwarded from memory: net/http's transport then
+// writes head and body to the upstream in one write, where a body it cannot
+// see as in memory (the tee) makes it flush the head on its own first, a
+// second write and a second packet per call. A body that is not all there
+// after one read streams on through the tee, what was read first, so the
+// tap never waits for a client's body.
 
 // DefaultMaxBufferedBytes is a tap's request-body budget.
 const DefaultMaxBufferedBytes = 64 << 20
@@ -34,6 +48,153 @@ const DefaultMaxBufferedBytes = 64 << 20
 // requestReadTimeout bounds the wait for a body held for parsing (a
 // variable for tests).
 var requestReadTimeout = 30 * time.Second
+
+// forwardedBody is the request body the proxy forwards when the tap does not
+// read it first (no --enforce): from memory when it had all arrived, else the
+// tee over what was read and the rest. A cancellation the tee sees is
+// counted as its bytes pass, so before the server can react.
+func (t *Tap) forwardedBody(ex *exchange, r *http.Request) io.ReadCloser {
+	body, whole, err := t.takeArrivedBody(ex, r)
+	if whole {
+		ex.body, ex.bodyWhole = body, true
+		return io.NopCloser(bytes.NewReader(body))
+	}
+	var rest io.Reader = r.Body
+	switch {
+	case err != nil:
+		rest = io.MultiReader(bytes.NewReader(body), failedReader{err})
+	case len(body) > 0:
+		rest = io.MultiReader(bytes.NewReader(body), r.Body)
+	}
+	ex.tee = newRequestTee(io.NopCloser(rest), r.ContentLength, t.cfg.MaxParseBytes, t.budget)
+	ex.tee.onCancel = func() {
+		ex.pendingCancel = true
+		t.cancels.add()
+	}
+	return ex.tee
+}
+
+// takeArrivedBody reads r's body with one Read when its length is known
+// and small: the first Read may wait for the body's first bytes (as the
+// transport's would), a second could wait on a slow client. whole says the
+// body is all there (then body is it, held under the budget as ex.held);
+// otherwise body is what was read, to be forwarded first, and err the
+// read's error, if any.
+func (t *Tap) takeArrivedBody(ex *exchange, r *http.Request) (body []byte, whole bool, err error) {
+	n := r.ContentLength
+	if n <= 0 || n > arrivedBodyMax || n > t.cfg.MaxParseBytes || !t.budget.reserve(n) {
+		return nil, false, nil
+	}
+	buf := make([]byte, n)
+	got, err := r.Body.Read(buf)
+	if got == len(buf) {
+		ex.held = n // net/http says EOF with a known length's last bytes, or on the next Read
+		return buf, true, nil
+	}
+	t.budget.release(n)
+	return buf[:got], false, err
+}
+
+// arrivedBodyMax bounds the body read at once; larger ones stream.
+const arrivedBodyMax = 64 << 10
+
+// failedReader repeats the error the body's first Read met.
+type failedReader struct{ err error }
+
+func (f failedReader) Read([]byte) (int, error) { return 0, f.err }
+
+// bufferRequest reads a request body before it is forwarded (--enforce),
+// up to MaxParseBytes, within the budget and the read deadline, into
+// ex.body, and returns the body the proxy forwards. Past the budget it
+// answers the request itself with a 503, past the deadline with a 408, and
+// returns that refusal.
+func (t *Tap) bufferRequest(w http.ResponseWriter, ex *exchange, r *http.Request) (forwarded io.ReadCloser, refused *refusal) {
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(requestReadTimeout)) // not every connection has one: then the budget alone bounds
+	br := &budgetReader{r: r.Body, budget: t.budget}
+	body, err := readUpTo(br, r.ContentLength, t.cfg.MaxParseBytes)
+	ex.held = br.reserved
+	refuse := func(status int, code model.WarningCode, reason string) *refusal {
+		t.budget.release(ex.held)
+		ex.held = 0
+		// The rest of the body is not read: net/http would read it before
+		// the answer, unless the deadline has passed; the connection closes.
+		rc.SetReadDeadline(time.Now())
+		w.Header().Set("Connection", "close")
+		a := decoder.Answer{Status: status, Code: jsonrpc.CodeInternalError, Reason: reason,
+			Body: jsonrpc.ErrorResponse(nil, jsonrpc.CodeInternalError, "toolscope tap: "+reason)}
+		jsonrpc.WriteResponse(w, a.Status, a.Body)
+		return &refusal{Answer: a, warning: code}
+	}
+	switch {
+	case errors.Is(err, errBudget):
+		return nil, refuse(http.StatusServiceUnavailable, model.WarnRequestBufferFull, "the tap's request buffer ("+strconv.FormatInt(t.budget.limit, 10)+" bytes, --max-buffered-bytes) is full: request not read, retry later")
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, refuse(http.StatusRequestTimeout, model.WarnRequestBodyTimeout, "request body not received within "+requestReadTimeout.String())
+	}
+	rc.SetReadDeadline(time.Time{}) // the rest of the body streams on to the upstream
+	ex.body, ex.bodyWhole = body, err == nil && int64(len(body)) <= t.cfg.MaxParseBytes
+	if ex.bodyWhole {
+		// In memory as net/http sees it: head and body in one write.
+		return io.NopCloser(bytes.NewReader(body)), nil
+	}
+	// Over the limit (or broken): what was read goes first, the rest
+	// streams on; the upstream sees the same bytes either way.
+	return replayBody{Reader: io.MultiReader(bytes.NewReader(body), r.Body), orig: r.Body}, nil
+}
+
+// refusal is the answer given to a request --enforce could not read, and
+// the warning code saying why.
+type refusal struct {
+	decoder.Answer
+	warning model.WarningCode
+}
+
+// replayBody forwards the bytes already read, then the rest; Close closes the
+// client's body.
+type replayBody struct {
+	io.Reader
+	orig io.ReadCloser
+}
+
+func (b replayBody) Close() error { return b.orig.Close() }
+
+// readUpTo reads r to its end or to limit+1 bytes, whichever comes first, as
+// bytes.Buffer.ReadFrom(io.LimitReader(r, limit+1)) does (an error other
+// than io.EOF is returned with what was read). A known size (-1 when
+// unknown) sizes the buffer once, with a spare byte to see the end: a
+// bytes.Buffer reads in 512-byte steps and copies a small body into a
+// second, larger buffer.
+func readUpTo(r io.Reader, size, limit int64) ([]byte, error) {
+	max := limit + 1
+	start := int64(512)
+	if size >= 0 {
+		start = min(size+1, maxPresize)
+	}
+	buf := make([]byte, 0, min(start, max))
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) >= max {
+				return buf, nil
+			}
+			grown := min(2*int64(cap(buf))+512, max)
+			buf = append(make([]byte, 0, grown), buf...)
+		}
+		room := buf[len(buf):min(int64(cap(buf)), max)]
+		n, err := r.Read(room)
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// maxPresize bounds the buffer sized from a declared length before the
+// bytes arrive: a peer declaring megabytes and sending none holds no more.
+const maxPresize = 64 << 10
 
 // byteBudget counts bytes held against a limit.
 type byteBudget struct {
@@ -237,49 +398,4 @@ func (tee *requestTee) releaseLocked() {
 	if !tee.whole {
 		tee.buf = nil
 	}
-}
-
-// bufferRequest reads a request body before it is forwarded (--enforce),
-// up to MaxParseBytes, within the budget and the read deadline. Past the
-// budget the request is refused with a 503, past the deadline with a 408.
-func (t *Tap) bufferRequest(w http.ResponseWriter, ex *exchange, r *http.Request) (body []byte, whole bool, refused *refusal) {
-	rc := http.NewResponseController(w)
-	rc.SetReadDeadline(time.Now().Add(requestReadTimeout)) // not every connection has one: then the budget alone bounds
-	br := &budgetReader{r: r.Body, budget: t.budget}
-	body, err := readUpTo(br, r.ContentLength, t.cfg.MaxParseBytes)
-	ex.held = br.reserved
-	refuse := func(status int, code model.WarningCode, reason string) *refusal {
-		t.budget.release(ex.held)
-		ex.held = 0
-		// The rest of the body is not read: net/http would read it before
-		// the answer, unless the deadline has passed; the connection closes.
-		rc.SetReadDeadline(time.Now())
-		w.Header().Set("Connection", "close")
-		return &refusal{answer: answer{status: status, code: jsonrpc.CodeInternalError, reason: reason,
-			body: jsonrpc.ErrorResponse(nil, jsonrpc.CodeInternalError, "toolscope tap: "+reason)}, warning: code}
-	}
-	switch {
-	case errors.Is(err, errBudget):
-		return nil, false, refuse(http.StatusServiceUnavailable, model.WarnRequestBufferFull, "the tap's request buffer ("+strconv.FormatInt(t.budget.limit, 10)+" bytes, --max-buffered-bytes) is full: request not read, retry later")
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		return nil, false, refuse(http.StatusRequestTimeout, model.WarnRequestBodyTimeout, "request body not received within "+requestReadTimeout.String())
-	}
-	rc.SetReadDeadline(time.Time{}) // the rest of the body streams on to the upstream
-	return body, err == nil && int64(len(body)) <= t.cfg.MaxParseBytes, nil
-}
-
-// refusal is the answer to a request --enforce could not read, and the
-// warning code saying why.
-type refusal struct {
-	answer
-	warning model.WarningCode
-}
-
-// releaseBody gives the exchange's request-body bytes back to the budget.
-func (ex *exchange) releaseBody() {
-	if ex.tee != nil {
-		ex.tee.release()
-	}
-	ex.t.budget.release(ex.held)
-	ex.held = 0
 }

@@ -62,38 +62,6 @@ func (pr *parsedRequest) plainByID(key string) *plainMsg {
 	return nil
 }
 
-// newJudge is the judge of a tap's requests, configured as the tap is.
-func newJudge(cfg Config) *decoder.Judge {
-	return &decoder.Judge{Secrets: cfg.Secrets, InstanceID: cfg.InstanceID, InstanceName: cfg.InstanceName,
-		CredentialHeader: cfg.CredentialHeader, SoatPrefix: cfg.SoatPrefix, Enforce: cfg.Enforce}
-}
-
-// parseRequest has the tap's judge read the request body once and judge
-// it, and prepares, without emitting, the events it causes. With --enforce
-// it runs before the request is forwarded.
-func (t *Tap) parseRequest(ex *exchange) *parsedRequest {
-	req := decoder.Request{Method: ex.method, Header: ex.header, Body: ex.body, Whole: ex.bodyWhole, Exchange: ex.id, Now: ex.start}
-	if raw := ex.rawHeader; raw != nil { // SOAT keys are the header names verbatim
-		req.SoatHeader, req.SoatOrder = soatFields(raw)
-	}
-	return t.sortRequest(ex, t.judge.Request(req), true)
-}
-
-// soatFields are the head's fields that may be SOAT keys (the head keeps
-// those), by name as they arrived and in that order: what the judge reads
-// the SOAT context from.
-func soatFields(raw *rawHeader) (http.Header, []string) {
-	h := make(http.Header, len(raw.fields))
-	var order []string
-	for _, f := range raw.fields {
-		if _, seen := h[f.name]; !seen {
-			order = append(order, f.name)
-		}
-		h[f.name] = append(h[f.name], f.value)
-	}
-	return h, order
-}
-
 // sortRequest sorts a request as judged: its calls (their tool.call events
 // prepared), other messages, cancellations, warnings. The HTTP and the
 // stdio tap read a client's messages alike through it; overHTTP says the
@@ -117,7 +85,7 @@ func (t *Tap) sortRequest(ex *exchange, judged decoder.Judgment, overHTTP bool) 
 		why := cmp.Or(ex.bodySkip, "request body over "+strconv.FormatInt(t.cfg.MaxParseBytes, 10)+" bytes (or unreadable)")
 		pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnParseSkipped, Message: why + ": forwarded unchanged, not parsed"})
 		if t.cfg.Enforce {
-			// What the tap cannot read it cannot verify: strictAnswer refuses it.
+			// What the tap cannot read it cannot verify: the judge answers 413.
 			pr.warnings = append(pr.warnings, model.Warning{Code: model.WarnEnforceUnverifiedLargeBody,
 				Message: "--enforce cannot verify this request: its body is over " + strconv.FormatInt(t.cfg.MaxParseBytes, 10) + " bytes (--max-parse-bytes); answered 413, not forwarded"})
 		}
@@ -160,7 +128,8 @@ func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string
 		scope:      ex.scope,
 		start:      ex.start,
 		pending:    cj.Warnings,
-		relays:     overHTTP && (cj.Context.Present || len(m.Meta.AgentArea) > 0),
+		relays:     overHTTP && cj.AgentArea,
+		agentArea:  cj.AgentArea,
 	}
 	c.callEv = model.Event{Exchange: cj.Exchange, RequestID: string(m.ID)}
 	ev := c.event(model.KindToolCall, ex.start)
@@ -168,7 +137,9 @@ func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string
 	if len(m.Meta.AgentArea) > 0 {
 		ev.Meta = m.Meta.AgentArea
 	}
-	ev.Context = &cj.Context
+	if !cj.Plain { // plain MCP has no token to miss
+		ev.Context = &cj.Context
+	}
 	ev.SoatContext = cj.Soat
 	ev.TraceParent, ev.TraceState = m.Meta.TraceParent, m.Meta.TraceState
 	ev.AgentName = cj.AgentName

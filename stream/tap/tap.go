@@ -14,9 +14,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"toolscope/decoder/jsonrpc"
 
 	"toolscope/decoder"
+	"toolscope/decoder/jsonrpc"
 	"toolscope/model"
 )
 
@@ -68,13 +68,21 @@ func exchangeFrom(ctx context.Context) *exchange {
 }
 
 // ServeHTTP forwards one request to the upstream and hands what passed to
-// the observer (runners.go) without waiting for it. The request body
-// streams to the upstream as it arrives while a copy (up to MaxParseBytes)
-// is kept for the observer; with --enforce it is read and judged first (up
-// to MaxParseBytes), then forwarded unchanged. The response streams through
-// while a copy goes to the observer (sidePipe). With observation full the
-// request is forwarded unobserved, and counted (runners.admit).
+// the observer without waiting for it. A request's way is five steps:
+//  1. the head is taken and checked (rawhead.go, host.go), and the
+//     request becomes an exchange (exchange.go) unless observation is full
+//     (admit.go): then it is forwarded unobserved, and counted;
+//  2. the body is read once (reqbody.go): without --enforce it streams to
+//     the upstream as it arrives while a copy (up to MaxParseBytes) is kept
+//     aside; with --enforce it is read first;
+//  3. with --enforce the request is judged once (judge.go), before it is
+//     forwarded, and the tap may answer it itself;
+//  4. it is forwarded (proxy.go): the response streams through while a
+//     copy goes to the side work (sidePipe);
+//  5. the exchange is handed to its side work (sidework.go), which judges
+//     the request (without --enforce), reads the response copy and emits.
 func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// 1. The head.
 	raw := rawHeaderOf(r) // taken first: one head per request, whatever the answer
 	if t.refuseRebinding(w, r) {
 		return
@@ -82,8 +90,8 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hasBody := r.Body != nil && r.Body != http.NoBody
 	observed := t.runners.admit(t)
 	if !observed && !t.cfg.Enforce {
-		// No exchange in its context: nothing is copied. Its own request,
-		// the client's body left for net/http to close, as below.
+		// No exchange in its context: nothing is copied. The client's body
+		// is left for net/http to close, as below.
 		out := r.WithContext(r.Context())
 		if hasBody {
 			out.Body = io.NopCloser(r.Body)
@@ -91,45 +99,40 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.forward(w, out)
 		return
 	}
-	ex := t.newExchange(r)
-	ex.rawHeader = raw
+	ex := t.newExchange(r, raw)
 	// The proxy gets its own request: the server's keeps the client's body,
 	// so net/http still knows how that body ended.
 	out := r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
+
+	// 2. The body, read once.
 	if hasBody && !t.cfg.Enforce {
 		out.Body = t.forwardedBody(ex, r)
 		if ex.tee != nil {
-			ex.tee.onCancel = func() {
-				// Counted as the bytes pass, so before the server can react.
-				ex.pendingCancel = true
-				t.cancels.add()
-			}
 			defer ex.tee.end(false, "request body not read to its end") // a no-op once whole
 		}
 	}
 	if hasBody && t.cfg.Enforce {
-		body, whole, refusal := t.bufferRequest(w, ex, r)
-		if refusal != nil {
-			jsonrpc.WriteError(w, refusal.status, refusal.body)
-			ex.req = &parsedRequest{warnings: []model.Warning{{Code: refusal.warning, Message: refusal.reason}}}
-			ex.enforced(observed, outcome{kind: outcomeEnforced, status: refusal.status, rpcCode: refusal.code, message: "answered by the tap (--enforce), not forwarded: " + refusal.reason})
+		body, refused := t.bufferRequest(w, ex, r)
+		if refused != nil {
+			ex.req = &parsedRequest{warnings: []model.Warning{{Code: refused.warning, Message: refused.Reason}}}
+			ex.enforced(observed, &refused.Answer)
 			return
 		}
-		ex.body, ex.bodyWhole = body, whole
-		if whole {
-			// In memory as net/http sees it: head and body in one write.
-			out.Body = io.NopCloser(bytes.NewReader(body))
-		} else {
-			// Over the limit (or broken): what was read goes first, the rest
-			// streams on; the upstream sees the same bytes either way.
-			out.Body = replayBody{Reader: io.MultiReader(bytes.NewReader(body), r.Body), orig: r.Body}
-		}
+		out.Body = body
 	}
+
+	// 3. With --enforce, judged once, before it is forwarded: the tap
+	// answers a request the judgment refuses as a server following the
+	// contract would, then readies the exchange's events.
 	if t.cfg.Enforce {
-		ex.req = t.parseRequest(ex)
-		if ans := t.enforceAnswer(ex); ans != nil {
-			jsonrpc.WriteError(w, ans.status, ans.body)
-			ex.enforced(observed, outcome{kind: outcomeEnforced, status: ans.status, rpcCode: ans.code, message: "answered by the tap (--enforce), not forwarded: " + ans.reason})
+		judged := t.judgeRequest(ex)
+		refused := judged.Answer
+		if refused != nil {
+			jsonrpc.WriteResponse(w, refused.Status, refused.Body)
+		}
+		ex.req = t.sortRequest(ex, judged, true)
+		if refused != nil {
+			ex.enforced(observed, refused)
 			return
 		}
 		if !observed {
@@ -142,6 +145,8 @@ func (t *Tap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+
+	// 4. Forwarded, and 5. handed to its side work.
 	if ex.bodyWhole && len(ex.body) <= maxCancelBody && bytes.Contains(ex.body, cancelMethod) {
 		// Counted before it is forwarded, so before the server can react.
 		ex.pendingCancel = true
@@ -169,27 +174,6 @@ func (t *Tap) forward(w http.ResponseWriter, out *http.Request) {
 	h["Content-Type"] = nil
 	t.proxy.ServeHTTP(w, out)
 }
-
-// enforced hands an exchange --enforce answered itself to the observer,
-// unless it was not admitted (then its bytes are given back).
-func (ex *exchange) enforced(observed bool, o outcome) {
-	if !observed {
-		ex.releaseBody()
-		return
-	}
-	ex.t.inflight.Add(1)
-	ex.settle(o)
-	ex.t.runners.queue(ex)
-}
-
-// replayBody forwards the bytes already read, then the rest; Close closes the
-// client's body.
-type replayBody struct {
-	io.Reader
-	orig io.ReadCloser
-}
-
-func (b replayBody) Close() error { return b.orig.Close() }
 
 // Start listens on cfg.Listen and serves in the background. An address that
 // is not loopback gets a listen_not_loopback warning: the tap forwards
@@ -246,7 +230,7 @@ func (t *Tap) Shutdown(ctx context.Context) error {
 	t.closedAt.Store(time.Now().UnixNano())
 	t.closing.Store(true)
 	t.mu.Lock()
-	srv := t.srv
+	srv, ln := t.srv, t.ln
 	t.mu.Unlock()
 	var err error
 	if srv != nil {
@@ -257,6 +241,10 @@ func (t *Tap) Shutdown(ctx context.Context) error {
 		if err != nil {
 			srv.Close()
 		}
+		// Shutdown closes only the listeners Serve has taken up: if its
+		// goroutine has not run yet, the socket would still accept
+		// connections after the tap said it stopped.
+		_ = ln.Close()
 	}
 	t.runners.stop() // idle runners end; the lost are said now
 	t.inflight.Wait()
