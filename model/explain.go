@@ -68,6 +68,9 @@ func (x *Explanation) token(c *Call) {
 			f.HTTPStatus = a.Result.HTTPStatus
 		}
 		x.add(f)
+	case ctx == nil && !c.AgentArea() && tapped(c) && len(c.SoatContext) > 0:
+		x.add(Finding{Level: LevelInfo, What: "a SOAT call: its context is in its X-Soat-Context-* headers; no AgentArea " +
+			"token check and no relay rule apply"})
 	case ctx == nil && !c.AgentArea() && tapped(c):
 		// A tap reports a plain call with no context at all.
 		x.add(Finding{Level: LevelInfo, What: plainCall})
@@ -327,8 +330,17 @@ func (x *Explanation) summary(c *Call, now time.Time) string {
 	}
 	for _, f := range x.Findings {
 		if f.Level == LevelError && f.Must != "" {
-			return s + ". " + upperFirst(f.Must) + "."
+			return sentence(s) + " " + sentence(upperFirst(f.Must))
 		}
+	}
+	return sentence(s)
+}
+
+// sentence ends s with a full stop, unless it ends a sentence already (a
+// cause quoted from the server often does).
+func sentence(s string) string {
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") {
+		return s
 	}
 	return s + "."
 }

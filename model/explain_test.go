@@ -94,6 +94,16 @@ func TestExplainPlainMCPWithoutContext(t *testing.T) {
 		!strings.Contains(got, "after toolscope's --timeout (10s)") {
 		t.Errorf("plain late findings:\n%s", got)
 	}
+	soat := &Call{ID: "tap#2", Tool: "get_order", Status: StatusOK, SoatContext: map[string]string{"tenantId": "acme"},
+		Attempts: []Attempt{{N: 1, Exchange: "2", HasResult: true}}}
+	if x := Explain(soat, time.Now()); len(x.Findings) != 1 || !strings.HasPrefix(x.Findings[0].What, "a SOAT call") {
+		t.Errorf("a SOAT call: %+v", x)
+	}
+	failed := &Call{ID: "tap#3", Tool: "get_sum", Status: StatusError,
+		Attempts: []Attempt{{N: 1, Exchange: "3", HasResult: true, Result: Result{IsError: true, Error: "a is not a number."}}}}
+	if x := Explain(failed, time.Now()); x.Summary != "error: a is not a number. Nothing, if the tool meant to fail; otherwise fix what its text says." {
+		t.Errorf("summary %q", x.Summary)
+	}
 	feed := &Call{ID: "t/c1", Tool: "echo", Status: StatusOK, SeenByFeed: true, Attempts: []Attempt{{N: 1, FeedCall: true, HasResult: true}}}
 	if x := Explain(feed, time.Now()); len(x.Findings) != 0 {
 		t.Errorf("a feed's call: %+v", x)
