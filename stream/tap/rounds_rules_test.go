@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"toolscope/model"
 	"toolscope/output"
@@ -211,5 +213,53 @@ func TestUndeclaredInputBySessionInitialize(t *testing.T) {
 	}
 	if got := roundWarnings(s, "s-2"); len(got) != 0 {
 		t.Errorf("session s-2 (elicitation declared): %q", got)
+	}
+}
+
+// The rounds' rules judge a request by the rounds asked before it on the
+// wire, whatever order the side work reads the exchanges in: here one
+// exchange's side work is held back (held: its number, for how long).
+func TestInputRequiredRulesReadOutOfOrder(t *testing.T) {
+	forged := `,"requestState":"st-forged","inputResponses":{"confirm":{"action":"accept"}}`
+	for _, tc := range []struct {
+		name     string
+		held     uint64
+		requests []string
+		want     string
+	}{
+		// The new call after it is read first: it must not count as a
+		// second call waiting.
+		{"the round read after the next call", 2, []string{"", forged, ""},
+			"request_state_not_returned: the client did not carry back the requestState the server gave (it carries another)"},
+		{"the round without a state read after the next call", 2, []string{"", `,"inputResponses":{"confirm":{"action":"accept"}}`, ""},
+			"request_state_not_returned: the client did not carry back the requestState the server gave (it carries none)"},
+		// The round before is read after it: it waits for it.
+		{"the round before read late", 1, []string{"", forged},
+			"request_state_not_returned: the client did not carry back the requestState the server gave (it carries another)"},
+		// A call waiting that came after it is none of its business.
+		{"a call after it read first", 1, []string{"", forged, ""},
+			"request_state_not_returned: the client did not carry back the requestState the server gave (it carries another)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var heldBack atomic.Bool
+			cfg := Config{Upstream: roundsServer(t, askConfirm), sideWorkStarts: func(seq uint64) {
+				if seq == tc.held {
+					heldBack.Store(true)
+					time.Sleep(roundJoinWait / 2)
+				}
+			}}
+			h := startTap(t, cfg)
+			for i, more := range tc.requests {
+				post(t, h.url, deployBody(i+1, more), map[string]string{"Mcp-Session-Id": "s-1"})
+			}
+			h.shutdown()
+			if !heldBack.Load() {
+				t.Fatalf("exchange %d was not held back", tc.held)
+			}
+			s := h.store.Snapshot()
+			if got := roundWarnings(s, "s-1"); len(got) != 1 || !strings.HasPrefix(got[0], tc.want) {
+				t.Fatalf("warnings %q, want one %q\n%s", got, tc.want, dump(s))
+			}
+		})
 	}
 }
