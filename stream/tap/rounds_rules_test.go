@@ -1,7 +1,9 @@
 package tap
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -261,5 +263,45 @@ func TestInputRequiredRulesReadOutOfOrder(t *testing.T) {
 				t.Fatalf("warnings %q, want one %q\n%s", got, tc.want, dump(s))
 			}
 		})
+	}
+}
+
+// The stdio tap reads the client's and the server's lines in one ordered
+// queue: the rules hold there too, with a go-sdk stdio server as its child.
+func TestInputRequiredRulesThroughStdioTap(t *testing.T) {
+	r := startStdio(t, context.Background(), Config{Name: "stdio:deployer"}, stdioServer(t))
+	answers := bufio.NewScanner(r.stdout)
+	answers.Buffer(nil, 1<<20)
+	exchange := func(line string) string {
+		t.Helper()
+		if _, err := io.WriteString(r.stdin, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(line, `"id"`) {
+			return ""
+		}
+		if !answers.Scan() {
+			t.Fatalf("no answer to %s: %v", line, answers.Err())
+		}
+		return answers.Text()
+	}
+	exchange(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}`)
+	exchange(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	exchange(string(deployBody(1, "")))
+	exchange(string(deployBody(2, `,"requestState":"st-forged","inputResponses":{"confirm":{"action":"accept"}}`)))
+	exchange(string(deployBody(3, "")))
+	r.stdin.Close()
+	r.wait(t)
+	s := r.log.store.Snapshot()
+	var got []string
+	for _, c := range s.Calls {
+		for _, w := range c.Warnings {
+			if w.Code == string(model.WarnRequestStateNotReturned) {
+				got = append(got, w.Message)
+			}
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "the client did not carry back the requestState the server gave (it carries another)") {
+		t.Fatalf("request_state_not_returned %q, want one\n%s", got, dump(s))
 	}
 }
