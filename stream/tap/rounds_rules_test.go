@@ -305,3 +305,35 @@ func TestInputRequiredRulesThroughStdioTap(t *testing.T) {
 		t.Fatalf("request_state_not_returned %q, want one\n%s", got, dump(s))
 	}
 }
+
+// A round sent again, the round it repeats read after it: the repeat
+// waits for it, so the call's second round is the one sent first.
+func TestRoundSentAgainReadOutOfOrder(t *testing.T) {
+	again := `,"requestState":"st-1","inputResponses":{"confirm":{"action":"accept"}}`
+	h := startTap(t, Config{Upstream: roundsServer(t, askConfirm, askAgain), sideWorkStarts: func(seq uint64) {
+		if seq == 2 {
+			time.Sleep(roundJoinWait / 2)
+		}
+	}})
+	for i, more := range []string{"", again, again} {
+		post(t, h.url, deployBody(i+1, more), map[string]string{"Mcp-Session-Id": "s-1"})
+	}
+	h.shutdown()
+	s := h.store.Snapshot()
+	var rounds []string
+	for _, c := range s.Calls {
+		var ids []string
+		for _, e := range c.Timeline() {
+			if e.Kind == model.KindToolCall {
+				ids = append(ids, e.RequestID)
+			}
+		}
+		rounds = append(rounds, strings.Join(ids, "+"))
+	}
+	if fmt.Sprint(rounds) != "[1+2 3]" {
+		t.Fatalf("calls of the requests %v, want [1+2 3]\n%s", rounds, dump(s))
+	}
+	if got := roundWarnings(s, "s-1"); len(got) != 0 {
+		t.Fatalf("warnings %q, want none", got)
+	}
+}
