@@ -64,6 +64,9 @@ type Config struct {
 
 	// parseGrace overrides defaultParseGrace (tests).
 	parseGrace time.Duration
+	// sideWorkStarts, when set, is called as an exchange's side work starts
+	// (tests: it holds one back to read the exchanges out of order).
+	sideWorkStarts func(seq uint64)
 }
 
 // withDefaults validates cfg and fills in its defaults.

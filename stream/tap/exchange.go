@@ -113,6 +113,9 @@ func (ex *exchange) run() {
 		defer ex.t.unread.end(ex.seq)
 	}
 	defer ex.releaseBody()
+	if ex.t.cfg.sideWorkStarts != nil {
+		ex.t.cfg.sideWorkStarts(ex.seq)
+	}
 	if ex.tee != nil {
 		ex.body, ex.bodyWhole, ex.bodySkip = ex.tee.result()
 	}

@@ -126,6 +126,7 @@ func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string
 		toolCallID: m.Meta.ToolCallID(),
 		idemKey:    m.Meta.IdempotencyKey(),
 		scope:      ex.scope,
+		seq:        ex.seq,
 		start:      ex.start,
 		pending:    cj.Warnings,
 		relays:     overHTTP && cj.AgentArea,
@@ -157,7 +158,7 @@ func (ex *exchange) announce() {
 		ex.warn(w.Code, w.Message)
 	}
 	for _, c := range pr.calls {
-		ex.t.joinRound(c, ex.seq)
+		ex.t.joinRound(c)
 		ex.t.calls.add(c)
 		ex.t.emit(c.callEv)
 		c.warnAll(c.start, c.pending)

@@ -25,10 +25,12 @@ import (
 // (a client that never comes back leaves one behind).
 const maxWaiting = 4096
 
-// roundJoinWait is how long a later round's request waits for the answer
-// of the round before it to be read: the client sends the next round as
-// soon as it has that answer, possibly before the tap's side work has
-// parsed it (see unreadCalls).
+// roundJoinWait is how long a later round's request waits for the
+// exchanges before it in its MCP session (or, session-less, before it at
+// all) that may be tools/calls to be read: the client sends the next round
+// as soon as it has the answer of the one before, possibly before the
+// tap's side work has parsed it (see unreadCalls). The wait is on the side
+// work, never on the traffic.
 const roundJoinWait = 250 * time.Millisecond
 
 // unreadCalls are the exchanges that may be a tools/call (a POST whose
@@ -37,9 +39,14 @@ const roundJoinWait = 250 * time.Millisecond
 // answer is read. Counted from the request's arrival, before it is
 // forwarded, by the exchange's number.
 type unreadCalls struct {
-	mu   sync.Mutex
-	seqs map[uint64]string // exchange number -> Mcp-Name (the tool)
+	mu    sync.Mutex
+	seqs  map[uint64]unreadCall
+	ended chan struct{} // closed, and replaced, when one ends
 }
+
+// unreadCall is what an unread exchange is told apart by: its Mcp-Name
+// (the tool, "" when not said) and its Mcp-Session-Id.
+type unreadCall struct{ tool, session string }
 
 // begin counts an exchange whose request may be a tools/call.
 func (u *unreadCalls) begin(r *http.Request, seq uint64) bool {
@@ -49,9 +56,9 @@ func (u *unreadCalls) begin(r *http.Request, seq uint64) bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.seqs == nil {
-		u.seqs = make(map[uint64]string)
+		u.seqs = make(map[uint64]unreadCall)
 	}
-	u.seqs[seq] = r.Header.Get("Mcp-Name")
+	u.seqs[seq] = unreadCall{tool: r.Header.Get("Mcp-Name"), session: r.Header.Get("Mcp-Session-Id")}
 	return true
 }
 
@@ -59,19 +66,45 @@ func (u *unreadCalls) end(seq uint64) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	delete(u.seqs, seq)
+	if u.ended != nil {
+		close(u.ended)
+		u.ended = nil
+	}
 }
 
-// before says whether an exchange before seq calling tool (or a tool not
-// named) is still unread.
-func (u *unreadCalls) before(seq uint64, tool string) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	for s, name := range u.seqs {
-		if s < seq && (name == "" || name == tool) {
-			return true
+// awaitEarlier waits, until deadline at most, while an exchange before seq
+// calling tool (or a tool not named) in session ("" is the session-less
+// requests') is unread.
+func (u *unreadCalls) awaitEarlier(seq uint64, tool, session string, deadline time.Time) {
+	var timer *time.Timer
+	for {
+		u.mu.Lock()
+		earlier := false
+		for s, o := range u.seqs {
+			if s < seq && (o.tool == "" || o.tool == tool) && o.session == session {
+				earlier = true
+				break
+			}
+		}
+		if !earlier {
+			u.mu.Unlock()
+			return
+		}
+		if u.ended == nil {
+			u.ended = make(chan struct{})
+		}
+		ended := u.ended
+		u.mu.Unlock()
+		if timer == nil {
+			timer = time.NewTimer(time.Until(deadline))
+			defer timer.Stop()
+		}
+		select {
+		case <-ended:
+		case <-timer.C:
+			return
 		}
 	}
-	return false
 }
 
 // stateKey is what a requestState is kept under: as it is when short, a
@@ -94,6 +127,9 @@ type pendingRound struct {
 	args     [sha256.Size]byte // argumentsDigest of its arguments
 	exchange string            // its first round's: the call's id on the tap
 	round    int32
+	// seq is the number of the exchange whose answer asked (0 over
+	// stdio): a request that came before it cannot continue it.
+	seq uint64
 	// asked are the ids of the input requests its answer made, nil when
 	// there were more or longer ones than maxAskedKept (then its next
 	// round's answers are not judged).
@@ -139,7 +175,7 @@ func argumentsDigest(args json.RawMessage) [sha256.Size]byte {
 // by until its next round comes (called with c.mu held).
 func (r *registry) awaitNextRound(c *call, answer *jsonrpc.Result) {
 	p := &pendingRound{key: stateKey(answer.RequestState), scope: c.scope, tool: c.tool, args: argumentsDigest(c.msg.Call.Arguments),
-		exchange: c.callEv.Exchange, round: c.callEv.Round, asked: askedIDs(answer.InputRequests)}
+		exchange: c.callEv.Exchange, round: c.callEv.Round, seq: c.seq, asked: askedIDs(answer.InputRequests)}
 	if c.msg.Call.RequestState != "" {
 		p.carried = stateKey(c.msg.Call.RequestState)
 	}
@@ -179,7 +215,8 @@ func (r *registry) forget(p *pendingRound) {
 // arguments, inside the request's MCP session where there is one, else on
 // its connection, else by the state alone (the one session-less round
 // waiting under it). Without a state, only the session or the connection
-// match.
+// match. Rounds asked by exchanges that came after c's are not among them:
+// their answers were read first, not given first.
 func (r *registry) takePrevRound(c *call) *pendingRound {
 	state := c.msg.Call.RequestState
 	key, args := stateKey(state), argumentsDigest(c.msg.Call.Arguments)
@@ -189,7 +226,7 @@ func (r *registry) takePrevRound(c *call) *pendingRound {
 	sessionless := 0
 	for _, p := range r.waiting[key] { // oldest first: the latest match wins
 		switch {
-		case p.tool != c.tool || p.args != args || p.scope.session != c.scope.session:
+		case p.tool != c.tool || p.args != args || p.scope.session != c.scope.session || !p.before(c):
 		case c.scope.session != "" || p.scope.conn == c.scope.conn:
 			prev = p
 		default:
@@ -206,23 +243,28 @@ func (r *registry) takePrevRound(c *call) *pendingRound {
 	return prev
 }
 
-// joinRound makes c, the call of exchange seq (0 over stdio), a later
-// round of the call it continues, if any: its events then carry that
-// call's exchange and the next round's number. While a tools/call before
-// it is unread, the round it continues may be that one: it waits for it
-// (roundJoinWait at most; rare: only a request carrying a state back).
-func (t *Tap) joinRound(c *call, seq uint64) {
+// before says whether p was asked by an exchange that came before c's
+// (over stdio, one ordered queue, every one did).
+func (p *pendingRound) before(c *call) bool { return c.seq == 0 || p.seq < c.seq }
+
+// joinRound makes c a later round of the call it continues, if any: its
+// events then carry that call's exchange and the next round's number.
+// While a tools/call before it in its session is unread, the round it
+// continues, or the one it fails to carry the state of, may be that one:
+// it waits until they are read (roundJoinWait at most; only a request
+// carrying a state or answers back), so that its judgment is the same
+// whatever order the side work read them in.
+func (t *Tap) joinRound(c *call) {
 	if c.msg.Call.RequestState == "" && c.msg.Call.InputResponses == nil {
 		return
 	}
 	// The answers are said even when the round they continue was not seen
 	// (the tap started in between, or let it go).
 	c.callEv.InputResponses = c.msg.Call.InputResponses
-	prev := t.calls.takePrevRound(c)
-	for deadline := time.Now().Add(roundJoinWait); prev == nil && seq > 0 && time.Now().Before(deadline) && t.unread.before(seq, c.tool); {
-		time.Sleep(2 * time.Millisecond)
-		prev = t.calls.takePrevRound(c)
+	if c.seq > 0 {
+		t.unread.awaitEarlier(c.seq, c.tool, c.scope.session, time.Now().Add(roundJoinWait))
 	}
+	prev := t.calls.takePrevRound(c)
 	if prev == nil {
 		if c.msg.Call.InputResponses != nil && t.calls.stateNotReturned(c) {
 			c.pending = append(c.pending, decoder.StateNotReturned(c.msg.Call.RequestState))
@@ -251,7 +293,7 @@ func (r *registry) stateNotReturned(c *call) bool {
 	var match *pendingRound
 	for _, p := range r.waitOrder {
 		if p.tool != c.tool || p.args != args || p.scope.session != c.scope.session ||
-			c.scope.session == "" && p.scope.conn != c.scope.conn {
+			c.scope.session == "" && p.scope.conn != c.scope.conn || !p.before(c) {
 			continue
 		}
 		if match != nil {

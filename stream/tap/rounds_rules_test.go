@@ -1,14 +1,18 @@
 package tap
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"toolscope/model"
 	"toolscope/output"
@@ -211,5 +215,125 @@ func TestUndeclaredInputBySessionInitialize(t *testing.T) {
 	}
 	if got := roundWarnings(s, "s-2"); len(got) != 0 {
 		t.Errorf("session s-2 (elicitation declared): %q", got)
+	}
+}
+
+// The rounds' rules judge a request by the rounds asked before it on the
+// wire, whatever order the side work reads the exchanges in: here one
+// exchange's side work is held back (held: its number, for how long).
+func TestInputRequiredRulesReadOutOfOrder(t *testing.T) {
+	forged := `,"requestState":"st-forged","inputResponses":{"confirm":{"action":"accept"}}`
+	for _, tc := range []struct {
+		name     string
+		held     uint64
+		requests []string
+		want     string
+	}{
+		// The new call after it is read first: it must not count as a
+		// second call waiting.
+		{"the round read after the next call", 2, []string{"", forged, ""},
+			"request_state_not_returned: the client did not carry back the requestState the server gave (it carries another)"},
+		{"the round without a state read after the next call", 2, []string{"", `,"inputResponses":{"confirm":{"action":"accept"}}`, ""},
+			"request_state_not_returned: the client did not carry back the requestState the server gave (it carries none)"},
+		// The round before is read after it: it waits for it.
+		{"the round before read late", 1, []string{"", forged},
+			"request_state_not_returned: the client did not carry back the requestState the server gave (it carries another)"},
+		// A call waiting that came after it is none of its business.
+		{"a call after it read first", 1, []string{"", forged, ""},
+			"request_state_not_returned: the client did not carry back the requestState the server gave (it carries another)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var heldBack atomic.Bool
+			cfg := Config{Upstream: roundsServer(t, askConfirm), sideWorkStarts: func(seq uint64) {
+				if seq == tc.held {
+					heldBack.Store(true)
+					time.Sleep(roundJoinWait / 2)
+				}
+			}}
+			h := startTap(t, cfg)
+			for i, more := range tc.requests {
+				post(t, h.url, deployBody(i+1, more), map[string]string{"Mcp-Session-Id": "s-1"})
+			}
+			h.shutdown()
+			if !heldBack.Load() {
+				t.Fatalf("exchange %d was not held back", tc.held)
+			}
+			s := h.store.Snapshot()
+			if got := roundWarnings(s, "s-1"); len(got) != 1 || !strings.HasPrefix(got[0], tc.want) {
+				t.Fatalf("warnings %q, want one %q\n%s", got, tc.want, dump(s))
+			}
+		})
+	}
+}
+
+// The stdio tap reads the client's and the server's lines in one ordered
+// queue: the rules hold there too, with a go-sdk stdio server as its child.
+func TestInputRequiredRulesThroughStdioTap(t *testing.T) {
+	r := startStdio(t, context.Background(), Config{Name: "stdio:deployer"}, stdioServer(t))
+	answers := bufio.NewScanner(r.stdout)
+	answers.Buffer(nil, 1<<20)
+	exchange := func(line string) string {
+		t.Helper()
+		if _, err := io.WriteString(r.stdin, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(line, `"id"`) {
+			return ""
+		}
+		if !answers.Scan() {
+			t.Fatalf("no answer to %s: %v", line, answers.Err())
+		}
+		return answers.Text()
+	}
+	exchange(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}`)
+	exchange(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	exchange(string(deployBody(1, "")))
+	exchange(string(deployBody(2, `,"requestState":"st-forged","inputResponses":{"confirm":{"action":"accept"}}`)))
+	exchange(string(deployBody(3, "")))
+	r.stdin.Close()
+	r.wait(t)
+	s := r.log.store.Snapshot()
+	var got []string
+	for _, c := range s.Calls {
+		for _, w := range c.Warnings {
+			if w.Code == string(model.WarnRequestStateNotReturned) {
+				got = append(got, w.Message)
+			}
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "the client did not carry back the requestState the server gave (it carries another)") {
+		t.Fatalf("request_state_not_returned %q, want one\n%s", got, dump(s))
+	}
+}
+
+// A round sent again, the round it repeats read after it: the repeat
+// waits for it, so the call's second round is the one sent first.
+func TestRoundSentAgainReadOutOfOrder(t *testing.T) {
+	again := `,"requestState":"st-1","inputResponses":{"confirm":{"action":"accept"}}`
+	h := startTap(t, Config{Upstream: roundsServer(t, askConfirm, askAgain), sideWorkStarts: func(seq uint64) {
+		if seq == 2 {
+			time.Sleep(roundJoinWait / 2)
+		}
+	}})
+	for i, more := range []string{"", again, again} {
+		post(t, h.url, deployBody(i+1, more), map[string]string{"Mcp-Session-Id": "s-1"})
+	}
+	h.shutdown()
+	s := h.store.Snapshot()
+	var rounds []string
+	for _, c := range s.Calls {
+		var ids []string
+		for _, e := range c.Timeline() {
+			if e.Kind == model.KindToolCall {
+				ids = append(ids, e.RequestID)
+			}
+		}
+		rounds = append(rounds, strings.Join(ids, "+"))
+	}
+	if fmt.Sprint(rounds) != "[1+2 3]" {
+		t.Fatalf("calls of the requests %v, want [1+2 3]\n%s", rounds, dump(s))
+	}
+	if got := roundWarnings(s, "s-1"); len(got) != 0 {
+		t.Fatalf("warnings %q, want none", got)
 	}
 }

@@ -81,7 +81,7 @@ func (s *stdioSession) fromClient(at time.Time, line []byte) {
 		s.warn(w.Code, "message "+id+": "+w.Message)
 	}
 	for _, c := range pr.calls {
-		s.t.joinRound(c, 0) // one ordered queue: the round before is read already
+		s.t.joinRound(c) // one ordered queue: the round before is read already
 		s.t.calls.add(c)
 		s.t.emit(c.callEv)
 		c.warnAll(c.start, c.pending)
