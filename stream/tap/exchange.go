@@ -72,6 +72,7 @@ type exchange struct {
 	sideStart *time.Timer // starts run on a runner (see scheduleSideWork)
 	served    bool        // the proxy returned (it panics when the client is gone)
 	over      bool        // run starts with the exchange over (handlerDone)
+	queuedAt  time.Time   // when it was queued for a worker (runners.queue)
 	pipe      *sidePipe   // set by ModifyResponse, read by the handler's defer
 
 	end          error  // how the response body ended
