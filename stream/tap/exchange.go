@@ -37,6 +37,7 @@ type outcome struct {
 type responseStart struct {
 	status          int
 	contentType     string
+	eventStream     bool // contentType is text/event-stream (isEventStream, read once)
 	contentEncoding string
 	sessionID       string
 	contentLength   int64
@@ -204,7 +205,7 @@ func (ex *exchange) concludeCall(c *call, now time.Time, rs *responseStart) {
 		c.onFailure(now, rs.status, 0, httpErrorText(rs.status, ex.respBody))
 	case ex.parseSkipped:
 		c.onFailure(now, rs.status, 0, "") // not parsed: status and time are what is known
-	case !isEventStream(rs.contentType):
+	case !rs.eventStream:
 		c.onFailure(now, rs.status, 0, "the response holds no answer to this call")
 	case ex.malformed != "":
 		// The server answered on this stream, but not in a form the tap can
