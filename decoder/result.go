@@ -98,6 +98,9 @@ func SummarizeResult(r *jsonrpc.Result, agentArea bool) (ResultSummary, []model.
 	for _, ir := range r.InputRequests {
 		s.InputRequests = append(s.InputRequests, inputRequest(ir))
 	}
+	if r.ResultType == resultInputRequired && len(r.InputRequests) == 0 && r.RequestState == "" {
+		warn(model.WarnInputRequiredEmpty, "an input_required result with neither inputRequests nor requestState: the client has nothing to answer and no state to send back, so the call cannot go on")
+	}
 	if r.ResultType != "" && r.ResultType != resultComplete && r.ResultType != resultInputRequired {
 		warn(model.WarnResultTypeUnknown, "resultType %q is neither complete nor input_required", r.ResultType)
 	}

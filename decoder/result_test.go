@@ -197,12 +197,17 @@ func TestSummarizeResult(t *testing.T) {
 					t.Fatal(s.ResultType)
 				}
 			}},
-		{"resultType input_required is read", resultJSON([]map[string]any{textBlock("ok")}, map[string]any{"resultType": "input_required"}), "",
+		{"resultType input_required is read", resultJSON([]map[string]any{textBlock("ok")}, map[string]any{"resultType": "input_required", "requestState": "s"}), "",
 			func(t *testing.T, s ResultSummary) {
 				if s.ResultType != resultInputRequired {
 					t.Fatal(s.ResultType)
 				}
 			}},
+		// MCP allows content and isError beside input_required (the schema
+		// forbids no member): only a result that gives the client nothing
+		// to go on with warns.
+		{"input_required with neither inputRequests nor requestState warns", resultJSON([]map[string]any{textBlock("ok")},
+			map[string]any{"resultType": "input_required", "isError": true, "inputRequests": map[string]any{}}), "input_required_empty", nil},
 		{"an unknown resultType warns", resultJSON([]map[string]any{textBlock("ok")}, map[string]any{"resultType": "partial"}), "result_type_unknown", nil},
 		{"a _meta that is not an object is reported, the rest still read", json.RawMessage(`{"content":[{"type":"text","text":"ok"}],"_meta":3,"isError":true}`), "result_malformed",
 			func(t *testing.T, s ResultSummary) {

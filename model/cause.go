@@ -36,7 +36,7 @@ func (c *Call) Cause(now time.Time) string {
 		}
 		return "cancelled"
 	case StatusNeedsInput:
-		return "asked " + AskedSummary(c)
+		return waitCause(c)
 	case StatusLate:
 		s := "result after " + FormatDuration(c.Elapsed(now))
 		if c.TimeoutMS > 0 {

@@ -281,6 +281,7 @@ func (x *Explanation) warnings(c *Call) {
 			f.What = plainMarkdown(info.Meaning) + ": " + f.What
 			f.Rule = plainMarkdown(info.Rule)
 		}
+		f.Must = mustOf[WarningCode(w.Code)]
 		x.add(f)
 	}
 }

@@ -24,3 +24,17 @@ const (
 		"and arguments with a new token; _meta[\"agentarea/replayed\"]: true says the server answered from what it stored"
 	ruleJSONRPC = "MCP over Streamable HTTP: a request is answered with its result or a JSON-RPC error carrying its id"
 )
+
+// mustOf is what the server or the client must do about a warning the
+// table's meaning alone does not say.
+var mustOf = map[WarningCode]string{
+	WarnInputRequiredEmpty: "the server must give, in an input_required result, the input requests the client is to answer " +
+		"or a requestState to send back (a state alone asks the client to retry later)",
+	WarnInputCapabilityUndeclared: "the server must ask only for what the client declared (io.modelcontextprotocol/clientCapabilities, or initialize's capabilities), " +
+		"and answer -32021 MissingRequiredClientCapability (HTTP 400) with the capabilities it requires otherwise; " +
+		"a client that can answer must declare elicitation, sampling or roots on every request",
+	WarnInputResponsesMismatch: "the client must answer each input request under its key in inputResponses, and send no answer " +
+		"to a request the server did not make",
+	WarnRequestStateNotReturned: "the client must send the requestState of the server's input_required result back unchanged " +
+		"with its inputResponses, in the same call (same tool and arguments)",
+}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 	"time"
@@ -87,6 +88,28 @@ func AskedSummary(c *Call) string {
 		parts = append(parts, ir.Summary())
 	}
 	return Truncate(Sanitize(strings.Join(parts, "; ")), 160)
+}
+
+// waitCause is why a call waits: what its latest round asked, and what of
+// the rounds' rules it breaks that keeps the call from going on.
+func waitCause(c *Call) string {
+	round := int32(c.Rounds())
+	var cause string
+	for i := range c.Warnings {
+		w := &c.Warnings[i]
+		if w.Round != round && !(round == 1 && w.Round == 0) {
+			continue
+		}
+		switch WarningCode(w.Code) {
+		case WarnInputRequiredEmpty:
+			return "asked nothing and gave no requestState: the call cannot go on"
+		case WarnInputCapabilityUndeclared:
+			cause = ", which the client did not declare it can answer"
+		case WarnRequestStateNotReturned:
+			cause = cmp.Or(cause, " again: the client did not carry back the requestState")
+		}
+	}
+	return "asked " + AskedSummary(c) + cause
 }
 
 // Summary is the input request in a few words: its kind and message.

@@ -60,6 +60,10 @@ const (
 	WarnResultMalformed             WarningCode = "result_malformed"
 	WarnResultTypeUnknown           WarningCode = "result_type_unknown"
 	WarnStreamEndedWithoutResult    WarningCode = "stream_ended_without_result"
+	WarnInputRequiredEmpty          WarningCode = "input_required_empty"
+	WarnInputCapabilityUndeclared   WarningCode = "input_capability_undeclared"
+	WarnInputResponsesMismatch      WarningCode = "input_responses_mismatch"
+	WarnRequestStateNotReturned     WarningCode = "request_state_not_returned"
 	WarnMCPHeaderMismatch           WarningCode = "mcp_header_mismatch"
 	WarnMCPHeaderMissing            WarningCode = "mcp_header_missing"
 	WarnMCPProtocolVersionUnknown   WarningCode = "mcp_protocol_version_unknown"
@@ -104,6 +108,7 @@ const (
 	ruleProgress    = "MCP progress"
 	ruleMCPResults  = "MCP results"
 	ruleMCPHeaders  = "MCP 2026-07-28 headers"
+	ruleMCPRounds   = "MCP 2026-07-28 multi-round calls"
 	ruleSoat        = "SOAT tool context, validation and security"
 	ruleHopByHop    = "HTTP hop-by-hop rule (RFC 9110 §7.6.1)"
 	ruleToolscope   = "toolscope"
@@ -156,6 +161,10 @@ var WarningCodes = []WarningInfo{
 	{WarnResultMalformed, "unreadable result fields", ruleMCPResults, 0},
 	{WarnResultTypeUnknown, "unknown `resultType`", ruleMCPResults, 0},
 	{WarnStreamEndedWithoutResult, "a stream closed before the result", ruleMCPResults, 0},
+	{WarnInputRequiredEmpty, "an `input_required` result with neither `inputRequests` nor `requestState`: the client has nothing to answer and no state to send back", ruleMCPRounds, 0},
+	{WarnInputCapabilityUndeclared, "the server asks for an elicitation, a sampling or the roots while the client's capabilities (the request's `io.modelcontextprotocol/clientCapabilities`, else its session's `initialize`) lack `elicitation`, `sampling` or `roots` (the server should answer -32021 MissingRequiredClientCapability)", ruleMCPRounds, 0},
+	{WarnInputResponsesMismatch, "a later round's `inputResponses` keys differ from the `inputRequests` keys of the round it continues: a request not answered, or an answer to no request", ruleMCPRounds, 0},
+	{WarnRequestStateNotReturned, "a later round (`inputResponses` answering a waiting call's requests, same tool, arguments and session or connection) without the `requestState` the server gave", ruleMCPRounds, 0},
 	{WarnMCPHeaderMismatch, "`MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` differs from the body", ruleMCPHeaders, 0},
 	{WarnMCPHeaderMissing, "a 2026-07-28 request lacks `MCP-Protocol-Version`, `Mcp-Method` or (on `tools/call`) `Mcp-Name`", ruleMCPHeaders, 0},
 	{WarnMCPProtocolVersionUnknown, "an `MCP-Protocol-Version` toolscope does not know", ruleMCPHeaders, 0},

@@ -58,6 +58,8 @@ const (
 	MethodToolsCall = "tools/call"
 	MethodProgress  = "notifications/progress"
 	MethodCancelled = "notifications/cancelled"
+	// MethodInitialize opens an MCP 2025-11-25 session.
+	MethodInitialize = "initialize"
 )
 
 // RPCError is a JSON-RPC error object.
@@ -96,6 +98,10 @@ type Message struct {
 	// Plain is what the few other methods' params or result say that is
 	// worth showing (initialize, the lists, resources/read...).
 	Plain map[string]any
+	// Capabilities is what an initialize request's params.capabilities
+	// declare (MCP 2025-11-25 declares them once a session, there); nil
+	// when absent, not an object, or another method.
+	Capabilities *ClientCapabilities
 }
 
 // IsCall says whether m is a tools/call request.

@@ -25,6 +25,9 @@ const (
 	MetaReplayed        = "agentarea/replayed"
 	MetaProgressToken   = "progressToken"
 	MetaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+	// MetaClientCapabilities declares, on each request, what the client
+	// can do for the server (MCP 2026-07-28).
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
 	// MetaContextToken carries the context token in _meta over stdio,
 	// which has no headers: AgentArea's header, by name.
 	MetaContextToken = "X-AgentArea-Context"
@@ -40,6 +43,9 @@ type CallParams struct {
 	// string), and the client's answers to its input requests, as sent.
 	RequestState   string
 	InputResponses json.RawMessage
+	// InputResponseIDs are the keys of inputResponses, in the order sent
+	// (nil when it is not an object).
+	InputResponseIDs []string
 	// Problem says why the params are not a tools/call's (not an object,
 	// no name, a name that is not a string): a server answers 400/-32602.
 	Problem string
@@ -57,10 +63,19 @@ type Meta struct {
 	TraceParent, TraceState, Baggage string // W3C trace context (MCP 2026-07-28)
 	// ContextToken is a context token carried in _meta (MetaContextToken).
 	ContextToken string
+	// ClientCapabilities is what MetaClientCapabilities declares, nil when
+	// it is absent or not an object.
+	ClientCapabilities *ClientCapabilities
 	// Problem says why _meta is not a readable context (not an object, a
 	// number out of range in a context value): a malformed context value,
 	// which a server answers 400/-32602.
 	Problem string
+}
+
+// ClientCapabilities says which of the capabilities a server's input
+// requests need the client declares (a member present and not null).
+type ClientCapabilities struct {
+	Elicitation, Sampling, Roots bool
 }
 
 // str is the agentarea/* key k when it is a string.
@@ -100,6 +115,8 @@ type params struct {
 	progressToken, progress, total, message json.RawMessage
 	requestID, reason                       json.RawMessage
 	requestState, inputResponses            json.RawMessage
+	inputResponseIDs                        []string
+	capabilities                            *ClientCapabilities
 	metaRead                                Meta
 	protocolVersion, clientInfo, uri        any
 }
@@ -150,11 +167,13 @@ func (r *reader) otherParam(p *params, key []byte) {
 	case foldsTo(key, "requestState"):
 		p.requestState = r.value()
 	case foldsTo(key, "inputResponses"):
-		p.inputResponses = r.value()
+		p.inputResponses, p.inputResponseIDs = r.objectKeys()
 	case string(key) == "protocolVersion":
 		p.protocolVersion, _, _ = r.any(nil)
 	case string(key) == "clientInfo":
 		p.clientInfo, _, _ = r.any(nil)
+	case string(key) == "capabilities":
+		p.capabilities = r.clientCapabilities()
 	case string(key) == "uri":
 		p.uri, _, _ = r.any(nil)
 	default:
@@ -208,11 +227,53 @@ func (r *reader) meta(m *Meta) json.RawMessage {
 			m.Baggage, _ = stringValue(r.value())
 		case string(key) == MetaContextToken:
 			m.ContextToken, _ = stringValue(r.value())
+		case string(key) == MetaClientCapabilities:
+			m.ClientCapabilities = r.clientCapabilities()
 		default:
 			r.skip()
 		}
 	}
 	return r.text[start:r.offset()]
+}
+
+// objectKeys reads a value and, when it is an object, its keys.
+func (r *reader) objectKeys() (json.RawMessage, []string) {
+	if r.dec.PeekKind() != '{' {
+		return r.value(), nil
+	}
+	r.token()
+	start := r.offset() - 1
+	keys := []string{}
+	for r.more('}') {
+		keys = append(keys, r.key())
+		r.skip()
+	}
+	return r.text[start:r.offset()], keys
+}
+
+// clientCapabilities reads MetaClientCapabilities: which of elicitation,
+// sampling and roots it declares.
+func (r *reader) clientCapabilities() *ClientCapabilities {
+	if r.dec.PeekKind() != '{' {
+		r.skip()
+		return nil
+	}
+	r.token()
+	c := &ClientCapabilities{}
+	for r.more('}') {
+		key := r.key()
+		declared := r.dec.PeekKind() != 'n'
+		r.skip()
+		switch key {
+		case "elicitation":
+			c.Elicitation = declared
+		case "sampling":
+			c.Sampling = declared
+		case "roots":
+			c.Roots = declared
+		}
+	}
+	return c
 }
 
 // interpret fills the parts of m its method has from the params read.
@@ -229,6 +290,9 @@ func (p *params) interpret(m *Message, raw json.RawMessage) {
 		m.Cancel.Reason, _ = stringValue(p.reason)
 	}
 	m.Plain = p.plain(m)
+	if m.Method == MethodInitialize && m.Kind == KindRequest {
+		m.Capabilities = p.capabilities
+	}
 }
 
 // call reads a tools/call's params as a server does.
@@ -244,6 +308,7 @@ func (p *params) call() CallParams {
 	c.RequestState, _ = stringValue(p.requestState)
 	if p.inputResponses != nil && !isNull(p.inputResponses) {
 		c.InputResponses = json.RawMessage(p.inputResponses)
+		c.InputResponseIDs = p.inputResponseIDs
 	}
 	name, ok := stringValue(p.name)
 	switch {

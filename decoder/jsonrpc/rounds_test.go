@@ -1,6 +1,9 @@
 package jsonrpc
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // A later round of a multi-round call (MCP 2026-07-28) sends back the
 // state and the client's answers in the call's params, read in the same
@@ -14,6 +17,40 @@ func TestLaterRoundParams(t *testing.T) {
 	}
 	if m := readParams(t, "tools/call", `{"name":"deploy","inputResponses":null}`); m.Call.InputResponses != nil || m.Call.RequestState != "" {
 		t.Fatalf("a first round: %+v", m.Call)
+	}
+	if fmt.Sprint(m.Call.InputResponseIDs) != "[confirm]" {
+		t.Fatalf("answer keys %q", m.Call.InputResponseIDs)
+	}
+	if m := readParams(t, "tools/call", `{"name":"deploy","inputResponses":{"a\u0062":{},"c":null}}`); fmt.Sprint(m.Call.InputResponseIDs) != "[ab c]" {
+		t.Fatalf("answer keys, unescaped: %q", m.Call.InputResponseIDs)
+	}
+	if m := readParams(t, "tools/call", `{"name":"deploy","inputResponses":[1]}`); m.Call.InputResponseIDs != nil || string(m.Call.InputResponses) != "[1]" {
+		t.Fatalf("not an object: %+v", m.Call)
+	}
+}
+
+// A request's _meta declares what the client can do for the server: a
+// capability is declared by a member that is not null.
+func TestClientCapabilities(t *testing.T) {
+	for _, tc := range []struct{ meta, want string }{
+		{`{}`, "<nil>"},
+		{`{"io.modelcontextprotocol/clientCapabilities":{}}`, "&{false false false}"},
+		{`{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"roots":{},"sampling":null}}`, "&{true false true}"},
+		{`{"io.modelcontextprotocol/clientCapabilities":{"sampling":{},"experimental":{"x":{}}}}`, "&{false true false}"},
+		{`{"io.modelcontextprotocol/clientCapabilities":"all"}`, "<nil>"},
+	} {
+		m := readParams(t, "tools/call", `{"name":"deploy","_meta":`+tc.meta+`}`)
+		if got := fmt.Sprint(m.Meta.ClientCapabilities); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.meta, got, tc.want)
+		}
+	}
+	// 2025-11-25 declares them once, in initialize's params.
+	m := readParams(t, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"roots":{"listChanged":true}},"clientInfo":{"name":"c"}}`)
+	if got := fmt.Sprint(m.Capabilities); got != "&{false true true}" || m.Plain["clientInfo"] == nil {
+		t.Errorf("initialize: %s, %v", got, m.Plain)
+	}
+	if m := readParams(t, "tools/call", `{"name":"deploy","capabilities":{"sampling":{}}}`); m.Capabilities != nil {
+		t.Errorf("capabilities on another method: %+v", m.Capabilities)
 	}
 }
 

@@ -168,6 +168,9 @@ func (c *call) onResult(at time.Time, m *jsonrpc.Message, status int) {
 		var s decoder.ResultSummary
 		s, ws = decoder.SummarizeResult(m.Summary, c.agentArea)
 		s.ApplyTo(&ev)
+		if askes {
+			ws = append(ws, c.inputWarnings(&s)...)
+		}
 	}
 	if c.ended {
 		c.warn(at, model.WarnResultAfterEnd, "a result arrived after the call was cancelled or failed")
@@ -175,7 +178,7 @@ func (c *call) onResult(at time.Time, m *jsonrpc.Message, status int) {
 	if askes {
 		// Waiting before it is out of flight: a next round that looks for it
 		// in between finds it in one place or the other (roundPending).
-		c.t.calls.awaitNextRound(c, m.Summary.RequestState)
+		c.t.calls.awaitNextRound(c, m.Summary)
 	}
 	c.finishLocked()
 	c.t.emit(ev)

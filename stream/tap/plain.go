@@ -21,12 +21,14 @@ type plainMsg struct {
 	method    string
 	reply     *jsonrpc.Message
 	shown     map[string]any // what the params say worth showing
-	data      map[string]any
-	silent    bool
+	// capabilities are what an initialize declares (rounds.go).
+	capabilities *jsonrpc.ClientCapabilities
+	data         map[string]any
+	silent       bool
 }
 
 func newPlainMsg(m *jsonrpc.Message) *plainMsg {
-	p := &plainMsg{kind: m.Kind, id: m.ID, key: m.Key, method: m.Method, shown: m.Plain}
+	p := &plainMsg{kind: m.Kind, id: m.ID, key: m.Key, method: m.Method, shown: m.Plain, capabilities: m.Capabilities}
 	switch m.Kind {
 	case jsonrpc.KindResponse:
 		p.eventType = "mcp.response" // the client answering a server request
@@ -70,6 +72,7 @@ func (ex *exchange) reportPlain(now time.Time, status int, o outcome) {
 		p.note("duration_ms", durationMS(now.Sub(ex.start)))
 		if o.resp != nil && o.resp.sessionID != "" {
 			p.note("session", o.resp.sessionID)
+			ex.t.declared.initialized(o.resp.sessionID, p.capabilities)
 		}
 		end := ex.end
 		if end == errClientGone && bodilessAnswer(o) {

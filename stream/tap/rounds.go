@@ -9,7 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"toolscope/decoder"
 	"toolscope/decoder/jsonrpc"
+	"toolscope/model"
 )
 
 // A multi-round call (MCP 2026-07-28): the server answers a tools/call
@@ -92,6 +94,34 @@ type pendingRound struct {
 	args     [sha256.Size]byte // argumentsDigest of its arguments
 	exchange string            // its first round's: the call's id on the tap
 	round    int32
+	// asked are the ids of the input requests its answer made, nil when
+	// there were more or longer ones than maxAskedKept (then its next
+	// round's answers are not judged).
+	asked []string
+	// carried is the stateKey of the state its own request carried back
+	// ("" on a first round): a request carrying that one again is the
+	// client sending the round before once more, not a wrong state.
+	carried string
+}
+
+// maxAskedKept bounds the input request ids kept per waiting call: their
+// number and each one's length.
+const maxAskedKept = 32
+
+// askedIDs are the ids of the input requests an answer made, as kept
+// (nil past maxAskedKept).
+func askedIDs(asked []jsonrpc.InputRequest) []string {
+	if len(asked) > maxAskedKept {
+		return nil
+	}
+	ids := make([]string, 0, len(asked))
+	for _, ir := range asked {
+		if len(ir.ID) > 4*maxAskedKept {
+			return nil
+		}
+		ids = append(ids, ir.ID)
+	}
+	return ids
 }
 
 // argumentsDigest identifies arguments up to insignificant whitespace
@@ -107,9 +137,12 @@ func argumentsDigest(args json.RawMessage) [sha256.Size]byte {
 
 // awaitNextRound keeps what a call whose answer asked for input is matched
 // by until its next round comes (called with c.mu held).
-func (r *registry) awaitNextRound(c *call, state string) {
-	p := &pendingRound{key: stateKey(state), scope: c.scope, tool: c.tool, args: argumentsDigest(c.msg.Call.Arguments),
-		exchange: c.callEv.Exchange, round: c.callEv.Round}
+func (r *registry) awaitNextRound(c *call, answer *jsonrpc.Result) {
+	p := &pendingRound{key: stateKey(answer.RequestState), scope: c.scope, tool: c.tool, args: argumentsDigest(c.msg.Call.Arguments),
+		exchange: c.callEv.Exchange, round: c.callEv.Round, asked: askedIDs(answer.InputRequests)}
+	if c.msg.Call.RequestState != "" {
+		p.carried = stateKey(c.msg.Call.RequestState)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.waiting[p.key] = append(r.waiting[p.key], p)
@@ -191,7 +224,90 @@ func (t *Tap) joinRound(c *call, seq uint64) {
 		prev = t.calls.takePrevRound(c)
 	}
 	if prev == nil {
+		if c.msg.Call.InputResponses != nil && t.calls.stateNotReturned(c) {
+			c.pending = append(c.pending, decoder.StateNotReturned(c.msg.Call.RequestState))
+		}
 		return
 	}
 	c.callEv.Exchange, c.callEv.Round = prev.exchange, prev.round+1
+	if prev.asked != nil {
+		c.pending = append(c.pending, decoder.RoundAnswers(prev.asked, c.msg.Call.InputResponseIDs)...)
+	}
+}
+
+// stateNotReturned says whether c, a request answering input requests
+// that continues no waiting call by its requestState, answers one that
+// gave a state all the same: the one call waiting with the same tool and
+// arguments inside c's MCP session (or, session-less, on its connection),
+// whose requests c's answers answer key for key. Anything less sure
+// (another call of the same tool and arguments waiting there, answers to
+// other requests, the state of that call's round before: a round sent
+// again, a call the tap did not see or let go) is not said: a new call is
+// not a wrong round.
+func (r *registry) stateNotReturned(c *call) bool {
+	key, args := stateKey(c.msg.Call.RequestState), argumentsDigest(c.msg.Call.Arguments)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var match *pendingRound
+	for _, p := range r.waitOrder {
+		if p.tool != c.tool || p.args != args || p.scope.session != c.scope.session ||
+			c.scope.session == "" && p.scope.conn != c.scope.conn {
+			continue
+		}
+		if match != nil {
+			return false
+		}
+		match = p
+	}
+	return match != nil && match.key != key && match.key != stateKey("") && match.carried != key &&
+		len(match.asked) > 0 && decoder.RoundAnswers(match.asked, c.msg.Call.InputResponseIDs) == nil
+}
+
+// inputWarnings are what the rounds' rules say of an answer that asks the
+// client for input, beyond the answer itself: what it asks against what
+// its request declared the client can do (in its _meta, else in its
+// session's initialize).
+func (c *call) inputWarnings(s *decoder.ResultSummary) []model.Warning {
+	caps := c.msg.Meta.ClientCapabilities
+	if caps == nil && c.scope.session != "" {
+		caps = c.t.declared.of(c.scope.session)
+	}
+	return decoder.UndeclaredInputs(s.InputRequests, caps)
+}
+
+// declaredCapabilities are the capabilities clients declared in their
+// session's initialize (MCP 2025-11-25 declares them once, there), by
+// Mcp-Session-Id ("stdio" for the stdio tap's one session): the latest
+// maxWaiting sessions.
+type declaredCapabilities struct {
+	mu        sync.Mutex
+	bySession map[string]*jsonrpc.ClientCapabilities
+	order     []string
+}
+
+// initialized keeps what an initialize request declared for the session
+// its answer opened.
+func (d *declaredCapabilities) initialized(session string, caps *jsonrpc.ClientCapabilities) {
+	if session == "" || caps == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.bySession == nil {
+		d.bySession = make(map[string]*jsonrpc.ClientCapabilities)
+	}
+	if _, ok := d.bySession[session]; !ok {
+		d.order = append(d.order, session)
+	}
+	d.bySession[session] = caps
+	if len(d.order) > maxWaiting {
+		delete(d.bySession, d.order[0])
+		d.order = d.order[1:]
+	}
+}
+
+func (d *declaredCapabilities) of(session string) *jsonrpc.ClientCapabilities {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.bySession[session]
 }

@@ -105,15 +105,15 @@ func pendingCall(conn, state string, round int32) *call {
 // matches. The rounds kept are bounded.
 func TestPendingRoundsMatch(t *testing.T) {
 	r := newRegistry()
-	r.awaitNextRound(pendingCall("c1", "", 1), "st")
+	r.awaitNextRound(pendingCall("c1", "", 1), &jsonrpc.Result{RequestState: "st"})
 	if p := r.takePrevRound(pendingCall("c2", "st", 0)); p == nil || p.exchange != "c1" || p.round != 1 {
 		t.Fatalf("by the state alone: %+v", p)
 	}
 	if p := r.takePrevRound(pendingCall("c2", "st", 0)); p != nil {
 		t.Fatalf("taken twice: %+v", p)
 	}
-	r.awaitNextRound(pendingCall("c1", "", 1), "st")
-	r.awaitNextRound(pendingCall("c2", "", 1), "st")
+	r.awaitNextRound(pendingCall("c1", "", 1), &jsonrpc.Result{RequestState: "st"})
+	r.awaitNextRound(pendingCall("c2", "", 1), &jsonrpc.Result{RequestState: "st"})
 	if p := r.takePrevRound(pendingCall("c3", "st", 0)); p != nil {
 		t.Fatalf("two rounds on other connections: %+v taken", p)
 	}
@@ -121,7 +121,7 @@ func TestPendingRoundsMatch(t *testing.T) {
 		t.Fatalf("on its connection: %+v", p)
 	}
 	for i := range maxWaiting + 10 {
-		r.awaitNextRound(pendingCall(fmt.Sprint("x", i), "", 1), fmt.Sprint("s", i))
+		r.awaitNextRound(pendingCall(fmt.Sprint("x", i), "", 1), &jsonrpc.Result{RequestState: fmt.Sprint("s", i)})
 	}
 	if len(r.waitOrder) != maxWaiting || r.waiting[stateKey("s0")] != nil || r.waiting[stateKey("st")] != nil {
 		t.Fatalf("%d rounds kept, the oldest still there: %v", len(r.waitOrder), r.waiting[stateKey("s0")])

@@ -91,8 +91,10 @@ func checkRounds(t *testing.T, s *model.Snapshot) {
 		t.Fatalf("status %s, rounds %d, attempts %d\n%s", c.Status, c.Rounds(), len(c.Attempts), dump(s))
 	}
 	for _, w := range c.Warnings {
-		if w.Code == string(model.WarnResultMalformed) {
-			t.Errorf("a false result_malformed: %s", w.Message)
+		switch model.WarningCode(w.Code) {
+		case model.WarnResultMalformed, model.WarnInputRequiredEmpty, model.WarnInputCapabilityUndeclared,
+			model.WarnInputResponsesMismatch, model.WarnRequestStateNotReturned:
+			t.Errorf("a false %s: %s", w.Code, w.Message) // a correct peer breaks none of the rounds' rules
 		}
 	}
 	a := c.Attempts[0]
@@ -195,5 +197,44 @@ func TestMultiRoundCallThroughStdioTap(t *testing.T) {
 			lines.Write(output.EncodeLine(&ev)) // a line, newline and all
 		}
 		checkLines(t, lines.Bytes(), c.ID)
+	}
+}
+
+// TestUndeclaredElicitationFromSDK: a go-sdk client that cannot elicit
+// declares no elicitation in its request's clientCapabilities; the go-sdk
+// server asks it to confirm all the same, and the call says so.
+func TestUndeclaredElicitationFromSDK(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "deployer", Version: "v1.0.0"}, nil)
+	addDeployTool(server)
+	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
+	t.Cleanup(upstream.Close)
+	h := startTap(t, Config{Upstream: upstream.URL, Name: "tap:orders"})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "sdk-client", Version: "v1.0.0"}, nil)
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer session.Close()
+	if _, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "prod"}}); err == nil {
+		t.Fatal("a client that cannot elicit answered the elicitation")
+	}
+	s := h.waitFor("the undeclared elicitation", func(s *model.Snapshot) bool {
+		for _, c := range s.Calls {
+			for _, w := range c.Warnings {
+				if c.Tool == "deploy" && w.Code == string(model.WarnInputCapabilityUndeclared) {
+					return strings.Contains(w.Message, `"confirm" needs elicitation`)
+				}
+			}
+		}
+		return false
+	})
+	h.shutdown()
+	for _, c := range s.Calls {
+		if c.Tool == "deploy" && c.Status != model.StatusNeedsInput {
+			t.Errorf("status %s, want %s: the client never answered\n%s", c.Status, model.StatusNeedsInput, dump(s))
+		}
 	}
 }

@@ -92,6 +92,7 @@ func (s *stdioSession) fromClient(at time.Time, line []byte) {
 		s.cancel(id, at, cm)
 	}
 	for _, p := range pr.plain {
+		s.t.declared.initialized(stdioScope.session, p.capabilities)
 		switch {
 		case p.eventType == "mcp.unparsed" || p.method == jsonrpc.MethodCancelled && p.kind == jsonrpc.KindNotification:
 		case p.kind == jsonrpc.KindRequest:

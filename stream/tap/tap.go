@@ -28,8 +28,9 @@ type Tap struct {
 	upstream *url.URL
 	proxy    *httputil.ReverseProxy
 	calls    *registry
-	unread   unreadCalls    // tools/call exchanges not yet read (rounds.go)
-	judge    *decoder.Judge // judges each request; remembers what earlier calls carried
+	unread   unreadCalls          // tools/call exchanges not yet read (rounds.go)
+	declared declaredCapabilities // what each session's initialize declared (rounds.go)
+	judge    *decoder.Judge       // judges each request; remembers what earlier calls carried
 	cancels  pendingCancels
 	budget   *byteBudget // request-body bytes held (see reqbody.go)
 
