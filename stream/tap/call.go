@@ -25,7 +25,8 @@ type call struct {
 	taskID     string
 	toolCallID string
 	idemKey    string
-	scope      scope // the session and connection its request came on
+	scope      scope  // the session and connection its request came on
+	seq        uint64 // its exchange's number (see pendingRound.seq)
 	start      time.Time
 	// callEv is the prepared tool.call; its Exchange (the tap's sequence
 	// number, "12" or "12.2" in a batch; a later round's, its first

@@ -126,6 +126,7 @@ func (t *Tap) newCall(ex *exchange, cj *decoder.CallJudgment, headers map[string
 		toolCallID: m.Meta.ToolCallID(),
 		idemKey:    m.Meta.IdempotencyKey(),
 		scope:      ex.scope,
+		seq:        ex.seq,
 		start:      ex.start,
 		pending:    cj.Warnings,
 		relays:     overHTTP && cj.AgentArea,

@@ -102,6 +102,10 @@ type pendingRound struct {
 	// ("" on a first round): a request carrying that one again is the
 	// client sending the round before once more, not a wrong state.
 	carried string
+	// seq is the number of the exchange whose answer asked (0 over stdio):
+	// a request continues only a call whose request came before its own.
+	// Observation may read a later exchange's answer first.
+	seq uint64
 }
 
 // maxAskedKept bounds the input request ids kept per waiting call: their
@@ -139,7 +143,7 @@ func argumentsDigest(args json.RawMessage) [sha256.Size]byte {
 // by until its next round comes (called with c.mu held).
 func (r *registry) awaitNextRound(c *call, answer *jsonrpc.Result) {
 	p := &pendingRound{key: stateKey(answer.RequestState), scope: c.scope, tool: c.tool, args: argumentsDigest(c.msg.Call.Arguments),
-		exchange: c.callEv.Exchange, round: c.callEv.Round, asked: askedIDs(answer.InputRequests)}
+		exchange: c.callEv.Exchange, round: c.callEv.Round, asked: askedIDs(answer.InputRequests), seq: c.seq}
 	if c.msg.Call.RequestState != "" {
 		p.carried = stateKey(c.msg.Call.RequestState)
 	}
@@ -224,7 +228,7 @@ func (t *Tap) joinRound(c *call, seq uint64) {
 		prev = t.calls.takePrevRound(c)
 	}
 	if prev == nil {
-		if c.msg.Call.InputResponses != nil && t.calls.stateNotReturned(c) {
+		if c.msg.Call.InputResponses != nil && t.calls.stateNotReturned(c, seq) {
 			c.pending = append(c.pending, decoder.StateNotReturned(c.msg.Call.RequestState))
 		}
 		return
@@ -243,15 +247,16 @@ func (t *Tap) joinRound(c *call, seq uint64) {
 // (another call of the same tool and arguments waiting there, answers to
 // other requests, the state of that call's round before: a round sent
 // again, a call the tap did not see or let go) is not said: a new call is
-// not a wrong round.
-func (r *registry) stateNotReturned(c *call) bool {
+// not a wrong round. A call whose request came after c's (seq, 0 over
+// stdio) is not one c may continue.
+func (r *registry) stateNotReturned(c *call, seq uint64) bool {
 	key, args := stateKey(c.msg.Call.RequestState), argumentsDigest(c.msg.Call.Arguments)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var match *pendingRound
 	for _, p := range r.waitOrder {
 		if p.tool != c.tool || p.args != args || p.scope.session != c.scope.session ||
-			c.scope.session == "" && p.scope.conn != c.scope.conn {
+			c.scope.session == "" && p.scope.conn != c.scope.conn || seq > 0 && p.seq >= seq {
 			continue
 		}
 		if match != nil {
