@@ -1,7 +1,6 @@
 package decoder
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -142,11 +141,21 @@ func describeEndUser(v string) string {
 // argumentsDigest identifies arguments by value: key order, spacing and
 // the form of a number (1, 1.0, 1e0) do not count; digits past float64 do.
 func (x *crossIndex) argumentsDigest(raw json.RawMessage) string {
-	canon := jsontext.Value(bytes.Clone(raw))
+	buf := digestBufs.Get().(*[]byte)
+	defer digestBufs.Put(buf)
+	// Canonicalized in a copy (it rewrites in place); only the sum is kept.
+	canon := jsontext.Value(append((*buf)[:0], raw...))
 	// Integers keep every digit; other numbers are compared as float64s.
-	if canon.Canonicalize(jsontext.CanonicalizeRawInts(false), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) != nil {
+	if canon.Canonicalize(digestOptions...) != nil {
 		canon = jsontext.Value(raw)
+	} else if cap(canon) <= 64<<10 { // a huge argument list does not stay pinned
+		*buf = canon[:0]
 	}
 	sum := sha256.Sum256(canon)
 	return string(sum[:])
 }
+
+var (
+	digestBufs    = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+	digestOptions = []jsontext.Options{jsontext.CanonicalizeRawInts(false), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+)

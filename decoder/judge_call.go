@@ -100,7 +100,8 @@ func (j *Judge) isSecret(value string) bool {
 	if value == "" {
 		return false
 	}
-	candidates := []string{value}
+	var both [2]string
+	candidates := append(both[:0], value)
 	if _, rest, ok := strings.Cut(value, " "); ok {
 		candidates = append(candidates, strings.TrimSpace(rest))
 	}

@@ -33,6 +33,9 @@ func QualifiedName(instanceName, tool string) string {
 // ToolLabel replaces every character of a tool name outside [a-zA-Z0-9_-]
 // with "_" (one per character, nothing collapsed).
 func ToolLabel(tool string) string {
+	if !strings.ContainsFunc(tool, isNotNameChar) {
+		return tool // nothing to replace: no copy
+	}
 	var b strings.Builder
 	b.Grow(len(tool))
 	for _, r := range tool {
@@ -44,6 +47,8 @@ func ToolLabel(tool string) string {
 	}
 	return b.String()
 }
+
+func isNotNameChar(r rune) bool { return !isNameChar(r) }
 
 func isNameChar(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'

@@ -73,9 +73,7 @@ func verdictIs(v string) func(*Snapshot, *Call) bool {
 // missingToken: the call has no token where AgentArea's contract applies
 // (SpeaksAgentArea), as the screen's "no token"; a plain MCP call has no
 // token to miss, even where a recording says "absent" of it.
-func missingToken(s *Snapshot, c *Call) bool {
-	return verdictIs(VerdictAbsent)(s, c) && s.SpeaksAgentArea(c)
-}
+func missingToken(s *Snapshot, c *Call) bool { return s.MissingToken(c) }
 
 // filterFlags are the names the table's flags column shows, in its order.
 var filterFlags = []filterFlag{

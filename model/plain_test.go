@@ -97,3 +97,29 @@ func TestRequiredTokenSpeaksAgentArea(t *testing.T) {
 		t.Errorf("call JSON: %s", b)
 	}
 }
+
+// TestMissingTokenWhateverTheOrder: a tap call without a token on a
+// source that carries tokens misses one, whether the tap judged it before
+// its first call with a token (no context at all) or after (absent); on a
+// source that never carried one, neither does.
+func TestMissingTokenWhateverTheOrder(t *testing.T) {
+	s := NewStore(Options{})
+	tap := func(exchange string, ctx *Context) Event {
+		return Event{Time: at(0), Source: SourceTap, SourceName: "tap", Kind: KindToolCall, Tool: "t" + exchange, Exchange: exchange, Context: ctx}
+	}
+	s.Apply(tap("1", nil))
+	s.Apply(tap("2", &Context{Verdict: VerdictAbsent}))
+	snap := s.Snapshot()
+	for _, c := range snap.Calls {
+		if snap.MissingToken(c) {
+			t.Errorf("%s misses a token on a source that never carried one", c.Tool)
+		}
+	}
+	s.Apply(tap("3", &Context{Present: true, Verdict: VerdictValid}))
+	snap = s.Snapshot()
+	for _, c := range snap.Calls {
+		if want := c.Tool != "t3"; snap.MissingToken(c) != want {
+			t.Errorf("%s: missing token %v, want %v", c.Tool, !want, want)
+		}
+	}
+}

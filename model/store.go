@@ -72,6 +72,18 @@ func (s *Snapshot) SpeaksAgentArea(c *Call) bool {
 	return false
 }
 
+// MissingToken says whether a tap saw the call without the token
+// AgentArea's contract asks for, where that contract applies
+// (SpeaksAgentArea): its verdict is absent, or it has none because the tap
+// judged it before it first carried context (the tap judges on side
+// workers, so that order can differ from the calls' order).
+func (s *Snapshot) MissingToken(c *Call) bool {
+	if c.Context != nil {
+		return c.Context.Verdict == VerdictAbsent && s.SpeaksAgentArea(c)
+	}
+	return slices.ContainsFunc(c.Attempts, func(a Attempt) bool { return a.Exchange != "" }) && s.SpeaksAgentArea(c)
+}
+
 // FindCall returns the call with this ID (or tool_call_id), or nil.
 func (s *Snapshot) FindCall(id string) *Call {
 	for _, c := range s.Calls {

@@ -275,10 +275,12 @@ func (m *tableModel) flagsCell(c *model.Call, valid bool) string {
 		case model.VerdictUnverified:
 			add(st.warn, "unverified")
 		case model.VerdictAbsent:
-			if m.speaksAgentArea(c) { // plain MCP never carries one
+			if m.snap.MissingToken(c) { // plain MCP never carries one
 				add(st.muted, "no token")
 			}
 		}
+	} else if m.snap.MissingToken(c) {
+		add(st.muted, "no token")
 	} else if c.Flags&model.FlagRejected != 0 {
 		// A feed alone: the platform said the server rejected the credentials.
 		s := "rejected"

@@ -33,6 +33,21 @@ const (
 	MetaContextToken = "X-AgentArea-Context"
 )
 
+// contractKeys are the agentarea/* keys of the contract.
+var contractKeys = [...]string{MetaProtocol, MetaTaskID, MetaToolCallID, MetaWorkspaceID, MetaIdempotencyKey,
+	MetaAgentID, MetaEndUserID, MetaMetadata, MetaReplayed}
+
+// agentAreaKey is key as a string: the constant when it is one of the
+// contract's keys (most calls carry five), a copy otherwise.
+func agentAreaKey(key []byte) string {
+	for _, k := range contractKeys {
+		if string(key) == k {
+			return k
+		}
+	}
+	return string(key)
+}
+
 // CallParams is the params object of a tools/call request.
 type CallParams struct {
 	Name      string
@@ -216,7 +231,7 @@ func (r *reader) meta(m *Meta) json.RawMessage {
 			if m.AgentArea == nil {
 				m.AgentArea = make(map[string]any, 8)
 			}
-			m.AgentArea[string(key)] = v
+			m.AgentArea[agentAreaKey(key)] = v
 		case string(key) == MetaProtocolVersion:
 			m.ProtocolVersion, _ = stringValue(r.value())
 		case string(key) == "traceparent":

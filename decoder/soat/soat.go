@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"toolscope/model"
@@ -115,11 +115,12 @@ func looksLikePII(v string) string {
 // into one), a key with characters no header name may hold, and
 // pii_in_context when actor_external_id looks like an e-mail or phone number.
 func Read(h http.Header, prefix string) (Bag, []model.Warning) {
-	names := make([]string, 0, len(h))
+	var few [16]string // a request's headers, without an allocation
+	names := few[:0]
 	for name := range h {
 		names = append(names, name)
 	}
-	sort.Strings(names) // deterministic warnings and folding
+	slices.Sort(names) // deterministic warnings and folding
 	return ReadOrdered(h, names, prefix)
 }
 

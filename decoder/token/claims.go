@@ -3,7 +3,7 @@ package token
 import (
 	"fmt"
 	"net/http"
-	"strings"
+	"strconv"
 	"time"
 
 	"toolscope/decoder/jsonrpc"
@@ -11,11 +11,20 @@ import (
 )
 
 // checkRegisteredClaims applies step 1's claim rules: it returns the
-// problems and appends to summary what passed ("iss agentarea, ...").
+// problems and the summary of what passed ("iss agentarea, ...").
 func checkRegisteredClaims(claims map[string]any, in Input) (problems []string, summary string) {
 	now := in.Now
-	var passed []string
-	ok := func(s string) { passed = append(passed, s) }
+	// The summary is written into one buffer, made a string once.
+	var buf [128]byte
+	passed := buf[:0]
+	ok := func(parts ...string) {
+		if len(passed) > 0 {
+			passed = append(passed, ", "...)
+		}
+		for _, p := range parts {
+			passed = append(passed, p...)
+		}
+	}
 	iss, aud, expV, iatV := claims["iss"], claims["aud"], claims["exp"], claims["iat"]
 	if s, _ := iss.(string); s == Issuer {
 		ok("iss agentarea")
@@ -41,7 +50,8 @@ func checkRegisteredClaims(claims map[string]any, in Input) (problems []string, 
 	case now.Sub(iat) > MaxAge+ClockSkew:
 		problems = append(problems, fmt.Sprintf("issued %s ago: older than %s", HumanDuration(now.Sub(iat)), HumanDuration(MaxAge)))
 	default:
-		ok("issued " + HumanDuration(now.Sub(iat)) + " ago")
+		ok("issued ")
+		passed = append(appendHumanDuration(passed, now.Sub(iat)), " ago"...)
 	}
 	switch {
 	case expV == nil:
@@ -51,7 +61,8 @@ func checkRegisteredClaims(claims map[string]any, in Input) (problems []string, 
 	case !now.Before(exp.Add(ClockSkew)):
 		problems = append(problems, fmt.Sprintf("expired %s ago (exp %s, %s skew allowed)", HumanDuration(now.Sub(exp)), exp.UTC().Format(time.RFC3339), HumanDuration(ClockSkew)))
 	default:
-		ok("expires in " + HumanDuration(exp.Sub(now)))
+		ok("expires in ")
+		passed = appendHumanDuration(passed, exp.Sub(now))
 	}
 	if nbfV, present := claims["nbf"]; present {
 		nbf, nbfOK := numericDate(nbfV)
@@ -62,7 +73,7 @@ func checkRegisteredClaims(claims map[string]any, in Input) (problems []string, 
 			problems = append(problems, fmt.Sprintf("not valid before %s", nbf.UTC().Format(time.RFC3339)))
 		}
 	}
-	return problems, strings.Join(passed, ", ")
+	return problems, string(passed)
 }
 
 func audMatches(aud any, want string) bool {
@@ -101,7 +112,9 @@ func checkToolClaim(claims map[string]any, toolName string) (*failure, string) {
 		return nil, "no tool claim (checked only when present)"
 	}
 	if s, ok := v.(string); ok && s == toolName {
-		return nil, "tool " + describe(s) + " equals params.name"
+		var buf [128]byte
+		b := strconv.AppendQuote(append(buf[:0], "tool "...), model.Truncate(s, 80)) // as describe quotes it
+		return nil, string(append(b, " equals params.name"...))
 	}
 	return fail(http.StatusForbidden, jsonrpc.CodeForbidden, fmt.Sprintf("tool claim %s does not match params.name %s", describe(v), describe(toolName))), ""
 }

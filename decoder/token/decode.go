@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/golang-jwt/jwt/v5"
 
@@ -28,32 +29,42 @@ type decodedToken struct {
 // them.
 func decodeToken(token string) (decodedToken, error) {
 	var t decodedToken
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return t, fmt.Errorf("a JWT has 3 dot-separated parts, this has %d", len(parts))
+	if n := strings.Count(token, ".") + 1; n != 3 {
+		return t, fmt.Errorf("a JWT has 3 dot-separated parts, this has %d", n)
 	}
-	t.signingInput = token[:len(parts[0])+1+len(parts[1])]
+	header, rest, _ := strings.Cut(token, ".")
+	claims, signature, _ := strings.Cut(rest, ".")
+	t.signingInput = token[:len(header)+1+len(claims)]
+	// The two JSON segments decode into one pooled buffer: the reader
+	// copies what it keeps.
+	buf := segmentBufs.Get().(*[]byte)
+	defer segmentBufs.Put(buf)
 	var err error
-	if t.header, err = segmentObject(parts[0]); err != nil {
+	if t.header, err = segmentObject(buf, header); err != nil {
 		return t, fmt.Errorf("the header %v", err)
 	}
-	if t.claims, err = segmentObject(parts[1]); err != nil {
+	if t.claims, err = segmentObject(buf, claims); err != nil {
 		return t, fmt.Errorf("the claims %v", err)
 	}
-	if parts[2] == model.Redacted {
+	if signature == model.Redacted {
 		// A token copied from toolscope's own output: said as such, not as
 		// a malformed signature.
 		return t, errors.New("signature redacted by toolscope (recordings, copies and the screen never keep it): the token cannot be verified")
 	}
-	if t.signature, err = base64.RawURLEncoding.DecodeString(parts[2]); err != nil {
+	if t.signature, err = base64.RawURLEncoding.DecodeString(signature); err != nil {
 		return t, errors.New("the signature is not base64url")
 	}
 	return t, nil
 }
 
-// segmentObject decodes one base64url segment holding a JSON object.
-func segmentObject(seg string) (map[string]any, error) {
-	text, err := base64.RawURLEncoding.DecodeString(seg)
+// segmentBufs hold a segment's decoded JSON while it is read.
+var segmentBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// segmentObject decodes one base64url segment holding a JSON object, in
+// buf (reused: the object shares none of it).
+func segmentObject(buf *[]byte, seg string) (map[string]any, error) {
+	text, err := base64.RawURLEncoding.AppendDecode((*buf)[:0], []byte(seg))
+	*buf = text[:0]
 	if err != nil {
 		return nil, errors.New("is not base64url")
 	}

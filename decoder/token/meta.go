@@ -1,11 +1,10 @@
 package token
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -14,9 +13,9 @@ import (
 	"toolscope/model"
 )
 
-// agentAreaKeys lists the agentarea/* keys of _meta, sorted.
-func agentAreaKeys(meta map[string]any) []string {
-	keys := make([]string, 0, len(meta)) // one allocation, not one per doubling
+// agentAreaKeys appends the agentarea/* keys of _meta to keys, sorted
+// (the caller's array holds a call's few).
+func agentAreaKeys(keys []string, meta map[string]any) []string {
 	for k := range meta {
 		if strings.HasPrefix(k, jsonrpc.AgentAreaPrefix) {
 			keys = append(keys, k)
@@ -26,10 +25,10 @@ func agentAreaKeys(meta map[string]any) []string {
 	return keys
 }
 
-// contextClaimNames lists the claims that are not registered JWT claims
-// (the call's context), sorted so that findings come in a stable order.
-func contextClaimNames(claims map[string]any) []string {
-	names := make([]string, 0, len(claims))
+// contextClaimNames appends the claims that are not registered JWT claims
+// (the call's context) to names, sorted so that findings come in a stable
+// order (the caller's array holds a token's few).
+func contextClaimNames(names []string, claims map[string]any) []string {
 	for k := range claims {
 		if !isRegisteredClaim(k) {
 			names = append(names, k)
@@ -91,11 +90,10 @@ func checkMetaClaims(meta, claims map[string]any, keys, names []string, warn fun
 		}
 		return fail(http.StatusForbidden, jsonrpc.CodeForbidden, prefix+strings.Join(problems, "; ")), ""
 	}
-	detail := fmt.Sprintf("%d agentarea/* keys equal their claims", len(keys))
 	if hasProto {
-		detail += fmt.Sprintf("; protocol %q known", proto)
+		return nil, strconv.Itoa(len(keys)) + " agentarea/* keys equal their claims; protocol " + strconv.Quote(proto) + " known"
 	}
-	return nil, detail
+	return nil, strconv.Itoa(len(keys)) + " agentarea/* keys equal their claims"
 }
 
 // malformedContextValue says what is wrong with a context value's type or
@@ -167,7 +165,7 @@ func contractWarnings(claims, meta map[string]any, names []string, warn func(mod
 		warn(model.WarnIdempotencyKeyFormat, "idempotency_key %s is not task_id:tool_call_id", describe(key))
 	}
 	if md, ok := src["metadata"].(map[string]any); ok {
-		if n, ok := jsonBytes(md); ok && n > maxMetadataBytes {
+		if n := jsonBytes(md); n > maxMetadataBytes {
 			warn(model.WarnMetadataTooLarge, "metadata is %d bytes of JSON; the platform accepts at most %d", n, maxMetadataBytes)
 		}
 	}
@@ -208,14 +206,9 @@ func claimsAsMeta(claims map[string]any) map[string]any {
 }
 
 // jsonBytes is the size of v as compact UTF-8 JSON, the bytes a caller
-// sends: json.Marshal's HTML escaping (< as \u003c, six bytes) would count
-// what no one sent.
-func jsonBytes(v any) (int, bool) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
-		return 0, false
-	}
-	return len(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})), true
+// sends: only what JSON requires is escaped (json.Marshal's HTML escaping,
+// < as \u003c, six bytes, would count what no one sent).
+func jsonBytes(v any) int {
+	var buf [512]byte
+	return len(model.AppendJSONValue(buf[:0], v))
 }

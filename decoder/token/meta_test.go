@@ -17,7 +17,7 @@ func TestMetadataBytesAsSent(t *testing.T) {
 	}{{4096, false}, {4097, true}} {
 		fill := strings.Repeat("<&", tc.size)[:tc.size-len(`{"blob":""}`)]
 		md := map[string]any{"blob": fill}
-		if n, _ := jsonBytes(md); n != tc.size {
+		if n := jsonBytes(md); n != tc.size {
 			t.Fatalf("built %d bytes, want %d", n, tc.size)
 		}
 		var codes []string

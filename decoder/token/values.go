@@ -66,7 +66,7 @@ func describe(v any) string {
 		return "(absent)"
 	}
 	if s, ok := v.(string); ok {
-		return fmt.Sprintf("%q", model.Truncate(s, 80))
+		return strconv.Quote(model.Truncate(s, 80))
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -80,7 +80,11 @@ func describe(v any) string {
 // by their magnitude.
 func HumanDuration(d time.Duration) string {
 	var buf [24]byte
-	b := buf[:0]
+	return string(appendHumanDuration(buf[:0], d))
+}
+
+// appendHumanDuration appends HumanDuration(d) to b.
+func appendHumanDuration(b []byte, d time.Duration) []byte {
 	if d < 0 {
 		d = -d
 	}
@@ -89,7 +93,7 @@ func HumanDuration(d time.Duration) string {
 	var bigUnit, smallUnit string
 	switch {
 	case s < 60:
-		return string(append(strconv.AppendInt(b, s, 10), " s"...))
+		return append(strconv.AppendInt(b, s, 10), " s"...)
 	case s < 3600:
 		big, bigUnit, small, smallUnit = s/60, " m", s%60, " s"
 	case s < 86400:
@@ -101,5 +105,5 @@ func HumanDuration(d time.Duration) string {
 	if small != 0 {
 		b = append(strconv.AppendInt(append(b, ' '), small, 10), smallUnit...)
 	}
-	return string(b)
+	return b
 }

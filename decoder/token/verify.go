@@ -92,7 +92,8 @@ func Verify(in Input) (model.Context, []model.Warning) {
 	v := verification{in: in, ctx: model.Context{Present: in.Token != "", CredentialPresent: in.CredentialPresent,
 		Steps: make([]model.Step, 0, 6)}} // the contract's four, a credential and a batch step
 	v.preconditions()
-	metaKeys := agentAreaKeys(in.Meta)
+	var keys [16]string
+	metaKeys := agentAreaKeys(keys[:0], in.Meta)
 	if in.Token == "" {
 		return v.noToken(metaKeys)
 	}
@@ -228,7 +229,8 @@ func (v *verification) signatureStep(tok *decodedToken, claimProblems []string, 
 // callSteps are steps 2 (tool) and 3 (_meta against the claims), and the
 // contract's warnings; without a call only the token's own claims.
 func (v *verification) callSteps(claims map[string]any, metaKeys []string) {
-	in, names := v.in, contextClaimNames(claims)
+	var few [16]string
+	in, names := v.in, contextClaimNames(few[:0], claims)
 	if in.CallUnknown {
 		v.step(StepTool, nil, "not checked: no call given")
 		// The token's own context claims are still checked (types, protocol).

@@ -79,7 +79,17 @@ func TestPlainTapCallHasNoVerdict(t *testing.T) {
 	t.Cleanup(upstream.Close)
 	c := newCollector(t)
 	e, _ := newTestExporter(t, c.URL, nil)
-	tp, err := tap.New(tap.Config{Name: "plain", Listen: "127.0.0.1:0", Upstream: upstream.URL}, e)
+	// Each call is sent once the tap has observed the one before: whether a
+	// call without context misses one depends on the calls the tap judged
+	// before it (docs/json-lines.md), and the tap observes on side workers.
+	results := make(chan struct{}, 8)
+	sink := model.SinkFunc(func(ev model.Event) {
+		e.Emit(ev)
+		if ev.Kind == model.KindToolResult {
+			results <- struct{}{}
+		}
+	})
+	tp, err := tap.New(tap.Config{Name: "plain", Listen: "127.0.0.1:0", Upstream: upstream.URL}, sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,6 +104,11 @@ func TestPlainTapCallHasNoVerdict(t *testing.T) {
 		}
 		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
+		select {
+		case <-results:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("call%d: no tool.result observed", i+1)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
