@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"toolscope/model/modeltest"
+	"toolscope/output/recordfile"
 )
 
 // The processes BenchmarkTapOutOfProcess runs: the real toolscope binary's
@@ -230,12 +231,23 @@ type tapOutputCounts struct {
 
 func countTapOutput(b *testing.B, path string) tapOutputCounts {
 	b.Helper()
+	c := tapOutputCounts{warnings: map[string]int{}}
+	// A recording rotates at --record-max-size (100 MB by default, which a
+	// run with its wire lines passes): its older parts first, then FILE.
+	for _, part := range append(recordfile.Parts(path), path) {
+		countTapLines(b, part, &c)
+	}
+	return c
+}
+
+// countTapLines adds one file's lines to c.
+func countTapLines(b *testing.B, path string, c *tapOutputCounts) {
+	b.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	c := tapOutputCounts{warnings: map[string]int{}}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
@@ -264,7 +276,6 @@ func countTapOutput(b *testing.B, path string) tapOutputCounts {
 	if err := sc.Err(); err != nil {
 		b.Fatal(err)
 	}
-	return c
 }
 
 // startTUIProc runs the tap's screen in a terminal, a tmux pane of 120x40
