@@ -46,6 +46,7 @@ func Explain(c *Call, now time.Time) Explanation {
 	}
 	x.token(c)
 	x.outcome(c, now)
+	x.rounds(c, now)
 	x.result(c)
 	x.progress(c)
 	x.warnings(c)
@@ -212,6 +213,28 @@ func (x *Explanation) outcome(c *Call, now time.Time) {
 			x.add(Finding{Level: LevelError, What: "the call failed: " + cmp.Or(Truncate(r.Error, 300), "(no message)")})
 		}
 	}
+}
+
+// rounds: a multi-round call that ended, round by round: what the server
+// asked, what the client answered, and the time split between the server
+// and the wait for the client's input (a waiting call is said by outcome).
+func (x *Explanation) rounds(c *Call, now time.Time) {
+	a := c.LastAttempt()
+	if a == nil || len(a.Rounds) < 2 || c.Status == StatusNeedsInput {
+		return
+	}
+	var what strings.Builder
+	what.WriteString("the call took " + strconv.Itoa(len(a.Rounds)) + " rounds")
+	for i := range a.Rounds[:len(a.Rounds)-1] {
+		r := &a.Rounds[i]
+		what.WriteString("; in round " + strconv.Itoa(r.N) + " the server asked " + r.AskedSummary())
+		if answered := a.Rounds[i+1].AnswersSummary(); answered != "" {
+			what.WriteString(", the client answered " + answered)
+		}
+	}
+	server, waiting := c.RoundTimes(now)
+	what.WriteString(": " + FormatDuration(server) + " in the server, " + FormatDuration(waiting) + " waiting for the client's input")
+	x.add(Finding{Level: LevelInfo, What: what.String(), Rule: ruleRounds})
 }
 
 func isTimeout(c *Call) bool {

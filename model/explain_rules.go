@@ -22,6 +22,8 @@ const (
 		"notifications in between are dropped; a completion (progress >= total) is always relayed"
 	ruleReplayed = "AgentArea tool context, \"Idempotency\": a retry sends the same task_id, tool_call_id, idempotency key " +
 		"and arguments with a new token; _meta[\"agentarea/replayed\"]: true says the server answered from what it stored"
+	ruleRounds = "MCP 2026-07-28 multi-round calls: a result with resultType input_required asks the client for input; " +
+		"the client sends the same call again with its inputResponses and the requestState"
 	ruleJSONRPC = "MCP over Streamable HTTP: a request is answered with its result or a JSON-RPC error carrying its id"
 )
 

@@ -141,3 +141,38 @@ func TestExplainPlainResult(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainRounds: a multi-round call that ended says its rounds: what
+// the server asked, what the client answered, and the time split; one that
+// waits says what it waits for.
+func TestExplainRounds(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	asked := []InputRequest{{ID: "confirm", Method: InputElicit, Message: "Cancel order A-1042?\x1b[2J"}}
+	c := &Call{ID: "tap#4", Tool: "cancel_order", Status: StatusOK, Started: t0, Ended: t0.Add(2300 * time.Millisecond),
+		Attempts: []Attempt{{N: 1, Exchange: "4", HasResult: true, Rounds: []Round{
+			{N: 1, Started: t0, Ended: t0.Add(100 * time.Millisecond), Asked: asked, AskedInput: true},
+			{N: 2, Started: t0.Add(2100 * time.Millisecond), Ended: t0.Add(2300 * time.Millisecond),
+				Answers: []byte(`{"confirm":{"action":"accept","content":{"confirm":true}}}`)},
+		}}}}
+	var text strings.Builder
+	for _, f := range Explain(c, t0.Add(time.Minute)).Findings {
+		text.WriteString(f.What + " | " + f.Rule + "\n")
+	}
+	want := "the call took 2 rounds; in round 1 the server asked elicitation: Cancel order A-1042?␛[2J, the client answered accept: " +
+		"300ms in the server, 2.0s waiting for the client's input | MCP 2026-07-28 multi-round calls"
+	if got := text.String(); !strings.Contains(got, want) || strings.Contains(got, "\x1b") {
+		t.Errorf("findings lack %q:\n%q", want, got)
+	}
+
+	waits := *c
+	waits.Status, waits.Ended = StatusNeedsInput, time.Time{}
+	waits.Attempts = []Attempt{{N: 1, Exchange: "4", Rounds: c.Attempts[0].Rounds[:1]}}
+	text.Reset()
+	for _, f := range Explain(&waits, t0.Add(time.Second)).Findings {
+		text.WriteString(f.What + "\n")
+	}
+	if got := text.String(); strings.Contains(got, "took") || !strings.Contains(got, "asked the client for input (elicitation: Cancel order A-1042?") ||
+		!strings.Contains(got, "waits for round 2") {
+		t.Errorf("a waiting call's findings:\n%s", got)
+	}
+}
