@@ -40,7 +40,7 @@ const (
 
 // Explain says why the call ended as it did.
 func Explain(c *Call, now time.Time) Explanation {
-	x := Explanation{ID: c.ID, Tool: c.Tool, Status: c.Status, Cause: c.Cause(now)}
+	x := Explanation{ID: c.ID, Tool: c.Tool, Status: c.Status, Cause: c.Cause(now), Findings: []Finding{}} // [] when none, never null
 	if x.Tool == "" {
 		x.Tool = c.AgentName
 	}

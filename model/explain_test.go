@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -107,6 +108,8 @@ func TestExplainPlainMCPWithoutContext(t *testing.T) {
 	feed := &Call{ID: "t/c1", Tool: "echo", Status: StatusOK, SeenByFeed: true, Attempts: []Attempt{{N: 1, FeedCall: true, HasResult: true}}}
 	if x := Explain(feed, time.Now()); len(x.Findings) != 0 {
 		t.Errorf("a feed's call: %+v", x)
+	} else if b, _ := json.Marshal(x); !strings.Contains(string(b), `"findings":[]`) { // an array to a client, never null
+		t.Errorf("a call without findings: %s", b)
 	}
 }
 
