@@ -200,7 +200,7 @@ func (x *Explanation) outcome(c *Call, now time.Time) {
 			// said by token()
 		case r.IsError:
 			x.add(Finding{Level: LevelError, What: "the tool answered isError: true; the model reads: " + cmp.Or(Truncate(cmp.Or(r.Error, r.TextPreview), 300), "(no text)"),
-				Rule: ruleIsError, Must: "nothing, if the tool meant to fail; otherwise fix what its text says"})
+				Rule: isErrorRule(c), Must: "nothing, if the tool meant to fail; otherwise fix what its text says"})
 		case r.RPCCode != 0:
 			x.add(Finding{Level: LevelError, What: "the server answered a JSON-RPC error " + strconv.Itoa(r.RPCCode) + ": " + cmp.Or(Truncate(r.Error, 300), "(no message)"),
 				Rule: ruleJSONRPC, HTTPStatus: r.HTTPStatus, RPCCode: r.RPCCode,
@@ -235,6 +235,15 @@ func (x *Explanation) rounds(c *Call, now time.Time) {
 	server, waiting := c.RoundTimes(now)
 	what.WriteString(": " + FormatDuration(server) + " in the server, " + FormatDuration(waiting) + " waiting for the client's input")
 	x.add(Finding{Level: LevelInfo, What: what.String(), Rule: ruleRounds})
+}
+
+// isErrorRule is the rule a tool's isError answer touches: MCP's, and
+// AgentArea's only on a call that speaks it.
+func isErrorRule(c *Call) string {
+	if c.AgentArea() {
+		return ruleIsErrorAgentArea
+	}
+	return ruleIsError
 }
 
 func isTimeout(c *Call) bool {

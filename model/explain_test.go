@@ -104,6 +104,12 @@ func TestExplainPlainMCPWithoutContext(t *testing.T) {
 		Attempts: []Attempt{{N: 1, Exchange: "3", HasResult: true, Result: Result{IsError: true, Error: "a is not a number."}}}}
 	if x := Explain(failed, time.Now()); x.Summary != "error: a is not a number. Nothing, if the tool meant to fail; otherwise fix what its text says." {
 		t.Errorf("summary %q", x.Summary)
+	} else if rule := x.Findings[len(x.Findings)-1].Rule; !strings.HasPrefix(rule, "MCP, \"Tool results\"") || strings.Contains(rule, "AgentArea") {
+		t.Errorf("a plain call's isError rule: %q", rule) // no platform is there: MCP's rule alone
+	}
+	failed.Context = &Context{Present: true, Verdict: VerdictValid}
+	if x := Explain(failed, time.Now()); !strings.Contains(x.Findings[len(x.Findings)-1].Rule, "AgentArea tool context, \"Results\"") {
+		t.Errorf("an AgentArea call's isError rule: %+v", x.Findings)
 	}
 	feed := &Call{ID: "t/c1", Tool: "echo", Status: StatusOK, SeenByFeed: true, Attempts: []Attempt{{N: 1, FeedCall: true, HasResult: true}}}
 	if x := Explain(feed, time.Now()); len(x.Findings) != 0 {
