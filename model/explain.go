@@ -223,17 +223,17 @@ func (x *Explanation) rounds(c *Call, now time.Time) {
 	if a == nil || len(a.Rounds) < 2 || c.Status == StatusNeedsInput {
 		return
 	}
+	server, waiting := c.RoundTimes(now)
 	var what strings.Builder
-	what.WriteString("the call took " + strconv.Itoa(len(a.Rounds)) + " rounds")
+	what.WriteString("the call took " + strconv.Itoa(len(a.Rounds)) + " rounds (" + FormatDuration(server) + " in the server, " +
+		FormatDuration(waiting) + " waiting for the client's input)")
 	for i := range a.Rounds[:len(a.Rounds)-1] {
 		r := &a.Rounds[i]
-		what.WriteString("; in round " + strconv.Itoa(r.N) + " the server asked " + r.AskedSummary())
+		what.WriteString("; round " + strconv.Itoa(r.N) + ": the server asked (" + r.AskedSummary() + ")")
 		if answered := a.Rounds[i+1].AnswersSummary(); answered != "" {
 			what.WriteString(", the client answered " + answered)
 		}
 	}
-	server, waiting := c.RoundTimes(now)
-	what.WriteString(": " + FormatDuration(server) + " in the server, " + FormatDuration(waiting) + " waiting for the client's input")
 	x.add(Finding{Level: LevelInfo, What: what.String(), Rule: ruleRounds})
 }
 

@@ -167,8 +167,8 @@ func TestExplainRounds(t *testing.T) {
 	for _, f := range Explain(c, t0.Add(time.Minute)).Findings {
 		text.WriteString(f.What + " | " + f.Rule + "\n")
 	}
-	want := "the call took 2 rounds; in round 1 the server asked elicitation: Cancel order A-1042?␛[2J, the client answered accept: " +
-		"300ms in the server, 2.0s waiting for the client's input | MCP 2026-07-28 multi-round calls"
+	want := "the call took 2 rounds (300ms in the server, 2.0s waiting for the client's input); round 1: the server asked " +
+		"(elicitation: Cancel order A-1042?␛[2J), the client answered accept | MCP 2026-07-28 multi-round calls"
 	if got := text.String(); !strings.Contains(got, want) || strings.Contains(got, "\x1b") {
 		t.Errorf("findings lack %q:\n%q", want, got)
 	}
