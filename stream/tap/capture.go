@@ -116,7 +116,7 @@ func (ex *exchange) emitWire(o outcome) {
 		resp.EndMS = resp.HeadMS
 		if o.resp.pipe != nil {
 			resp.EndMS = sinceMS(c.start, o.resp.pipe.endTime())
-			if !isEventStream(o.resp.contentType) {
+			if !o.resp.eventStream {
 				resp.Body = c.body(ex.respBody, partial == "" && (ex.respBody != nil || ex.end == io.EOF), partial)
 				if resp.Body != nil && resp.Body.Size == 0 && o.resp.contentLength > 0 {
 					resp.Body.Size = o.resp.contentLength

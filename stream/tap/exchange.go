@@ -37,6 +37,7 @@ type outcome struct {
 type responseStart struct {
 	status          int
 	contentType     string
+	eventStream     bool // contentType is text/event-stream (isEventStream, read once)
 	contentEncoding string
 	sessionID       string
 	contentLength   int64
@@ -72,6 +73,7 @@ type exchange struct {
 	sideStart *time.Timer // starts run on a runner (see scheduleSideWork)
 	served    bool        // the proxy returned (it panics when the client is gone)
 	over      bool        // run starts with the exchange over (handlerDone)
+	queuedAt  time.Time   // when it was queued for a worker (runners.queue)
 	pipe      *sidePipe   // set by ModifyResponse, read by the handler's defer
 
 	end          error  // how the response body ended
@@ -206,7 +208,7 @@ func (ex *exchange) concludeCall(c *call, now time.Time, rs *responseStart) {
 		c.onFailure(now, rs.status, 0, httpErrorText(rs.status, ex.respBody))
 	case ex.parseSkipped:
 		c.onFailure(now, rs.status, 0, "") // not parsed: status and time are what is known
-	case !isEventStream(rs.contentType):
+	case !rs.eventStream:
 		c.onFailure(now, rs.status, 0, "the response holds no answer to this call")
 	case ex.malformed != "":
 		// The server answered on this stream, but not in a form the tap can

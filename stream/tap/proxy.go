@@ -151,18 +151,19 @@ func (t *Tap) modifyResponse(res *http.Response) error {
 		sessionID:       res.Header.Get("Mcp-Session-Id"),
 		contentLength:   res.ContentLength,
 	}
+	rs.eventStream = isEventStream(rs.contentType)
 	if res.Body != nil && res.Body != http.NoBody && res.StatusCode != http.StatusSwitchingProtocols {
 		rs.pipe = newSidePipe(t.cfg.MaxParseBytes)
-		if !isEventStream(rs.contentType) && res.ContentLength > t.cfg.MaxParseBytes {
+		if !rs.eventStream && res.ContentLength > t.cfg.MaxParseBytes {
 			// Not worth copying a byte of it; the tee still sees how it ends.
 			rs.tooLarge = true
 			rs.pipe.stop()
 		}
-		res.Body = &teeBody{rc: res.Body, pipe: rs.pipe, client: ex.client, stream: isEventStream(rs.contentType)}
+		res.Body = &teeBody{rc: res.Body, pipe: rs.pipe, client: ex.client, stream: rs.eventStream}
 	}
 	ex.capture.responseHead(res)
 	ex.settle(outcome{kind: outcomeResponse, resp: &rs})
-	if isEventStream(rs.contentType) {
+	if rs.eventStream {
 		ex.streamStarted()
 	}
 	return nil

@@ -47,7 +47,7 @@ func (ex *exchange) readResponse(rs *responseStart) {
 		ex.skipParse(rs, "content-encoding "+enc+" is not parsed")
 		return
 	}
-	if isEventStream(rs.contentType) {
+	if rs.eventStream {
 		ex.readEventStream(rs, r)
 	} else {
 		ex.readBody(rs, r)

@@ -151,9 +151,26 @@ func newRunners() *runners {
 // queue has ex (admitted, its handler done) run by a worker, in turn.
 // The send never waits: the queue holds as many as may be admitted.
 func (r *runners) queue(ex *exchange) {
+	ex.queuedAt = time.Now()
 	r.pending <- ex
 	if r.takeWorkerPlace() {
 		go r.work()
+	}
+}
+
+// answerLead is how long a queued exchange waits for its worker after its
+// handler handed it over. The handler returns before net/http writes the
+// answer out, and the client, its transport and the upstream still need a
+// core to take it in: observation started at once took that core on two
+// cores and added a third to a small call's latency (BenchmarkTap/latency,
+// docs/performance.md). A moment later the answer is through. An exchange
+// that waited in the queue as long starts at once: a backlog is not slowed.
+var answerLead = time.Millisecond
+
+// letAnswerLead waits until the exchange has been queued answerLead.
+func (ex *exchange) letAnswerLead() {
+	if d := answerLead - time.Since(ex.queuedAt); d > 0 {
+		time.Sleep(d)
 	}
 }
 
@@ -177,6 +194,7 @@ func (r *runners) work() {
 	for {
 		select {
 		case ex := <-r.pending:
+			ex.letAnswerLead()
 			ex.run()
 			r.done()
 			idle.Reset(runnerIdle)
