@@ -40,12 +40,13 @@ const (
 
 // Explain says why the call ended as it did.
 func Explain(c *Call, now time.Time) Explanation {
-	x := Explanation{ID: c.ID, Tool: c.Tool, Status: c.Status, Cause: c.Cause(now)}
+	x := Explanation{ID: c.ID, Tool: c.Tool, Status: c.Status, Cause: c.Cause(now), Findings: []Finding{}} // [] when none, never null
 	if x.Tool == "" {
 		x.Tool = c.AgentName
 	}
 	x.token(c)
 	x.outcome(c, now)
+	x.rounds(c, now)
 	x.result(c)
 	x.progress(c)
 	x.warnings(c)
@@ -199,7 +200,7 @@ func (x *Explanation) outcome(c *Call, now time.Time) {
 			// said by token()
 		case r.IsError:
 			x.add(Finding{Level: LevelError, What: "the tool answered isError: true; the model reads: " + cmp.Or(Truncate(cmp.Or(r.Error, r.TextPreview), 300), "(no text)"),
-				Rule: ruleIsError, Must: "nothing, if the tool meant to fail; otherwise fix what its text says"})
+				Rule: isErrorRule(c), Must: "nothing, if the tool meant to fail; otherwise fix what its text says"})
 		case r.RPCCode != 0:
 			x.add(Finding{Level: LevelError, What: "the server answered a JSON-RPC error " + strconv.Itoa(r.RPCCode) + ": " + cmp.Or(Truncate(r.Error, 300), "(no message)"),
 				Rule: ruleJSONRPC, HTTPStatus: r.HTTPStatus, RPCCode: r.RPCCode,
@@ -212,6 +213,37 @@ func (x *Explanation) outcome(c *Call, now time.Time) {
 			x.add(Finding{Level: LevelError, What: "the call failed: " + cmp.Or(Truncate(r.Error, 300), "(no message)")})
 		}
 	}
+}
+
+// rounds: a multi-round call that ended, round by round: what the server
+// asked, what the client answered, and the time split between the server
+// and the wait for the client's input (a waiting call is said by outcome).
+func (x *Explanation) rounds(c *Call, now time.Time) {
+	a := c.LastAttempt()
+	if a == nil || len(a.Rounds) < 2 || c.Status == StatusNeedsInput {
+		return
+	}
+	server, waiting := c.RoundTimes(now)
+	var what strings.Builder
+	what.WriteString("the call took " + strconv.Itoa(len(a.Rounds)) + " rounds (" + FormatDuration(server) + " in the server, " +
+		FormatDuration(waiting) + " waiting for the client's input)")
+	for i := range a.Rounds[:len(a.Rounds)-1] {
+		r := &a.Rounds[i]
+		what.WriteString("; round " + strconv.Itoa(r.N) + ": the server asked (" + r.AskedSummary() + ")")
+		if answered := a.Rounds[i+1].AnswersSummary(); answered != "" {
+			what.WriteString(", the client answered " + answered)
+		}
+	}
+	x.add(Finding{Level: LevelInfo, What: what.String(), Rule: ruleRounds})
+}
+
+// isErrorRule is the rule a tool's isError answer touches: MCP's, and
+// AgentArea's only on a call that speaks it.
+func isErrorRule(c *Call) string {
+	if c.AgentArea() {
+		return ruleIsErrorAgentArea
+	}
+	return ruleIsError
 }
 
 func isTimeout(c *Call) bool {

@@ -17,11 +17,15 @@ const (
 		"of the tool.result event (structured_content_dropped: true); the model does not read structuredContent"
 	ruleResultsImg = "AgentArea tool context, \"Results\": PNG, JPEG, GIF and WebP up to 5 MB, at most 8 per result"
 	ruleImageData  = "MCP, ImageContent: data is the base64-encoded image, of the type mimeType declares"
-	ruleIsError    = "MCP tools and AgentArea tool context, \"Results\": isError: true is a failed tool.result; its content is the error the model reads"
-	ruleRelay      = "AgentArea tool context, \"Progress\": at most one tool.progress per 0.5 s per call is relayed, " +
+	ruleIsError    = "MCP, \"Tool results\": a tool reports its own failure as a result with isError: true (not a JSON-RPC error); its content says what failed"
+	// ruleIsErrorAgentArea is ruleIsError on a call that speaks AgentArea.
+	ruleIsErrorAgentArea = ruleIsError + "; AgentArea tool context, \"Results\": isError: true is a failed tool.result, its content the error the model reads"
+	ruleRelay            = "AgentArea tool context, \"Progress\": at most one tool.progress per 0.5 s per call is relayed, " +
 		"notifications in between are dropped; a completion (progress >= total) is always relayed"
 	ruleReplayed = "AgentArea tool context, \"Idempotency\": a retry sends the same task_id, tool_call_id, idempotency key " +
 		"and arguments with a new token; _meta[\"agentarea/replayed\"]: true says the server answered from what it stored"
+	ruleRounds = "MCP 2026-07-28 multi-round calls: a result with resultType input_required asks the client for input; " +
+		"the client sends the same call again with its inputResponses and the requestState"
 	ruleJSONRPC = "MCP over Streamable HTTP: a request is answered with its result or a JSON-RPC error carrying its id"
 )
 

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -103,10 +104,18 @@ func TestExplainPlainMCPWithoutContext(t *testing.T) {
 		Attempts: []Attempt{{N: 1, Exchange: "3", HasResult: true, Result: Result{IsError: true, Error: "a is not a number."}}}}
 	if x := Explain(failed, time.Now()); x.Summary != "error: a is not a number. Nothing, if the tool meant to fail; otherwise fix what its text says." {
 		t.Errorf("summary %q", x.Summary)
+	} else if rule := x.Findings[len(x.Findings)-1].Rule; !strings.HasPrefix(rule, "MCP, \"Tool results\"") || strings.Contains(rule, "AgentArea") {
+		t.Errorf("a plain call's isError rule: %q", rule) // no platform is there: MCP's rule alone
+	}
+	failed.Context = &Context{Present: true, Verdict: VerdictValid}
+	if x := Explain(failed, time.Now()); !strings.Contains(x.Findings[len(x.Findings)-1].Rule, "AgentArea tool context, \"Results\"") {
+		t.Errorf("an AgentArea call's isError rule: %+v", x.Findings)
 	}
 	feed := &Call{ID: "t/c1", Tool: "echo", Status: StatusOK, SeenByFeed: true, Attempts: []Attempt{{N: 1, FeedCall: true, HasResult: true}}}
 	if x := Explain(feed, time.Now()); len(x.Findings) != 0 {
 		t.Errorf("a feed's call: %+v", x)
+	} else if b, _ := json.Marshal(x); !strings.Contains(string(b), `"findings":[]`) { // an array to a client, never null
+		t.Errorf("a call without findings: %s", b)
 	}
 }
 
@@ -139,5 +148,40 @@ func TestExplainPlainResult(t *testing.T) {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the AgentArea call's findings lack %q:\n%s", want, text.String())
 		}
+	}
+}
+
+// TestExplainRounds: a multi-round call that ended says its rounds: what
+// the server asked, what the client answered, and the time split; one that
+// waits says what it waits for.
+func TestExplainRounds(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	asked := []InputRequest{{ID: "confirm", Method: InputElicit, Message: "Cancel order A-1042?\x1b[2J"}}
+	c := &Call{ID: "tap#4", Tool: "cancel_order", Status: StatusOK, Started: t0, Ended: t0.Add(2300 * time.Millisecond),
+		Attempts: []Attempt{{N: 1, Exchange: "4", HasResult: true, Rounds: []Round{
+			{N: 1, Started: t0, Ended: t0.Add(100 * time.Millisecond), Asked: asked, AskedInput: true},
+			{N: 2, Started: t0.Add(2100 * time.Millisecond), Ended: t0.Add(2300 * time.Millisecond),
+				Answers: []byte(`{"confirm":{"action":"accept","content":{"confirm":true}}}`)},
+		}}}}
+	var text strings.Builder
+	for _, f := range Explain(c, t0.Add(time.Minute)).Findings {
+		text.WriteString(f.What + " | " + f.Rule + "\n")
+	}
+	want := "the call took 2 rounds (300ms in the server, 2.0s waiting for the client's input); round 1: the server asked " +
+		"(elicitation: Cancel order A-1042?␛[2J), the client answered accept | MCP 2026-07-28 multi-round calls"
+	if got := text.String(); !strings.Contains(got, want) || strings.Contains(got, "\x1b") {
+		t.Errorf("findings lack %q:\n%q", want, got)
+	}
+
+	waits := *c
+	waits.Status, waits.Ended = StatusNeedsInput, time.Time{}
+	waits.Attempts = []Attempt{{N: 1, Exchange: "4", Rounds: c.Attempts[0].Rounds[:1]}}
+	text.Reset()
+	for _, f := range Explain(&waits, t0.Add(time.Second)).Findings {
+		text.WriteString(f.What + "\n")
+	}
+	if got := text.String(); strings.Contains(got, "took") || !strings.Contains(got, "asked the client for input (elicitation: Cancel order A-1042?") ||
+		!strings.Contains(got, "waits for round 2") {
+		t.Errorf("a waiting call's findings:\n%s", got)
 	}
 }

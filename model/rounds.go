@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 )
@@ -79,13 +80,54 @@ func AskedSummary(c *Call) string {
 	if a == nil || len(a.Rounds) == 0 {
 		return ""
 	}
-	asked := a.Rounds[len(a.Rounds)-1].Asked
-	if len(asked) == 0 {
+	return a.Rounds[len(a.Rounds)-1].AskedSummary()
+}
+
+// AskedSummary says in a few words what the round's answer asked the
+// client, sanitised.
+func (r *Round) AskedSummary() string {
+	if len(r.Asked) == 0 {
 		return "nothing: the server is busy, retry later"
 	}
-	parts := make([]string, 0, len(asked))
-	for _, ir := range asked {
+	parts := make([]string, 0, len(r.Asked))
+	for _, ir := range r.Asked {
 		parts = append(parts, ir.Summary())
+	}
+	return Truncate(Sanitize(strings.Join(parts, "; ")), 160)
+}
+
+// AnswersSummary says in a few words what the client answered in the
+// round's request: each answer's action ("accept", "decline", "cancel"),
+// or what it is when it has none (a sampling's message, the roots),
+// sanitised.
+func (r *Round) AnswersSummary() string {
+	var answers map[string]json.RawMessage
+	if json.Unmarshal(r.Answers, &answers) != nil || len(answers) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(answers))
+	for k := range answers {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		var answer struct {
+			Action  string          `json:"action"`
+			Content json.RawMessage `json:"content"`
+			Roots   json.RawMessage `json:"roots"`
+		}
+		_ = json.Unmarshal(answers[k], &answer) // an answer that is no object is said as one
+		what := "an answer"
+		switch {
+		case answer.Action != "":
+			what = answer.Action
+		case answer.Roots != nil:
+			what = "its roots"
+		case answer.Content != nil:
+			what = "a message"
+		}
+		parts = append(parts, what)
 	}
 	return Truncate(Sanitize(strings.Join(parts, "; ")), 160)
 }

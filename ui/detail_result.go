@@ -281,7 +281,7 @@ func (m *detailModel) detailAttempts(d *detailText, c *model.Call) {
 		parts := []string{"#" + strconv.Itoa(a.N)}
 		via := []string{}
 		if a.Exchange != "" {
-			via = append(via, "tap "+model.Sanitize(a.SourceName)+" exchange "+model.Sanitize(a.Exchange))
+			via = append(via, sourceText(model.SourceTap, a.SourceName)+" exchange "+model.Sanitize(a.Exchange))
 		}
 		if a.FeedCall {
 			via = append(via, "feed")

@@ -145,16 +145,10 @@ func (m *detailModel) detailTimeline(d *detailText, c *model.Call) {
 		var src, kind, sum string
 		var kp paint
 		if e.ev != nil {
-			src = model.Sanitize(e.ev.Source)
-			if e.ev.SourceName != "" && e.ev.SourceName != e.ev.Source {
-				src += " " + model.Sanitize(e.ev.SourceName)
-			}
+			src = sourceText(e.ev.Source, e.ev.SourceName)
 			kind, sum, kp = m.eventSummary(e.ev, agentArea)
 		} else {
-			src = model.SourceFeed
-			if e.point.FromTap {
-				src = model.SourceTap
-			}
+			src = pointSource(timeline, e.point)
 			kind, sum, kp = "tool.progress", m.pointSummary(e.point, c.Relays), st.run
 		}
 		d.line("   " + st.muted.on(clockMillis(e.at)) + " " + fitRight(delta, 7) + "  " +
@@ -163,6 +157,29 @@ func (m *detailModel) detailTimeline(d *detailText, c *model.Call) {
 	if len(entries) == 0 {
 		d.line("   " + st.muted.on("(nothing yet)"))
 	}
+}
+
+// pointSource is the source that carried a progress point, said as the
+// timeline says its events: a point keeps only whether a tap or a feed saw
+// it, so its name is that of the latest event of that kind before it (the
+// first when none is before it).
+func pointSource(timeline []model.Event, p *model.Point) string {
+	kind := model.SourceFeed
+	if p.FromTap {
+		kind = model.SourceTap
+	}
+	name := ""
+	for i := range timeline {
+		ev := &timeline[i]
+		if ev.Source != kind || ev.SourceName == "" {
+			continue
+		}
+		if name != "" && ev.Time.After(p.Time()) {
+			break
+		}
+		name = ev.SourceName
+	}
+	return sourceText(kind, name)
 }
 
 // timelineText is where a timeline line's summary starts: indent, time,

@@ -4,26 +4,12 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"toolscope/model"
 )
 
 // A source that failed, is failing or keeps reconnecting says why where the
 // calls would be (sourceProblems): its state, then its detail (HTTP status,
 // URL, what to check), wrapped whole. The event log has the history; this
 // is what a user sees first.
-
-// sourceTitle is "feed NAME" (or just the name when it says its kind).
-func sourceTitle(s model.SourceState) string {
-	name := model.Sanitize(s.Name)
-	if name == "" {
-		return model.Sanitize(s.Source)
-	}
-	if s.Source == "" || strings.HasPrefix(name, s.Source) {
-		return name
-	}
-	return model.Sanitize(s.Source) + " " + name
-}
 
 // wrapText breaks plain text into lines of width cells: at spaces where it
 // can, inside a long word (a URL) where it must. Nothing is cut off.

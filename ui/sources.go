@@ -146,7 +146,7 @@ func (c *common) sourceLabel(s model.SourceState, group string, detail int) stri
 	switch {
 	case group != "":
 		name = group
-	case s.Source != "" && s.Name != s.Source && !strings.HasPrefix(s.Name, s.Source+":"):
+	case !namesItsKind(s.Source, s.Name):
 		label += st.muted.on(model.Sanitize(s.Source) + " ")
 	}
 	label += cut(name, 28)
@@ -163,6 +163,27 @@ func (c *common) sourceLabel(s model.SourceState, group string, detail int) stri
 		label += st.muted.on(" · " + formatCount(s.Events) + " ev · " + strconv.Itoa(s.Calls) + " calls")
 	}
 	return label
+}
+
+// sourceText is a source as the screen says it, each once: its kind and
+// name ("feed orders"), or the name alone when it says its kind ("tap",
+// "tap:soat-orders", "tap2"), or the kind alone when it has no name.
+func sourceText(source, name string) string {
+	switch {
+	case name == "":
+		return model.Sanitize(source)
+	case namesItsKind(source, name):
+		return model.Sanitize(name)
+	}
+	return model.Sanitize(source) + " " + model.Sanitize(name)
+}
+
+// namesItsKind says whether a source's name starts with its kind, alone or
+// followed by a ':' or a number (as toolscope names its taps), or there is
+// only one of them to say.
+func namesItsKind(source, name string) bool {
+	rest, ok := strings.CutPrefix(name, source)
+	return source == "" || name == "" || ok && (rest == "" || rest[0] == ':' || rest[0] >= '0' && rest[0] <= '9')
 }
 
 // speaks says what a tap's calls carry: AgentArea context (a token or
@@ -233,11 +254,11 @@ func (c *common) sourceProblems(width int) []string {
 		var head string
 		switch s.State {
 		case model.StateFailed:
-			head = st.err.on("✕ " + sourceTitle(s) + " failed")
+			head = st.err.on("✕ " + sourceText(s.Source, s.Name) + " failed")
 		case model.StateFailing:
-			head = st.err.on("● " + sourceTitle(s) + " failing")
+			head = st.err.on("● " + sourceText(s.Source, s.Name) + " failing")
 		case model.StateReconnecting:
-			head = st.warn.on("● " + sourceTitle(s) + " reconnecting (attempt " + strconv.Itoa(s.Attempts) + ")")
+			head = st.warn.on("● " + sourceText(s.Source, s.Name) + " reconnecting (attempt " + strconv.Itoa(s.Attempts) + ")")
 		default:
 			continue
 		}

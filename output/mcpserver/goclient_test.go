@@ -49,6 +49,17 @@ func checkTools(t *testing.T, cs *mcp.ClientSession) {
 		if tool.InputSchema == nil || tool.OutputSchema == nil || tool.Description == "" {
 			t.Errorf("%s: input schema %v, output schema %v, description %q", tool.Name, tool.InputSchema != nil, tool.OutputSchema != nil, tool.Description)
 		}
+		if tool.Name == "explain_call" { // findings are an array, [] when none: never null
+			b, _ := json.Marshal(tool.OutputSchema)
+			var schema struct {
+				Properties map[string]struct {
+					Type any `json:"type"`
+				} `json:"properties"`
+			}
+			if err := json.Unmarshal(b, &schema); err != nil || schema.Properties["findings"].Type != "array" {
+				t.Errorf("explain_call's findings: type %v in %s", schema.Properties["findings"].Type, b)
+			}
+		}
 	}
 	slices.Sort(names)
 	if want := []string{"explain_call", "get_call", "list_calls", "list_warnings", "sources"}; !slices.Equal(names, want) {

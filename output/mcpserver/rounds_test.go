@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,5 +69,24 @@ func TestMultiRoundCallServed(t *testing.T) {
 	r1, r2 := doc.Attempts[0].Rounds[0], doc.Attempts[0].Rounds[1]
 	if r1.Asked[0].Message != "Deploy to prod?" || string(r2.Answers) != `{"confirm":{"action":"accept"}}` || r2.Asked[0].Method != model.InputRoots {
 		t.Fatalf("rounds %+v %+v", r1, r2)
+	}
+	var x model.Explanation
+	callTool(t, cs, "explain_call", map[string]any{"id": "tap:orders#2"}, &x)
+	if len(x.Findings) == 0 || !strings.Contains(x.Findings[len(x.Findings)-1].What, "(roots) and waits for round 3") {
+		t.Errorf("explain_call of the waiting call: %+v", x)
+	}
+
+	// The client answers, the call ends: explain_call says its rounds.
+	store.Apply(ev(1500, model.KindToolCall, func(e *model.Event) {
+		e.RequestID, e.Round, e.InputResponses = "7", 3, []byte(`{"where":{"roots":[{"uri":"file:///srv"}]}}`)
+	}))
+	store.Apply(ev(1530, model.KindToolResult, func(e *model.Event) { e.RequestID, e.Round, e.TextChars = "7", 3, 8 }))
+	for deadline := time.Now().Add(5 * time.Second); x.Status != model.StatusOK && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		callTool(t, cs, "explain_call", map[string]any{"id": "tap:orders#2"}, &x) // the server reads the store every Poll
+	}
+	want := "the call took 3 rounds (110ms in the server, 1.4s waiting for the client's input); round 1: the server asked " +
+		"(elicitation: Deploy to prod?), the client answered accept; round 2: the server asked (roots), the client answered its roots"
+	if x.Status != model.StatusOK || len(x.Findings) == 0 || x.Findings[len(x.Findings)-1].What != want {
+		t.Errorf("explain_call of the ended call: %+v", x)
 	}
 }

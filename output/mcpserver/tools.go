@@ -24,12 +24,23 @@ const (
 )
 
 // schemaTypes are the types whose inferred schema would be wrong: raw
-// JSON is any JSON value (not an array of bytes), and an event is an object
-// whose encoder adds fields of its kind (the JSON-lines interface). Each is
-// an object, not the schema `true`, which the TypeScript SDK refuses.
+// JSON is any JSON value (not an array of bytes), an event is an object
+// whose encoder adds fields of its kind (the JSON-lines interface), and an
+// explanation's findings are an array, empty when there are none (never
+// null). Each is an object, not the schema `true`, which the TypeScript
+// SDK refuses.
 var schemaTypes = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[json.RawMessage](): {Description: "any JSON value, as it was sent"},
 	reflect.TypeFor[model.Event]():     {Type: "object"},
+	reflect.TypeFor[[]model.Finding](): {Type: "array", Items: must(jsonschema.For[model.Finding](nil))},
+}
+
+// must is the schema of a type whose inference cannot fail (a plain struct).
+func must(s *jsonschema.Schema, err error) *jsonschema.Schema {
+	if err != nil {
+		panic(err)
+	}
+	return s
 }
 
 func schemaFor[T any]() (*jsonschema.Schema, error) {
