@@ -79,6 +79,8 @@ func Secrets() *SecretTable {
 		{"claim (passphrase)", "CLAIMphraseSECRET_2f3a"},
 		{"structured content key (pwd)", "SCpwdSECRET_4b5c"},
 		{"feed event data (api_key)", "DATAkeySECRET_6d7e"},
+		{"a client's input response key (api_key)", "INPUTkeySECRET_8f9a"},
+		{"an elicitation URL's query (token)", "ELICITurlSECRET_1c2d"},
 	}
 	return tb
 }
@@ -128,14 +130,25 @@ func (tb *SecretTable) Events() []model.Event {
 	w := call(model.KindWarning, 3)
 	w.Code, w.Message = string(model.WarnMalformedResponse),
 		`Post "http://user:`+tb.URLPassword+`@127.0.0.1:1/mcp?api_key=`+tb.QueryKey+`": dial tcp: connection refused`
+	// A second round: the server asks the client to sign in by a URL, and
+	// the client's answer carries a credential.
+	asked := call(model.KindToolResult, 3)
+	asked.Round, asked.ResultType, asked.HTTPStatus = 1, "input_required", 200
+	asked.InputRequests = []model.InputRequest{{ID: "login", Method: model.InputElicit, Message: "Sign in to the ledger",
+		URL: "https://auth.example/connect?token=ELICITurlSECRET_1c2d"}}
+	again := call(model.KindToolCall, 3)
+	again.Round, again.RequestID = 2, "2"
+	again.InputResponses = MustJSON(map[string]any{"login": map[string]any{"action": "accept",
+		"content": map[string]any{"api_key": "INPUTkeySECRET_8f9a"}}})
 	r := call(model.KindToolResult, 4)
+	r.Round = 2
 	r.DurationMS, r.HTTPStatus, r.TextChars = 4, 200, 120
 	r.TextPreview = "exported with " + tb.Token + " after checking " + tb.ContextSecret
 	r.StructuredContent = MustJSON(map[string]any{"rows": []any{map[string]any{"pwd": "SCpwdSECRET_4b5c", "note": "auth was Bearer " + tb.Bearer}}})
 	feed := model.Event{Time: at.Add(5 * time.Millisecond), Source: model.SourceFeed, SourceName: "feed:task-secrets",
 		Kind: model.KindEvent, TaskID: "task-secrets", EventType: "llm.call.started",
 		Data: MustJSON(map[string]any{"provider": map[string]any{"api_key": "DATAkeySECRET_6d7e"}})}
-	return []model.Event{start, c, p, w, r, feed}
+	return []model.Event{start, c, p, w, asked, again, r, feed}
 }
 
 // Check fails t for every secret of the table that text holds in full.
